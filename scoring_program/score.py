@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Entry point. On the worker: `python3 score.py $input $output`. Locally: `--help`."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scoring.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

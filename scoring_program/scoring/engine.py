@@ -1,0 +1,135 @@
+"""Score every image through a process pool, merging additive per-chunk state.
+
+Each chunk of images is scored into its own fresh state and problem logs; the main process merges
+them as they arrive. Merges are exact integer sums and problem logs keep sorted examples, so the
+result is the same for any worker count, chunking and completion order. Memory is one state per
+worker plus the chunk in flight: flat in the number of images.
+"""
+import multiprocessing
+import os
+import time
+from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+
+from .predictions import PredictionProblem, read_prediction
+from .problems import ProblemLog
+
+# (image id, prediction path, name shown in messages)
+Item = Tuple[str, str, str]
+
+Accumulated = NamedTuple("Accumulated", [
+    ("state", object), ("submission_log", ProblemLog), ("reference_log", ProblemLog),
+    ("images", int)])
+
+
+def _cgroup_cpus() -> Optional[int]:
+    """CPU quota of this container (cgroup v2 or v1), rounded up; None if unlimited."""
+    candidates = (("/sys/fs/cgroup/cpu.max", None),
+                  ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
+    for quota_file, period_file in candidates:
+        try:
+            with open(quota_file) as f:
+                fields = f.read().split()
+            if period_file:
+                with open(period_file) as f:
+                    fields.append(f.read().strip())
+            quota, period = fields[0], fields[1]
+            if quota in ("max", "-1"):
+                return None
+            return max(1, -(-int(quota) // int(period)))
+        except (OSError, ValueError, IndexError):
+            continue
+    return None
+
+
+def usable_cpus() -> int:
+    """CPUs this process may actually use: affinity mask and container quota."""
+    try:
+        n = len(os.sched_getaffinity(0))
+    except AttributeError:  # macOS, Windows
+        n = os.cpu_count() or 1
+    quota = _cgroup_cpus()
+    return max(1, min(n, quota) if quota else n)
+
+
+_CONTEXT = {}  # type: dict
+
+
+def _init_worker(task, reference) -> None:
+    _CONTEXT["task"], _CONTEXT["reference"] = task, reference
+
+
+def _score_chunk(items: Sequence[Item]):
+    task, reference = _CONTEXT["task"], _CONTEXT["reference"]
+    state = task.new_state()
+    sub_log, ref_log = ProblemLog(), ProblemLog()
+    for image_id, path, shown in items:
+        try:
+            ref = reference.read(image_id)
+        except task.ReferenceProblem as exc:
+            ref_log.add(exc.kind, exc.name, exc.detail)
+            continue
+        try:
+            pred = read_prediction(path, ref.shape[:2], task.max_id)
+        except PredictionProblem as exc:
+            sub_log.add(exc.kind, shown, exc.detail)
+            continue
+        state.update(pred, ref)
+    return state, sub_log, ref_log, len(items)
+
+
+def _chunks(items: List[Item], workers: int) -> List[List[Item]]:
+    # Enough chunks to balance load and report progress, few enough to keep overhead negligible.
+    size = max(1, min(32, len(items) // (workers * 8) or 1))
+    return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def evaluate(task, reference, items: List[Item], workers: int,
+             progress: Optional[Callable[[int], None]] = None) -> Accumulated:
+    total = task.new_state()
+    sub_log, ref_log = ProblemLog(), ProblemLog()
+    done = 0
+    chunks = _chunks(sorted(items), workers)
+
+    def absorb(result) -> None:
+        nonlocal done
+        state, s_log, r_log, n = result
+        total.merge(state)
+        sub_log.merge(s_log)
+        ref_log.merge(r_log)
+        done += n
+        if progress:
+            progress(done)
+
+    if workers <= 1 or len(chunks) <= 1:
+        _init_worker(task, reference)
+        for chunk in chunks:
+            absorb(_score_chunk(chunk))
+    else:
+        pool = multiprocessing.Pool(min(workers, len(chunks)), _init_worker, (task, reference))
+        try:
+            for result in pool.imap_unordered(_score_chunk, chunks):
+                absorb(result)
+            pool.close()
+        finally:
+            pool.terminate()
+            pool.join()
+    return Accumulated(total, sub_log, ref_log, done)
+
+
+class Progress:
+    """A progress line on stdout every `interval` seconds, so the worker's live log moves."""
+
+    def __init__(self, total: int, stream, interval: float = 5.0) -> None:
+        self.total, self.stream, self.interval = total, stream, interval
+        self.start = self.last = time.monotonic()
+
+    def __call__(self, done: int) -> None:
+        now = time.monotonic()
+        if now - self.last < self.interval or done >= self.total:
+            return
+        self.last = now
+        rate = done / max(now - self.start, 1e-9)
+        left = (self.total - done) / rate if rate else 0
+        self.stream.write("  scored {:,} / {:,} images ({:.0f}%), {:.0f} images/s, about {:.0f} s "
+                          "left\n".format(done, self.total, 100.0 * done / self.total, rate, left))
+        self.stream.flush()

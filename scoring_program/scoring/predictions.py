@@ -1,0 +1,77 @@
+"""Read one prediction PNG, checking it on the way: the checks need no ground truth.
+
+The order matters: everything that can be refused from the header (not a PNG, wrong size, colour
+image) is refused before a single pixel is decoded, so a decompression bomb costs nothing.
+"""
+from typing import Optional, Tuple
+
+import numpy as np
+from PIL import Image
+
+from . import png
+from .problems import BAD_VALUES, NOT_PNG, NOT_SINGLE_CHANNEL, WRONG_SIZE, Kind
+
+# Pillow modes that hold one value per pixel (16-bit grayscale is 'I;16' or 'I' by version).
+SINGLE_CHANNEL_MODES = ("1", "L", "P", "I", "I;16", "I;16B", "I;16L")
+
+
+class PredictionProblem(Exception):
+    """A prediction file is unusable; kind is a problems.Kind, detail a short phrase."""
+
+    def __init__(self, kind: Kind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+def check_header(path: str, expected: Optional[Tuple[int, int]]) -> png.Header:
+    """Header checks; expected is (height, width) or None when unknown."""
+    try:
+        header = png.read_header(path)
+    except png.NotPNG as exc:
+        raise PredictionProblem(NOT_PNG, str(exc))
+    channels = png.describe_channels(header)
+    if channels:
+        raise PredictionProblem(NOT_SINGLE_CHANNEL, channels)
+    if expected is not None and (header.height, header.width) != tuple(expected):
+        raise PredictionProblem(WRONG_SIZE, "it is {} x {} (width x height), expected {} x {}".format(
+            header.width, header.height, expected[1], expected[0]))
+    return header
+
+
+def decode(path: str) -> np.ndarray:
+    """Decode a PNG already checked by check_header into a 2-D integer array."""
+    try:
+        with Image.open(path) as img:
+            if img.format != "PNG":
+                raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
+            if img.mode not in SINGLE_CHANNEL_MODES:
+                raise PredictionProblem(NOT_SINGLE_CHANNEL, "its mode is {}".format(img.mode))
+            img.load()
+            arr = np.asarray(img)
+    except PredictionProblem:
+        raise
+    except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, zlib.error...
+        raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
+            str(exc).strip() or type(exc).__name__))
+    if arr.ndim != 2:
+        raise PredictionProblem(NOT_SINGLE_CHANNEL, "it decodes to shape {}".format(arr.shape))
+    return arr
+
+
+def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
+    """Return arr as uint8 if every value is a class id in 0..max_id, else raise."""
+    if arr.dtype == np.bool_:
+        return arr.view(np.uint8)
+    if arr.size == 0 or (int(arr.min()) >= 0 and int(arr.max()) <= max_id):
+        return arr if arr.dtype == np.uint8 or max_id > 255 else arr.astype(np.uint8)
+    bad = arr[(arr < 0) | (arr > max_id)]
+    values = np.unique(bad)
+    shown = ", ".join(str(int(v)) for v in values[:8]) + (", ..." if values.size > 8 else "")
+    raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(bad.size, shown))
+
+
+def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:
+    """All checks, then the label array (uint8, shape expected)."""
+    check_header(path, expected)
+    return check_values(decode(path), max_id)

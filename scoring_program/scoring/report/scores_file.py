@@ -1,0 +1,31 @@
+"""scores.txt and scores.json, in the forms both platforms parse.
+
+CodaLab v1 reads scores.txt with `key, value = line.split(":")` and float(value); Codabench reads
+it as YAML (so `key: value` with a space) and prefers scores.json. Only finite plain decimals are
+written: a NaN breaks the v1 leaderboard database and `1e-3` is a string in YAML. A score that has
+no value (None) is left out, so the leaderboard shows it as missing rather than as a made-up 0.
+"""
+import json
+import math
+import os
+from typing import List, Optional, Tuple
+
+DECIMALS = 10
+
+
+def finite_scores(scores: List[Tuple[str, Optional[float]]]) -> List[Tuple[str, float]]:
+    return [(k, round(float(v), DECIMALS)) for k, v in scores
+            if v is not None and math.isfinite(v)]
+
+
+def format_txt(scores: List[Tuple[str, Optional[float]]]) -> str:
+    return "".join("{}: {:.{}f}\n".format(k, v, DECIMALS) for k, v in finite_scores(scores))
+
+
+def write(out_dir: str, scores: List[Tuple[str, Optional[float]]]) -> None:
+    os.makedirs(out_dir, exist_ok=True)
+    with open(os.path.join(out_dir, "scores.txt"), "w") as f:
+        f.write(format_txt(scores))
+    with open(os.path.join(out_dir, "scores.json"), "w") as f:
+        json.dump(dict(finite_scores(scores)), f, indent=1, allow_nan=False)
+        f.write("\n")

@@ -1,0 +1,160 @@
+"""Find the predictions inside an unpacked submission and match them to image ids.
+
+Platforms hand us `$input/res` as the participant zipped it: the files may sit at the root or in
+one top-level folder, next to Codabench's `metadata`, macOS's `__MACOSX/` and `.DS_Store`, and
+whatever else the participant zipped. We locate the one folder that holds the predictions, refuse
+ambiguity, and list (not score) everything else.
+"""
+import os
+import shutil
+import tempfile
+import zipfile
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set
+
+from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
+                       ProblemLog, UsageError)
+
+# Written by the platform or the OS, never by the participant on purpose: ignored silently.
+PLATFORM_FILES = ("metadata",)
+IGNORED_DIRS = ("__MACOSX",)
+
+Submission = NamedTuple("Submission", [
+    ("root", str),              # folder holding the predictions ("" if none)
+    ("files", Dict[str, str]),  # image id -> path of its prediction
+    ("log", ProblemLog),        # discovery problems: missing, duplicates, extras...
+])
+
+
+def _ignored(name: str) -> bool:
+    return name.startswith(".") or name in IGNORED_DIRS
+
+
+def is_png_name(name: str) -> bool:
+    return name.lower().endswith(".png")
+
+
+def _walk(top: str):
+    """Yield (dir, png entries, other files, subdirs) under top, skipping ignored names.
+
+    A folder named like a PNG is listed as a PNG entry (it will be refused as unreadable), not
+    descended into.
+    """
+    stack = [top]
+    while stack:
+        d = stack.pop()
+        pngs, others, subdirs = [], [], []
+        try:
+            entries = sorted(os.scandir(d), key=lambda e: e.name)
+        except OSError:
+            continue
+        for e in entries:
+            if _ignored(e.name):
+                continue
+            if is_png_name(e.name):
+                pngs.append(e.name)
+            elif e.is_dir():
+                subdirs.append(e.name)
+            elif not (d == top and e.name in PLATFORM_FILES):
+                others.append(e.name)
+        yield d, pngs, others, subdirs
+        stack.extend(os.path.join(d, s) for s in reversed(subdirs))
+
+
+def _rel(top: str, path: str) -> str:
+    rel = os.path.relpath(path, top)
+    return "." if rel == "." else rel.replace(os.sep, "/")
+
+
+def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
+    """Locate predictions in res_dir; expected_ids None means 'any PNG name is a prediction'."""
+    expected = None if expected_ids is None else set(expected_ids)  # type: Optional[Set[str]]
+    log = ProblemLog()
+    listing = list(_walk(res_dir))
+
+    def matches(names: List[str]) -> int:
+        if expected is None:
+            return len(names)
+        return sum(1 for n in names if os.path.splitext(n)[0] in expected)
+
+    with_pngs = [(d, p) for d, p, _, _ in listing if p]
+    candidates = [(d, p) for d, p in with_pngs if matches(p)]
+    if not candidates and len(with_pngs) == 1:
+        candidates = with_pngs  # PNGs in one place, none named right: report them by name
+    if not with_pngs:
+        others = [os.path.join(d, o) for d, _, oo, _ in listing for o in oo]
+        zips = [_rel(res_dir, o) for o in others if o.lower().endswith(".zip")]
+        detail = ("it contains another zip ({}): zip the PNG files, not a zip".format(
+            ", ".join(zips[:3])) if zips else "found {} other files".format(len(others)))
+        log.add(NO_PREDICTIONS, "submission", detail)
+        for o in others:
+            log.add(EXTRA_FILE, _rel(res_dir, o))
+        return Submission("", {}, log)
+    if not candidates:  # PNGs in several folders, none named like a test image
+        for d, p in with_pngs:
+            for n in p:
+                log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
+        for image_id in sorted(expected or ()):
+            log.add(MISSING, image_id + ".png")
+        return Submission("", {}, log)
+    if len(candidates) > 1:
+        for d, p in candidates:
+            log.add(AMBIGUOUS_ROOT, _rel(res_dir, d) + "/",
+                    "{} PNG files{}".format(len(p), "" if expected is None else
+                                            ", {} named like test images".format(matches(p))))
+        return Submission("", {}, log)
+
+    root, names = candidates[0]
+    files = {}  # type: Dict[str, str]
+    by_id = {}  # type: Dict[str, List[str]]
+    for n in names:
+        by_id.setdefault(os.path.splitext(n)[0], []).append(n)
+    for image_id, group in sorted(by_id.items()):
+        if len(group) > 1:
+            log.add(DUPLICATE, ", ".join(_rel(res_dir, os.path.join(root, g)) for g in group),
+                    "all are predictions for {}".format(image_id))
+        elif expected is None or image_id in expected:
+            files[image_id] = os.path.join(root, group[0])
+        else:
+            log.add(EXTRA_PNG, _rel(res_dir, os.path.join(root, group[0])))
+    for d, p, others, _ in listing:
+        if d != root:
+            for n in p:
+                log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
+        for n in others:
+            log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)))
+    if expected is not None:
+        lower = {k.lower(): k for k in by_id}
+        for image_id in sorted(expected - set(by_id)):
+            near = lower.get(image_id.lower())
+            log.add(MISSING, image_id + ".png",
+                    "found {}.png instead: names are case-sensitive".format(near) if near else "")
+    return Submission(root, files, log)
+
+
+def unpack_if_zip(path: str) -> "tuple":
+    """(folder, cleanup) for a folder or a zip file given on the command line."""
+    if os.path.isdir(path):
+        return path, lambda: None
+    if not os.path.exists(path):
+        raise UsageError("no such file or folder: {}".format(path))
+    if not zipfile.is_zipfile(path):
+        raise UsageError("{} is neither a folder nor a zip file".format(path))
+    tmp = tempfile.mkdtemp(prefix="submission-")
+    try:
+        extract_zip(path, tmp)
+    except Exception:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp, lambda: shutil.rmtree(tmp, ignore_errors=True)
+
+
+def extract_zip(path: str, dest: str) -> None:
+    """Extract safely: refuse entries that would land outside dest."""
+    dest_real = os.path.realpath(dest)
+    with zipfile.ZipFile(path) as zf:
+        for info in zf.infolist():
+            target = os.path.realpath(os.path.join(dest, info.filename))
+            if not (target == dest_real or target.startswith(dest_real + os.sep)):
+                raise UsageError("{}: the zip entry {!r} points outside the archive".format(
+                    path, info.filename))
+        zf.extractall(dest)

@@ -1,0 +1,118 @@
+"""Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
+(see classes.py): the only thing the metric needs, whatever the layout on disk."""
+import os
+from typing import Dict, List, Optional
+
+import numpy as np
+from PIL import Image
+
+from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
+                         BrokenReference, Kind, ProblemLog)
+from .classes import PATTERNS, STORM, STORM_BIT, VALID_BIT
+
+REF_MODES = ("1", "L", "P")
+# read() sets pattern k-1 at bit k-1 and storm_damage right after the patterns.
+assert STORM_BIT == 1 << len(PATTERNS) and VALID_BIT == STORM_BIT << 1
+
+
+class ReferenceProblem(Exception):
+    def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
+        super().__init__(detail)
+        self.kind, self.name, self.detail = kind, name, detail
+
+
+def read_layer(path: str, name: str) -> np.ndarray:
+    """One single-channel reference layer as a 2-D array (non-zero = set)."""
+    try:
+        with Image.open(path) as img:
+            if img.mode not in REF_MODES:
+                raise ReferenceProblem(REF_UNREADABLE, name, "its mode is " + img.mode)
+            img.load()
+            return np.asarray(img)
+    except ReferenceProblem:
+        raise
+    except Exception as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__)
+
+
+class RawReference:
+    """The dataset's own layout: boundaries/, masks/, labels/<class>/ (storm_damage optional)."""
+
+    layout = "raw"
+
+    def __init__(self, root: str, ids: List[str], has_storm: bool) -> None:
+        self.root = root
+        self.ids = ids
+        self.has_storm = has_storm
+
+    def _layers(self, image_id: str):
+        name = image_id + ".png"
+        yield "boundaries/" + name
+        yield "masks/" + name
+        for cls in PATTERNS:
+            yield "labels/{}/{}".format(cls, name)
+        if self.has_storm:
+            yield "labels/{}/{}".format(STORM, name)
+
+    def read(self, image_id: str) -> np.ndarray:
+        """uint16 code per pixel; ReferenceProblem if a layer is unreadable or mis-sized."""
+        layers = self._layers(image_id)
+        rel = next(layers)
+        boundary = read_layer(os.path.join(self.root, rel), rel)
+        shape = boundary.shape
+
+        def layer(rel: str) -> np.ndarray:
+            arr = read_layer(os.path.join(self.root, rel), rel)
+            if arr.shape != shape:
+                raise ReferenceProblem(REF_WRONG_SIZE, rel, "{} x {}, its boundary is {} x {}".format(
+                    arr.shape[1], arr.shape[0], shape[1], shape[0]))
+            return arr
+
+        valid = (boundary != 0) & (layer(next(layers)) != 0)
+        code = valid.astype(np.uint16) * np.uint16(VALID_BIT)
+        for bit, rel in enumerate(layers):
+            # bit 0..7 are the patterns in class order, bit 8 storm_damage when present
+            code |= (layer(rel) != 0).astype(np.uint16) << np.uint16(bit)
+        return code
+
+
+def _stems(folder: str) -> Optional[set]:
+    if not os.path.isdir(folder):
+        return None
+    return {n[:-4] for n in os.listdir(folder) if n.endswith(".png") and not n.startswith(".")}
+
+
+def find_root(ref_dir: str) -> str:
+    """The folder holding boundaries/: ref_dir itself or its single sub-folder."""
+    if os.path.isdir(os.path.join(ref_dir, "boundaries")):
+        return ref_dir
+    subs = [e.path for e in os.scandir(ref_dir) if e.is_dir() and not e.name.startswith(".")
+            and e.name != "__MACOSX"] if os.path.isdir(ref_dir) else []
+    if len(subs) == 1 and os.path.isdir(os.path.join(subs[0], "boundaries")):
+        return subs[0]
+    log = ProblemLog()
+    log.add(REF_LAYOUT, ref_dir, "no boundaries/ folder in it")
+    raise BrokenReference(log)
+
+
+def open_raw(root: str) -> RawReference:
+    """Check the listing (every layer of every image present) and return the reader."""
+    log = ProblemLog()
+    ids = sorted(_stems(os.path.join(root, "boundaries")) or ())
+    if not ids:
+        log.add(REF_LAYOUT, "boundaries/", "it holds no PNG file")
+        raise BrokenReference(log)
+    folders = ["masks"] + ["labels/" + c for c in PATTERNS]
+    storm = _stems(os.path.join(root, "labels", STORM))
+    if storm is not None:
+        folders.append("labels/" + STORM)
+    listed = {}  # type: Dict[str, set]
+    for folder in folders:
+        listed[folder] = _stems(os.path.join(root, folder)) or set()
+    for image_id in ids:
+        for folder in folders:
+            if image_id not in listed[folder]:
+                log.add(REF_MISSING, "{}/{}.png".format(folder, image_id))
+    if log.fatal:
+        raise BrokenReference(log)
+    return RawReference(root, ids, storm is not None)

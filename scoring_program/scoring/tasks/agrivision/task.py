@@ -1,0 +1,90 @@
+"""The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
+from typing import Any, Dict, List, Optional, Tuple
+
+from ...problems import BrokenReference, ProblemLog, REF_LAYOUT
+from ...report import html
+from . import metric
+from .classes import CLASSES, MAX_ID, STORM_POLICIES
+from .reference import ReferenceProblem, find_root, open_raw
+
+NOTES = [
+    "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
+    "once; mIoU is the mean over the 9 classes, background included.",
+    "Valid pixels are inside the field boundary and not masked; other pixels are not evaluated.",
+    "A pixel may carry several reference labels. If the prediction is one of them, every label of "
+    "the pixel is counted as a true positive; otherwise the pixel counts once against each of its "
+    "labels (a false negative for each, and as many false positives for the predicted class).",
+    "A valid pixel with no scored label is background. storm_damage is not evaluated.",
+    "A class absent from both the reference and the predictions has no IoU and is left out of "
+    "the mean (its score is not written, so the leaderboard shows it as missing).",
+]
+
+
+class AgricultureVision:
+    name = "agriculture-vision"
+    title = "Agriculture-Vision 2021"
+    max_id = MAX_ID
+    ReferenceProblem = ReferenceProblem
+    score_keys = ["miou"] + ["iou_" + c for c in CLASSES]
+
+    def add_options(self, parser) -> None:
+        parser.add_argument(
+            "--storm-damage", choices=STORM_POLICIES, default=None,
+            help="what a valid pixel whose only label is storm_damage is: 'background' (the "
+                 "challenge's rule, default) or 'ignore' (not evaluated). Default: the reference's "
+                 "config.yaml, else background.")
+
+    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+        policy = args.storm_damage or ref_config.get("storm_damage", "background")
+        if policy not in STORM_POLICIES:
+            log = ProblemLog()
+            log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {!r}".format(
+                ", ".join(STORM_POLICIES), policy))
+            raise BrokenReference(log)
+        return {"storm_damage": policy}
+
+    def open_reference(self, ref_dir: str):
+        return open_raw(find_root(ref_dir))
+
+    def new_state(self) -> metric.LabelSetHistogram:
+        return metric.LabelSetHistogram()
+
+    def summarize(self, state: metric.LabelSetHistogram, config: Dict[str, Any]) -> Dict[str, Any]:
+        m = metric.confusion(state.counts, config["storm_damage"])
+        tp, fp, fn = metric.pixel_counts(m)
+        ious = metric.iou(tp, fp, fn)
+        miou = metric.mean_iou(ious)
+        scores = [("miou", miou)] + [("iou_" + c, v) for c, v in zip(CLASSES, ious)]
+        return {
+            "scores": [(k, None if v is None else float(v)) for k, v in scores],
+            "confusion": m, "tp": tp, "fp": fp, "fn": fn,
+        }
+
+    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+        """Console table: one row per class plus the mean."""
+        rows = []
+        values = dict(summary["scores"])
+        for c, t, p, f in zip(CLASSES, summary["tp"], summary["fp"], summary["fn"]):
+            v = values["iou_" + c]
+            rows.append([c, "n/a" if v is None else "{:.4f}".format(v),
+                         "{:,}".format(t), "{:,}".format(p), "{:,}".format(f)])
+        v = values["miou"]
+        rows.append(["mIoU", "n/a" if v is None else "{:.4f}".format(v), "", "", ""])
+        return ["class", "IoU", "TP pixels", "FP pixels", "FN pixels"], rows
+
+    def render_html(self, summary: Dict[str, Any], warnings: List[str],
+                    run: Dict[str, Any]) -> str:
+        values = dict(summary["scores"])
+        return html.render_segmentation_report({
+            "title": self.title + " - detailed results",
+            "primary": ("mIoU", values["miou"]),
+            "classes": list(CLASSES),
+            "iou": [values["iou_" + c] for c in CLASSES],
+            "tp": summary["tp"], "fp": summary["fp"], "fn": summary["fn"],
+            "confusion": summary["confusion"],
+            "warnings": warnings,
+            "run": run,
+            "notes": NOTES,
+        })
+
+

@@ -1,0 +1,36 @@
+"""Write small raw-layout references and submissions from arrays, for tests."""
+import os
+
+import numpy as np
+from PIL import Image
+
+PATTERNS = ["double_plant", "drydown", "endrow", "nutrient_deficiency", "planter_skip", "water",
+            "waterway", "weed_cluster"]
+
+
+def save(path, arr, mode="L"):
+    os.makedirs(os.path.dirname(path), exist_ok=True)
+    Image.fromarray(np.asarray(arr, dtype=np.uint8), mode).save(path)
+
+
+def write_reference(root, image_id, boundary, mask, labels, storm=None):
+    """labels: dict class -> 0/1 array (missing classes are all zero); storm: array or None."""
+    shape = np.asarray(boundary).shape
+    save(os.path.join(root, "boundaries", image_id + ".png"), np.asarray(boundary) * 255)
+    save(os.path.join(root, "masks", image_id + ".png"), np.asarray(mask) * 255)
+    for c in PATTERNS:
+        arr = np.asarray(labels.get(c, np.zeros(shape)))
+        save(os.path.join(root, "labels", c, image_id + ".png"), arr * 255)
+    if storm is not None:
+        save(os.path.join(root, "labels", "storm_damage", image_id + ".png"),
+             np.asarray(storm) * 255)
+
+
+def random_image(rng, h, w, p_valid=0.8, density=0.3, with_storm=True):
+    """Random layers (0/1 arrays) and a random prediction 0..8."""
+    boundary = (rng.random_sample((h, w)) < p_valid + (1 - p_valid) / 2).astype(np.uint8)
+    mask = (rng.random_sample((h, w)) < p_valid + (1 - p_valid) / 2).astype(np.uint8)
+    labels = {c: (rng.random_sample((h, w)) < density / 3).astype(np.uint8) for c in PATTERNS}
+    storm = (rng.random_sample((h, w)) < density).astype(np.uint8) if with_storm else None
+    pred = rng.randint(0, 9, size=(h, w)).astype(np.uint8)
+    return boundary, mask, labels, storm, pred
