@@ -1,0 +1,654 @@
+"""Self-contained HTML report ("detailed_results.html") for segmentation scoring.
+
+Everything here uses only the standard library and runs on Python 3.7.
+The output is one HTML document with an inline stylesheet and inline SVG
+charts: no JavaScript, no external files, no network access.
+
+Generic building blocks (each returns an HTML fragment as a string):
+
+* :func:`scores_table`   - label / score / note table
+* :func:`bar_chart`      - horizontal bar chart of values in [0, 1]
+* :func:`heatmap`        - row-normalised heat map of a count matrix
+* :func:`counts_table`   - generic table of ints and strings
+* :func:`warnings_list`  - list of warnings ("No warnings." if empty)
+* :func:`page`           - wraps sections into a complete document
+
+Task page:
+
+* :func:`render_segmentation_report` - the Agriculture-Vision style page.
+
+All text that comes from the input (labels, class names, warnings, notes,
+titles) is HTML-escaped.  Only aggregate data is shown (no per-image data).
+"""
+
+from html import escape as _html_escape
+import math
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+__all__ = [
+    "scores_table",
+    "bar_chart",
+    "heatmap",
+    "counts_table",
+    "warnings_list",
+    "page",
+    "render_segmentation_report",
+    "format_score",
+    "format_int",
+]
+
+NA = "n/a"
+
+# Sequential colour scale (ColorBrewer "Blues"), share 0 .. 1.
+_BLUES = [
+    (0.000, (0xF7, 0xFB, 0xFF)),
+    (0.125, (0xDE, 0xEB, 0xF7)),
+    (0.250, (0xC6, 0xDB, 0xEF)),
+    (0.375, (0x9E, 0xCA, 0xE1)),
+    (0.500, (0x6B, 0xAE, 0xD6)),
+    (0.625, (0x42, 0x92, 0xC6)),
+    (0.750, (0x21, 0x71, 0xB5)),
+    (0.875, (0x08, 0x51, 0x9C)),
+    (1.000, (0x08, 0x30, 0x6B)),
+]
+
+_SVG_FONT = "system-ui, -apple-system, 'Segoe UI', Roboto, Helvetica, Arial, sans-serif"
+_TEXT = "#1f2328"
+_MUTED = "#59636e"
+_GRID = "#d0d7de"
+_BAR = "#2f6fbd"
+
+
+# --------------------------------------------------------------------------
+# small helpers
+# --------------------------------------------------------------------------
+
+def _esc(value):
+    # type: (Any) -> str
+    """HTML-escape any value (quotes included)."""
+    return _html_escape(str(value), quote=True)
+
+
+def _is_missing(value):
+    # type: (Any) -> bool
+    if value is None:
+        return True
+    if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
+        return True
+    return False
+
+
+def format_score(value):
+    # type: (Optional[float]) -> str
+    """0.51234 -> '0.5123'; None/NaN -> 'n/a'."""
+    if _is_missing(value):
+        return NA
+    return "%.4f" % float(value)
+
+
+def format_int(value):
+    # type: (Any) -> str
+    """1234567 -> '1,234,567'."""
+    return "{:,}".format(int(value))
+
+
+def _format_compact(value):
+    # type: (int) -> str
+    """1234567 -> '1.2M' (for tight spaces; exact value goes in a tooltip)."""
+    value = int(value)
+    for limit, suffix in ((10 ** 12, "T"), (10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
+        if abs(value) >= limit:
+            scaled = value / float(limit)
+            if abs(scaled) >= 100:
+                return "%d%s" % (int(round(scaled)), suffix)
+            return "%.1f%s" % (scaled, suffix)
+    return str(value)
+
+
+def _format_share(share, precise):
+    # type: (float, bool) -> str
+    """Share in [0, 1] as a percentage for a heat-map cell."""
+    if share <= 0:
+        return "0%"
+    if precise:
+        if share < 0.0005:
+            return "<0.1%"
+        return "%.1f%%" % (share * 100.0)
+    if share < 0.005:
+        return "<1%"
+    return "%d%%" % int(round(share * 100.0))
+
+
+def _format_seconds(seconds):
+    # type: (Any) -> str
+    try:
+        s = float(seconds)
+    except (TypeError, ValueError):
+        return str(seconds)
+    if _is_missing(s):
+        return NA
+    if s < 60:
+        return "%.2f s" % s
+    minutes, rest = divmod(s, 60.0)
+    if minutes < 60:
+        return "%d min %.1f s" % (int(minutes), rest)
+    hours, minutes = divmod(int(minutes), 60)
+    return "%d h %d min %.0f s" % (hours, minutes, rest)
+
+
+def _text_width(text, font_size):
+    # type: (str, float) -> float
+    """Rough width estimate of sans-serif text (no font metrics available)."""
+    return len(text) * font_size * 0.62
+
+
+def _truncate(text, max_chars):
+    # type: (str, int) -> str
+    text = str(text)
+    if len(text) <= max_chars:
+        return text
+    return text[: max_chars - 1] + "\u2026"
+
+
+def _num(value):
+    # type: (float) -> str
+    """Compact number for SVG attributes."""
+    out = "%.1f" % value
+    if out.endswith(".0"):
+        out = out[:-2]
+    return out
+
+
+def _colour(share):
+    # type: (float) -> str
+    share = min(1.0, max(0.0, share))
+    for (p0, c0), (p1, c1) in zip(_BLUES, _BLUES[1:]):
+        if share <= p1:
+            t = 0.0 if p1 == p0 else (share - p0) / (p1 - p0)
+            rgb = [int(round(a + (b - a) * t)) for a, b in zip(c0, c1)]
+            return "#%02x%02x%02x" % tuple(rgb)
+    return "#%02x%02x%02x" % _BLUES[-1][1]
+
+
+def _svg_open(width, height, label, kind):
+    # type: (float, float, str, str) -> str
+    return (
+        '<svg class="chart %s" width="%s" height="%s" viewBox="0 0 %s %s" role="img" '
+        'aria-label="%s" font-family="%s">'
+        % (kind, _num(width), _num(height), _num(width), _num(height), _esc(label), _esc(_SVG_FONT))
+    )
+
+
+def _text(x, y, content, size=12, anchor="start", fill=_TEXT, extra=""):
+    # type: (float, float, str, float, str, str, str) -> str
+    return '<text x="%s" y="%s" font-size="%s" text-anchor="%s" fill="%s"%s>%s</text>' % (
+        _num(x), _num(y), _num(size), anchor, fill, extra, _esc(content))
+
+
+# --------------------------------------------------------------------------
+# generic building blocks
+# --------------------------------------------------------------------------
+
+def scores_table(rows):
+    # type: (Sequence[Tuple[str, Optional[float], str]]) -> str
+    """Table of (label, value or None, note). Values shown with 4 decimals."""
+    show_notes = any(len(r) > 2 and r[2] for r in rows)
+    out = ['<div class="table-wrap"><table class="scores">']
+    out.append("<thead><tr><th>Metric</th><th class=\"num\">Score</th>%s</tr></thead>"
+               % ("<th>Note</th>" if show_notes else ""))
+    out.append("<tbody>")
+    for row in rows:
+        label = row[0]
+        value = row[1] if len(row) > 1 else None
+        note = row[2] if len(row) > 2 and row[2] else ""
+        if _is_missing(value):
+            cell = '<td class="num na">%s</td>' % NA
+        else:
+            cell = '<td class="num">%s</td>' % _esc(format_score(value))
+        out.append("<tr><td>%s</td>%s%s</tr>" % (
+            _esc(label), cell, ('<td class="note">%s</td>' % _esc(note)) if show_notes else ""))
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def bar_chart(labels, values, title):
+    # type: (Sequence[str], Sequence[Optional[float]], str) -> str
+    """Horizontal bar chart (inline SVG) of values in [0, 1]; None -> 'n/a'."""
+    labels = [str(l) for l in labels]
+    values = list(values) + [None] * max(0, len(labels) - len(values))
+    font = 12.0
+    row_h = 24.0
+    bar_h = 16.0
+    shown = [_truncate(l, 32) for l in labels]
+    label_w = max([_text_width(l, font) for l in shown] + [30.0])
+    left = 8.0 + label_w + 10.0
+    plot_w = 420.0
+    right = 62.0  # room for value text after a full-length bar
+    top = 10.0
+    plot_h = row_h * max(1, len(labels))
+    bottom = 26.0
+    width = left + plot_w + right
+    height = top + plot_h + bottom
+
+    out = ['<figure class="figure">']
+    if title:
+        out.append("<figcaption>%s</figcaption>" % _esc(title))
+    out.append('<div class="svg-wrap">')
+    out.append(_svg_open(width, height, title or "bar chart", "bars"))
+    # gridlines and axis labels at 0, 0.25, ..., 1
+    for i in range(5):
+        frac = i / 4.0
+        x = left + plot_w * frac
+        out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1"%s/>' % (
+            _num(x), _num(top), _num(x), _num(top + plot_h), _GRID,
+            "" if i == 0 else ' stroke-dasharray="3,3"'))
+        tick = ("%.2f" % frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
+        out.append(_text(x, top + plot_h + 17, tick, size=11, anchor="middle", fill=_MUTED))
+    for idx, (full, label) in enumerate(zip(labels, shown)):
+        value = values[idx]
+        y = top + row_h * idx
+        cy = y + row_h / 2.0
+        out.append('<g class="bar-row"><title>%s: %s</title>' % (_esc(full), _esc(format_score(value))))
+        out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
+        if _is_missing(value):
+            out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
+        else:
+            v = float(value)
+            frac = min(1.0, max(0.0, v))
+            w = plot_w * frac
+            if w > 0:
+                out.append('<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s" rx="2"/>' % (
+                    _num(left), _num(cy - bar_h / 2.0), _num(max(w, 1.0)), _num(bar_h), _BAR))
+            out.append(_text(left + w + 6, cy + 4, format_score(v), size=font,
+                             extra=' font-variant-numeric="tabular-nums"'))
+        out.append("</g>")
+    out.append("</svg></div></figure>")
+    return "".join(out)
+
+
+def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
+    # type: (Sequence[Sequence[int]], Sequence[str], Sequence[str], str, str, str) -> str
+    """Row-normalised heat map (inline SVG) of a matrix of non-negative counts.
+
+    Each cell is coloured by its share of the row sum (0 if the row sum is 0)
+    and shows that share as a percentage; the raw count is in a tooltip.
+    """
+    rows = [[int(v) for v in r] for r in matrix]
+    n_rows = len(rows)
+    n_cols = max([len(r) for r in rows] + [len(col_labels)])
+    rows = [r + [0] * (n_cols - len(r)) for r in rows]
+    row_labels = [str(l) for l in row_labels] + [""] * max(0, n_rows - len(row_labels))
+    col_labels = [str(l) for l in col_labels] + [""] * max(0, n_cols - len(col_labels))
+    totals = [sum(r) for r in rows]
+    square = n_rows == n_cols and list(row_labels[:n_rows]) == list(col_labels[:n_cols])
+
+    biggest = max(n_rows, n_cols, 1)
+    cell = float(max(20, min(56, int(560 / biggest))))
+    precise = cell >= 44  # one decimal in the cells when there is room
+    label_font = 12.0 if cell >= 30 else 10.0
+    cell_font = max(6.0, min(11.0, cell * 0.22 if precise else cell * 0.3))
+    total_font = label_font - 1
+
+    r_shown = [_truncate(l, 28) for l in row_labels[:n_rows]]
+    c_shown = [_truncate(l, 28) for l in col_labels[:n_cols]]
+    row_label_w = max([_text_width(l, label_font) for l in r_shown] + [10.0])
+    col_label_w = max([_text_width(l, label_font) for l in c_shown] + [10.0])
+    rotate = col_label_w > cell - 6
+    diag = math.sqrt(0.5)
+
+    axis_band = 22.0
+    left = 4.0 + axis_band + row_label_w + 8.0
+    if rotate:
+        col_label_h = col_label_w * diag + label_font * 0.7 + 4.0
+    else:
+        col_label_h = label_font + 8.0
+    top = 4.0 + axis_band + col_label_h + 4.0
+    grid_w = cell * n_cols
+    grid_h = cell * n_rows
+    grid_r = left + grid_w
+    total_strings = [_format_compact(t) for t in totals]
+    total_w = max([_text_width(s, total_font) for s in total_strings] + [_text_width("row total", total_font)])
+    total_x = grid_r + 8.0
+    right_edge = total_x + total_w + 8.0
+    if rotate:
+        for j, lab in enumerate(c_shown):
+            cx = left + cell * (j + 0.5)
+            right_edge = max(right_edge, cx + _text_width(lab, label_font) * diag + 10.0)
+        right_edge = max(right_edge, total_x + _text_width("row total", total_font) * diag + 10.0)
+    legend_h = 46.0
+    width = right_edge
+    height = top + grid_h + legend_h
+
+    out = ['<figure class="figure">']
+    if title:
+        out.append("<figcaption>%s</figcaption>" % _esc(title))
+    out.append('<div class="svg-wrap">')
+    out.append(_svg_open(width, height, title or "heat map", "heatmap"))
+
+    # axis titles
+    out.append(_text(left + grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
+                     extra=' font-weight="600"'))
+    ay = top + grid_h / 2.0
+    out.append(_text(4.0 + 14.0, ay, row_axis, size=13, anchor="middle",
+                     extra=' font-weight="600" transform="rotate(-90 %s %s)"' % (_num(18.0), _num(ay))))
+
+    # column labels
+    for j, (full, lab) in enumerate(zip(col_labels, c_shown)):
+        cx = left + cell * (j + 0.5)
+        if rotate:
+            y = top - 6.0
+            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
+                       'transform="rotate(-45 %s %s)"><title>%s</title>%s</text>' % (
+                           _num(cx), _num(y), _num(label_font), _TEXT, _num(cx), _num(y),
+                           _esc(full), _esc(lab)))
+        else:
+            out.append(_text(cx, top - 6.0, lab, size=label_font, anchor="middle"))
+    # "row total" header
+    if rotate:
+        y = top - 6.0
+        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" font-style="italic" '
+                   'transform="rotate(-45 %s %s)">row total</text>' % (
+                       _num(total_x), _num(y), _num(total_font), _MUTED, _num(total_x), _num(y)))
+    else:
+        out.append(_text(total_x, top - 6.0, "row total", size=total_font, fill=_MUTED,
+                         extra=' font-style="italic"'))
+
+    # rows
+    for i in range(n_rows):
+        y = top + cell * i
+        cy = y + cell / 2.0
+        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="end" fill="%s"><title>%s</title>%s</text>' % (
+            _num(left - 8.0), _num(cy + label_font * 0.35), _num(label_font), _TEXT,
+            _esc(row_labels[i]), _esc(r_shown[i])))
+        total = totals[i]
+        for j in range(n_cols):
+            x = left + cell * j
+            count = rows[i][j]
+            share = (count / float(total)) if total > 0 else 0.0
+            fill = "#ffffff" if count == 0 else _colour(share)
+            is_diag = square and i == j
+            tip = "%s: %s / %s: %s\n%s pixels = %s of row (row total %s)" % (
+                row_axis, row_labels[i], col_axis, col_labels[j], format_int(count),
+                _format_share(share, True), format_int(total))
+            out.append('<g><title>%s</title>' % _esc(tip))
+            out.append('<rect class="hm-cell" x="%s" y="%s" width="%s" height="%s" fill="%s" '
+                       'stroke="%s" stroke-width="%s"/>' % (
+                           _num(x), _num(y), _num(cell), _num(cell), fill,
+                           "#24292f" if is_diag else "#e1e4e8", "1.5" if is_diag else "0.5"))
+            if count > 0 or precise:
+                colour = "#ffffff" if share >= 0.5 else (_MUTED if count == 0 else _TEXT)
+                out.append(_text(x + cell / 2.0, cy + cell_font * 0.35, _format_share(share, precise),
+                                 size=cell_font, anchor="middle", fill=colour))
+            out.append("</g>")
+        out.append('<g><title>%s pixels in row %s</title>%s</g>' % (
+            _esc(format_int(total)), _esc(row_labels[i]),
+            _text(total_x, cy + total_font * 0.35, total_strings[i], size=total_font, fill=_MUTED)))
+
+    # outer frame
+    out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#8c959f" stroke-width="1"/>' % (
+        _num(left), _num(top), _num(grid_w), _num(grid_h)))
+
+    # legend: 10 discrete steps, share of row 0% .. 100%
+    ly = top + grid_h + 14.0
+    step_w = 18.0
+    lx = left
+    out.append(_text(lx, ly + 10.0, "share of row:", size=11, fill=_MUTED))
+    lx += _text_width("share of row:", 11) + 6.0
+    out.append(_text(lx, ly + 10.0, "0%", size=11, fill=_MUTED))
+    lx += _text_width("0%", 11) + 4.0
+    for k in range(10):
+        out.append('<rect class="hm-legend" x="%s" y="%s" width="%s" height="12" fill="%s"/>' % (
+            _num(lx + step_w * k), _num(ly), _num(step_w), _colour((k + 0.5) / 10.0)))
+    out.append(_text(lx + step_w * 10 + 4.0, ly + 10.0, "100%", size=11, fill=_MUTED))
+    out.append("</svg></div></figure>")
+    return "".join(out)
+
+
+def counts_table(headers, rows):
+    # type: (Sequence[str], Sequence[Sequence[Any]]) -> str
+    """Generic table; ints get thousands separators and are right-aligned."""
+
+    def is_number(v):
+        # type: (Any) -> bool
+        return isinstance(v, (int, float)) and not isinstance(v, bool)
+
+    ncols = max([len(headers)] + [len(r) for r in rows])
+    numeric = []
+    for j in range(ncols):
+        col = [r[j] for r in rows if j < len(r) and r[j] is not None]
+        numeric.append(bool(col) and all(is_number(v) or v == NA for v in col))
+
+    out = ['<div class="table-wrap"><table class="counts"><thead><tr>']
+    for j in range(ncols):
+        h = headers[j] if j < len(headers) else ""
+        out.append('<th%s>%s</th>' % (' class="num"' if numeric[j] else "", _esc(h)))
+    out.append("</tr></thead><tbody>")
+    for r in rows:
+        out.append("<tr>")
+        for j in range(ncols):
+            v = r[j] if j < len(r) else ""
+            cls = []
+            if numeric[j]:
+                cls.append("num")
+            if isinstance(v, int) and not isinstance(v, bool):
+                text = format_int(v)
+            elif isinstance(v, float):
+                text = format_score(v)
+            elif v is None:
+                text = NA
+            else:
+                text = str(v)
+            if text == NA:
+                cls.append("na")
+            out.append("<td%s>%s</td>" % (' class="%s"' % " ".join(cls) if cls else "", _esc(text)))
+        out.append("</tr>")
+    out.append("</tbody></table></div>")
+    return "".join(out)
+
+
+def warnings_list(warnings):
+    # type: (Optional[Sequence[str]]) -> str
+    """Styled list of warnings, or 'No warnings.'."""
+    items = [w for w in (warnings or []) if w is not None and str(w) != ""]
+    if not items:
+        return '<p class="no-warnings">No warnings.</p>'
+    return '<ul class="warnings">%s</ul>' % "".join("<li>%s</li>" % _esc(w) for w in items)
+
+
+_CSS = """
+:root{--fg:#1f2328;--muted:#59636e;--border:#d0d7de;--alt:#f6f8fa;--accent:#2f6fbd}
+*{box-sizing:border-box}
+html{-webkit-text-size-adjust:100%}
+body{margin:0;background:#fff;color:var(--fg);font:15px/1.5 system-ui,-apple-system,"Segoe UI",Roboto,"Helvetica Neue",Arial,sans-serif}
+main{max-width:980px;margin:0 auto;padding:28px 24px 24px}
+h1{font-size:1.65em;line-height:1.25;margin:0 0 .9em}
+h2{font-size:1.2em;margin:2em 0 .7em;padding-bottom:.3em;border-bottom:1px solid var(--border)}
+p{margin:.5em 0}
+.lead{color:var(--muted)}
+.headline{display:flex;flex-wrap:wrap;align-items:baseline;gap:.3em 1em;padding:16px 20px;border:1px solid var(--border);border-left:6px solid var(--accent);border-radius:6px;background:var(--alt)}
+.headline .label{font-size:1.15em;font-weight:600}
+.headline .value{font-size:2.4em;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
+.headline .sub{color:var(--muted);flex-basis:100%}
+.table-wrap{overflow-x:auto;margin:.4em 0 1em}
+table{border-collapse:collapse;width:100%;font-size:.95em}
+th,td{padding:6px 12px;text-align:left;vertical-align:top;border-bottom:1px solid var(--border)}
+thead th{border-bottom:2px solid var(--border);background:var(--alt);white-space:nowrap}
+tbody tr:nth-child(even){background:#fbfcfd}
+td{overflow-wrap:break-word}
+.num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
+.na{color:var(--muted);font-style:italic}
+td.note{color:var(--muted)}
+table.scores tbody tr:first-child td{font-weight:600}
+.figure{margin:.4em 0 1em}
+.figure figcaption{font-weight:600;margin-bottom:.4em}
+.svg-wrap{overflow-x:auto}
+svg.chart{display:block;max-width:100%;height:auto}
+ul.warnings{list-style:none;padding:0;margin:.4em 0}
+ul.warnings li{background:#fff8c5;border:1px solid #eac54f;border-left-width:5px;border-radius:4px;padding:7px 12px;margin:6px 0;overflow-wrap:anywhere}
+.no-warnings{color:#1a7f37}
+ul.notes{padding-left:1.3em}
+ul.notes li{margin:.25em 0}
+footer{margin-top:3em;padding-top:.8em;border-top:1px solid var(--border);color:var(--muted);font-size:.85em}
+@media (max-width:640px){body{font-size:14px}main{padding:16px 12px}th,td{padding:5px 7px}.headline .value{font-size:2em}svg.heatmap{max-width:none}}
+@media print{body{font-size:11pt}main{max-width:none;padding:0}.headline{background:none}h2{break-after:avoid}section,.figure,tr,li{break-inside:avoid}.svg-wrap,.table-wrap{overflow:visible}tbody tr:nth-child(even){background:none}}
+"""
+
+
+def page(title, sections, footer):
+    # type: (str, Sequence[Tuple[str, str]], str) -> str
+    """Full HTML document. sections: (heading, html_fragment); empty heading -> no <h2>."""
+    out = [
+        "<!DOCTYPE html>\n",
+        '<html lang="en">\n<head>\n<meta charset="utf-8">\n',
+        '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
+        "<title>%s</title>\n" % _esc(title),
+        "<style>%s</style>\n" % _CSS,
+        "</head>\n<body>\n<main>\n",
+        "<h1>%s</h1>\n" % _esc(title),
+    ]
+    for heading, fragment in sections:
+        out.append("<section>\n")
+        if heading:
+            out.append("<h2>%s</h2>\n" % _esc(heading))
+        out.append(fragment)
+        out.append("\n</section>\n")
+    if footer:
+        out.append("<footer>%s</footer>\n" % _esc(footer))
+    out.append("</main>\n</body>\n</html>\n")
+    return "".join(out)
+
+
+# --------------------------------------------------------------------------
+# Agriculture-Vision (generic semantic segmentation) page
+# --------------------------------------------------------------------------
+
+_RUN_FIELDS = [
+    ("images", "Images scored"),
+    ("pixels", "Pixels scored"),
+    ("workers", "Worker processes"),
+    ("seconds", "Time taken"),
+    ("storm_damage", "storm_damage policy"),
+    ("reference_layout", "Reference layout"),
+    ("scorer_version", "Scorer version"),
+    ("finished", "Finished"),
+]
+
+
+def _pad(values, n):
+    # type: (Any, int) -> List[Any]
+    values = list(values or [])
+    return values[:n] + [None] * max(0, n - len(values))
+
+
+def _run_value(key, value):
+    # type: (str, Any) -> Any
+    if key == "seconds":
+        return _format_seconds(value)
+    if isinstance(value, bool):
+        return "yes" if value else "no"
+    if isinstance(value, (int, float, str)):
+        return value
+    return str(value)
+
+
+def render_segmentation_report(data):
+    # type: (Dict[str, Any]) -> str
+    """Render the detailed results page for a semantic segmentation task."""
+    title = str(data.get("title") or "Detailed results")
+    primary = data.get("primary") or ("mIoU", None)
+    primary_label = str(primary[0]) if len(primary) > 0 else "score"
+    primary_value = primary[1] if len(primary) > 1 else None
+    classes = [str(c) for c in (data.get("classes") or [])]
+    n = len(classes)
+    iou = _pad(data.get("iou"), n)
+    tp = _pad(data.get("tp"), n)
+    fp = _pad(data.get("fp"), n)
+    fn = _pad(data.get("fn"), n)
+    confusion = data.get("confusion")
+    warnings = data.get("warnings") or []
+    notes = data.get("notes") or []
+    run = data.get("run") or {}
+
+    n_with = sum(1 for v in iou if not _is_missing(v))
+    sections = []  # type: List[Tuple[str, str]]
+
+    # headline
+    sub = ["%d of %d classes have an IoU" % (n_with, n)]
+    if run.get("images") is not None:
+        sub.append("%s images" % _esc(format_int(run["images"])) if isinstance(run["images"], int)
+                   else "%s images" % _esc(run["images"]))
+    if run.get("finished"):
+        sub.append("finished %s" % _esc(run["finished"]))
+    if warnings:
+        sub.append("%d warning%s (see below)" % (len(warnings), "" if len(warnings) == 1 else "s"))
+    value_html = (_esc(format_score(primary_value)) if not _is_missing(primary_value)
+                  else '<span class="na">%s</span>' % NA)
+    headline = ('<div class="headline"><span class="label">%s</span><span class="value">%s</span>'
+                '<span class="sub">%s</span></div>' % (_esc(primary_label), value_html, " \u00b7 ".join(sub)))
+    sections.append(("", headline))
+
+    # scores
+    rows = [(primary_label, primary_value, "%d of %d classes have an IoU" % (n_with, n))]
+    for name, v in zip(classes, iou):
+        rows.append((name, v, "no IoU: class absent from reference and prediction" if _is_missing(v) else ""))
+    sections.append(("Scores", scores_table(rows)))
+
+    # bar chart
+    sections.append(("Per-class IoU", bar_chart(classes, iou, "IoU per class (0 = worst, 1 = best)")))
+
+    # confusion heat map
+    if confusion:
+        explain = ('<p class="lead">Rows are the <strong>predicted</strong> class, columns the '
+                   '<strong>reference</strong> class. Row <em>x</em> shows where the pixels predicted as '
+                   '<em>x</em> went: each row is normalised to 100% of the pixels predicted as that class, '
+                   'and the outlined diagonal cell is the share whose reference label is also <em>x</em>. '
+                   'Hover a cell to see its raw pixel count.</p>')
+        hm = heatmap(confusion, classes, classes,
+                     "Confusion matrix (rows: predicted class, columns: reference class)",
+                     "Predicted class", "Reference class")
+        sections.append(("Confusion matrix", explain + hm))
+
+    # counts
+    count_rows = []
+    for i, name in enumerate(classes):
+        count_rows.append([
+            name,
+            tp[i] if tp[i] is not None else NA,
+            fp[i] if fp[i] is not None else NA,
+            fn[i] if fn[i] is not None else NA,
+            None if _is_missing(iou[i]) else float(iou[i]),
+        ])
+    counts_html = ('<p class="lead">Pixel counts behind each IoU: '
+                   'IoU = TP / (TP + FP + FN).</p>' + counts_table(["Class", "TP", "FP", "FN", "IoU"], count_rows))
+    sections.append(("Pixel counts", counts_html))
+
+    # warnings
+    sections.append(("Warnings", warnings_list(warnings)))
+
+    # notes
+    if notes:
+        sections.append(("How the scores are computed",
+                         '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(x) for x in notes)))
+
+    # run information
+    run_rows = []
+    for key, label in _RUN_FIELDS:
+        if run.get(key) is not None:
+            run_rows.append([label, _run_value(key, run[key])])
+    known = set(k for k, _ in _RUN_FIELDS)
+    for key in sorted(k for k in run if k not in known):
+        if run[key] is not None:
+            run_rows.append([str(key).replace("_", " ").capitalize(), _run_value(key, run[key])])
+    if run_rows:
+        run_html = counts_table(["Item", "Value"], run_rows)
+    else:
+        run_html = '<p class="na">No run information.</p>'
+    sections.append(("Run information", run_html))
+
+    footer_bits = ["Generated by the scoring program"]
+    if run.get("scorer_version"):
+        footer_bits.append("version %s" % run["scorer_version"])
+    if run.get("finished"):
+        footer_bits.append("on %s" % run["finished"])
+    footer = " ".join(footer_bits) + ". Aggregate results only; no per-image data is shown."
+    return page(title, sections, footer)
