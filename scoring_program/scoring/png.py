@@ -11,7 +11,7 @@ SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 # PNG colour types (PNG spec, table 11.1).
 GRAY, RGB, PALETTE, GRAY_ALPHA, RGBA = 0, 2, 3, 4, 6
-COLOR_NAMES = {GRAY: "grayscale", RGB: "RGB", PALETTE: "palette", GRAY_ALPHA: "grayscale+alpha",
+COLOR_NAMES = {GRAY: "grayscale", RGB: "RGB", PALETTE: "palette", GRAY_ALPHA: "8-bit grayscale+alpha",
                RGBA: "RGBA"}
 SINGLE_CHANNEL = (GRAY, PALETTE)
 
@@ -73,5 +73,5 @@ def describe_channels(header: Header) -> Optional[str]:
     """None if single-channel, else a phrase naming what the image is."""
     if header.color_type in SINGLE_CHANNEL:
         return None
-    return "it is a {} image ({} channels)".format(
+    return "it is an {} image ({} channels)".format(
         COLOR_NAMES[header.color_type], {RGB: 3, GRAY_ALPHA: 2, RGBA: 4}[header.color_type])

@@ -1,0 +1,169 @@
+"""Every participant mistake: one clear message naming the file and the problem, a non-zero exit,
+no traceback, nothing written. Every tolerated extra: scored, and listed as a warning."""
+import os
+import subprocess
+import sys
+import time
+
+import numpy as np
+import pytest
+
+import broken_cases
+from conftest import PROGRAM, run_score
+from rawdata import random_image, save, write_reference
+
+IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
+SIZE = (16, 20)
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("ref"))
+    rng = np.random.RandomState(7)
+    for i in IDS:
+        b, m, labels, storm, _ = random_image(rng, *SIZE)
+        write_reference(root, i, b, m, labels, storm)
+    return root
+
+
+def assert_refused(proc, out_dir, *phrases):
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr + proc.stdout
+    for phrase in phrases:
+        assert phrase in proc.stderr, (phrase, proc.stderr)
+    assert "Fix:" in proc.stderr
+    assert not os.path.exists(os.path.join(out_dir, "scores.txt"))
+
+
+@pytest.mark.parametrize("name", sorted(broken_cases.CASES))
+def test_fatal_problem(tmp_path, ref, name):
+    build, named, phrase = broken_cases.CASES[name]
+    res = str(tmp_path / "res")
+    build(res, IDS, SIZE)
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out", "--workers", "1")
+    assert_refused(proc, str(tmp_path / "out"), named.format(IDS[0]), phrase)
+
+
+def test_all_problems_reported_together(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE, skip=IDS[:1])                       # one missing
+    save(os.path.join(res, IDS[1] + ".png"), np.full(SIZE, 9))             # one value 9
+    from PIL import Image
+    Image.new("RGB", SIZE[::-1]).save(os.path.join(res, IDS[2] + ".png"))  # one RGB
+    proc = run_score("--ref", ref, "--res", res, "--workers", "2")
+    assert_refused(proc, str(tmp_path), "1 reference images without a prediction",
+                   "1 predictions with pixel values outside", "1 predictions that are not single",
+                   IDS[0], IDS[1], IDS[2], "from 0 to 8")
+
+
+def test_many_problems_are_summarised(tmp_path, ref):
+    res = str(tmp_path / "res")
+    os.makedirs(res)
+    for k in range(12):
+        save(os.path.join(res, "stray%02d.png" % k), np.zeros(SIZE))
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1
+    assert "3 reference images without a prediction" in proc.stderr
+
+
+def test_decompression_bomb_refused_from_header(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    with open(os.path.join(res, IDS[0] + ".png"), "wb") as f:
+        f.write(broken_cases.bomb_png(100000, 100000))   # declares 10 G pixels
+    started = time.monotonic()
+    proc = subprocess.run(
+        [sys.executable, "-c", "import resource, subprocess, sys; "
+         "subprocess.run(sys.argv[1:]); "
+         "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+         sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref, "--res", res,
+         "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+        universal_newlines=True)
+    elapsed = time.monotonic() - started
+    peak_kb = int(proc.stdout.strip().splitlines()[-1])
+    assert "100000 x 100000" in proc.stderr and IDS[0] in proc.stderr
+    assert peak_kb < 300 * 1024, peak_kb     # nowhere near the 10 GB it declares
+    assert elapsed < 10                      # the whole run, interpreter start included
+
+
+def test_nested_folder_metadata_and_os_junk_are_tolerated(tmp_path, ref):
+    res = tmp_path / "res"
+    broken_cases.good(str(res / "my_predictions"), IDS, SIZE)
+    (res / "metadata").write_text("exitCode: 0\nelapsedTime: 3\n")   # Codabench's
+    (res / "__MACOSX" / "my_predictions").mkdir(parents=True)
+    (res / "__MACOSX" / "my_predictions" / ("._" + IDS[0] + ".png")).write_bytes(b"\0\5junk")
+    (res / "my_predictions" / ".DS_Store").write_bytes(b"\0\0\0\1Bud1")
+    (res / "my_predictions" / ".hidden.png").write_bytes(b"junk")
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    assert "WARNING" not in proc.stdout
+    assert "miou" in (tmp_path / "out" / "scores.txt").read_text()
+
+
+def test_extras_are_listed_as_warnings_not_scored(tmp_path, ref):
+    res = tmp_path / "res"
+    broken_cases.good(str(res), IDS, SIZE)
+    (res / "notes.txt").write_text("my model")
+    save(str(res / "FIELD9999_0-0-20-16.png"), np.zeros(SIZE))
+    save(str(res / "vis" / "colour.png"), np.zeros(SIZE))
+    out = tmp_path / "out"
+    proc = run_score("--ref", ref, "--res", res, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "detailed_results.html").read_text()
+    for text in ("notes.txt", "FIELD9999_0-0-20-16.png", "vis/colour.png"):
+        assert text in proc.stdout and text in page
+    assert "2 PNG files that match no test image" in proc.stdout
+    # scored exactly as without the extras
+    clean = tmp_path / "clean"
+    broken_cases.good(str(clean), IDS, SIZE)
+    run_score("--ref", ref, "--res", clean, "--out", tmp_path / "out2")
+    assert (out / "scores.txt").read_text() == (tmp_path / "out2" / "scores.txt").read_text()
+
+
+def test_case_mismatch_hint(tmp_path, ref):
+    res = tmp_path / "res"
+    broken_cases.good(str(res), IDS, SIZE)
+    os.rename(str(res / (IDS[0] + ".png")), str(res / (IDS[0].lower() + ".png")))
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1
+    assert "case-sensitive" in proc.stderr
+
+
+def test_nested_zip_hint(tmp_path, ref):
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "submission.zip").write_bytes(b"PK\3\4")
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1
+    assert "another zip" in proc.stderr and "submission.zip" in proc.stderr
+
+
+@pytest.mark.parametrize("breakage", ["missing_mask", "mis_sized_label", "no_boundaries",
+                                      "unreadable_label", "bad_config"])
+def test_broken_reference_blames_the_reference(tmp_path, ref, breakage):
+    import shutil
+    bad = str(tmp_path / "ref")
+    shutil.copytree(ref, bad)
+    if breakage == "missing_mask":
+        os.remove(os.path.join(bad, "masks", IDS[1] + ".png"))
+        named = "masks/" + IDS[1] + ".png"
+    elif breakage == "mis_sized_label":
+        save(os.path.join(bad, "labels", "water", IDS[2] + ".png"), np.zeros((3, 3)))
+        named = "labels/water/" + IDS[2] + ".png"
+    elif breakage == "unreadable_label":
+        with open(os.path.join(bad, "labels", "drydown", IDS[0] + ".png"), "wb") as f:
+            f.write(b"not a png")
+        named = "labels/drydown/" + IDS[0] + ".png"
+    elif breakage == "bad_config":
+        with open(os.path.join(bad, "config.yaml"), "w") as f:
+            f.write("storm_damage: sometimes\n")
+        named = "config.yaml"
+    else:
+        shutil.rmtree(os.path.join(bad, "boundaries"))
+        named = "boundaries"
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    proc = run_score("--ref", bad, "--res", res, "--workers", "2")
+    assert proc.returncode == 3, proc.stderr
+    assert "REFERENCE" in proc.stderr and named in proc.stderr
+    assert "Traceback" not in proc.stderr
