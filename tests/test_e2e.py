@@ -1,0 +1,213 @@
+"""End-to-end runs of the real command on CodaLab/Codabench-shaped folders."""
+import json
+import os
+import random
+import zipfile
+
+import numpy as np
+import pytest
+import yaml
+
+import broken_cases
+from conftest import run_score
+from rawdata import random_image, write_reference
+from scoring import engine
+from scoring.submission import discover
+from scoring.tasks import TASKS
+from scoring.tasks.agrivision.reference import open_raw
+
+IDS = ["FLD%03d_%d-0-%d-24" % (k // 3, 24 * k, 24 * k + 24) for k in range(9)]
+SIZE = (24, 24)
+KEYS = TASKS["agriculture-vision"].score_keys
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("ref"))
+    rng = np.random.RandomState(11)
+    for i in IDS:
+        b, m, labels, storm, _ = random_image(rng, *SIZE, density=0.5)
+        write_reference(root, i, b, m, labels, storm)
+    return root
+
+
+def worker_layout(tmp_path, ref, shape):
+    """$input with ref/ and res/ as the platforms lay them out."""
+    inp = tmp_path / "input"
+    os.makedirs(str(inp))
+    os.symlink(ref, str(inp / "ref"))
+    res = inp / "res"
+    if shape == "plain":
+        broken_cases.good(str(res), IDS, SIZE)
+    elif shape == "nested":
+        broken_cases.good(str(res / "submission"), IDS, SIZE)
+    elif shape == "codabench":
+        broken_cases.good(str(res), IDS, SIZE)
+        (res / "metadata").write_text("exitCode: 0\nelapsedTime: 12.5\nsubmitted_by: x\n")
+    return inp
+
+
+def parse_v1(text):
+    """CodaLab v1's reader: label, value = line.split(':'); float(value)."""
+    scores = {}
+    for line in text.splitlines():
+        label, value = line.split(":")
+        scores[label] = float(value)
+    return scores
+
+
+@pytest.mark.parametrize("shape", ["plain", "nested", "codabench"])
+def test_worker_form_writes_every_output(tmp_path, ref, shape):
+    inp = worker_layout(tmp_path, ref, shape)
+    out = tmp_path / "output"
+    out.mkdir()
+    proc = run_score(inp, out)
+    assert proc.returncode == 0, proc.stderr
+    assert sorted(os.listdir(str(out))) == ["detailed_results.html", "scores.json", "scores.txt"]
+    text = (out / "scores.txt").read_text()
+    v1 = parse_v1(text)
+    as_yaml = yaml.safe_load(text)
+    as_json = json.loads((out / "scores.json").read_text())
+    assert list(v1) == KEYS               # every key, in order (no class absent here)
+    assert v1 == as_yaml == as_json
+    for key, value in v1.items():
+        assert isinstance(as_yaml[key], float) and 0.0 <= value <= 1.0
+    for line in text.splitlines():
+        assert line.count(":") == 1 and ": " in line and "e" not in line.split(": ")[1]
+    assert abs(v1["miou"] - sum(v1[k] for k in KEYS[1:]) / 9) < 1e-9
+    page = (out / "detailed_results.html").read_text()
+    assert "mIoU" in page and "<script" not in page
+    for image_id in IDS:                   # no per-image information
+        assert image_id not in page and image_id not in proc.stdout
+
+
+def test_same_scores_for_folder_zip_and_worker_form(tmp_path, ref):
+    inp = worker_layout(tmp_path, ref, "plain")
+    out = tmp_path / "o1"
+    out.mkdir()
+    assert run_score(inp, out).returncode == 0
+    z = tmp_path / "sub.zip"
+    with zipfile.ZipFile(str(z), "w") as zf:
+        for i in IDS:
+            zf.write(str(inp / "res" / (i + ".png")), "preds/" + i + ".png")
+        zf.writestr("__MACOSX/preds/._x.png", b"junk")
+    proc = run_score("--ref", ref, "--res", z, "--out", tmp_path / "o2")
+    assert proc.returncode == 0, proc.stderr
+    assert (out / "scores.txt").read_text() == (tmp_path / "o2" / "scores.txt").read_text()
+    assert "mIoU" in proc.stdout and "weed_cluster" in proc.stdout   # the printed table
+
+
+def test_absent_class_is_omitted_not_nan(tmp_path):
+    ref = str(tmp_path / "ref")
+    one = np.ones((4, 4), np.uint8)
+    write_reference(ref, "a", one, one, {"water": np.eye(4, dtype=np.uint8)})
+    res = tmp_path / "res"
+    res.mkdir()
+    from PIL import Image
+    Image.fromarray((np.eye(4) * 6).astype(np.uint8)).save(str(res / "a.png"))
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    scores = parse_v1((tmp_path / "out" / "scores.txt").read_text())
+    assert scores == {"miou": 1.0, "iou_background": 1.0, "iou_water": 1.0}
+    text = (tmp_path / "out" / "scores.txt").read_text() + (tmp_path / "out" / "scores.json").read_text()
+    assert "nan" not in text.lower() and "inf" not in text.lower()
+    assert "n/a" in (tmp_path / "out" / "detailed_results.html").read_text()
+
+
+def test_storm_policy_from_option_and_reference_config(tmp_path):
+    ref = str(tmp_path / "ref")
+    one = np.ones((1, 2), np.uint8)
+    write_reference(ref, "a", one, one, {"water": np.array([[1, 0]], np.uint8)},
+                    storm=np.array([[0, 1]], np.uint8))
+    res = tmp_path / "res"
+    res.mkdir()
+    from PIL import Image
+    Image.fromarray(np.array([[6, 6]], np.uint8)).save(str(res / "a.png"))
+
+    def miou(*extra):
+        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out", *extra)
+        assert proc.returncode == 0, proc.stderr
+        return parse_v1((tmp_path / "out" / "scores.txt").read_text())["miou"]
+
+    assert miou() == 0.25                           # storm pixel is background, predicted water
+    assert miou("--storm-damage", "ignore") == 1.0  # storm pixel not evaluated
+    with open(os.path.join(ref, "config.yaml"), "w") as f:
+        f.write("storm_damage: ignore\n")
+    assert miou() == 1.0
+    assert miou("--storm-damage", "background") == 0.25
+
+
+def test_help_and_usage_errors(tmp_path):
+    proc = run_score("--help")
+    assert proc.returncode == 0
+    for option in ("--ref", "--res", "--out", "--workers", "--storm-damage", "exit status"):
+        assert option in proc.stdout
+    proc = run_score("--ref", tmp_path)
+    assert proc.returncode == 2 and "--res" in proc.stderr and "Traceback" not in proc.stderr
+    proc = run_score("--ref", tmp_path, "--res", tmp_path / "nope.zip")
+    assert proc.returncode == 2 and "nope.zip" in proc.stderr
+
+
+def test_progress_lines(tmp_path, ref):
+    inp = worker_layout(tmp_path, ref, "plain")
+    proc = run_score("--ref", inp / "ref", "--res", inp / "res", "--progress-every", "0",
+                     "--workers", "1")
+    assert proc.returncode == 0
+    assert "images/s" in proc.stdout and "left" in proc.stdout
+
+
+def test_never_writes_metadata(tmp_path, ref):
+    inp = worker_layout(tmp_path, ref, "codabench")
+    out = tmp_path / "output"
+    out.mkdir()
+    assert run_score(inp, out).returncode == 0
+    assert not (out / "metadata").exists()
+
+
+def test_internal_error_traceback_goes_to_private_output(tmp_path, ref, monkeypatch):
+    import io
+    from scoring import cli
+
+    def boom(*args):
+        raise ZeroDivisionError("a bug")
+
+    monkeypatch.setattr(type(TASKS["agriculture-vision"]), "summarize", boom)
+    inp = worker_layout(tmp_path, ref, "plain")
+    out, err = io.StringIO(), io.StringIO()
+    code = cli.main([str(inp), str(tmp_path / "output"), "--workers", "1"], out, err)
+    assert code == 4
+    assert "INTERNAL ERROR" in err.getvalue() and "Traceback" not in err.getvalue()
+    assert "ZeroDivisionError" in (tmp_path / "output" / "private" / "traceback.txt").read_text()
+
+
+def _state(ref, res, workers, order_seed):
+    task = TASKS["agriculture-vision"]
+    reference = open_raw(ref)
+    found = discover(res, reference.ids)
+    items = [(i, p, i) for i, p in found.files.items()]
+    random.Random(order_seed).shuffle(items)
+    return engine.evaluate(task, reference, items, workers)
+
+
+def test_identical_for_any_worker_count_and_file_order(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    base = _state(ref, res, 1, 0)
+    for workers, seed in ((2, 1), (3, 2), (4, 3), (1, 4)):
+        acc = _state(ref, res, workers, seed)
+        assert (acc.state.counts == base.state.counts).all()
+        assert acc.state.images == base.state.images == len(IDS)
+
+
+def test_problem_report_identical_for_any_worker_count(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    from PIL import Image
+    for i in IDS[::2]:
+        Image.new("RGB", SIZE[::-1]).save(os.path.join(res, i + ".png"))
+    messages = set()
+    for workers in (1, 2, 3):
+        proc = run_score("--ref", ref, "--res", res, "--workers", workers)
+        assert proc.returncode == 1
+        messages.add(proc.stderr)
+    assert len(messages) == 1
