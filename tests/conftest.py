@@ -14,7 +14,7 @@ for p in (PROGRAM, os.path.dirname(os.path.abspath(__file__))):
 def run_score(*args, timeout=120):
     """Run the real command as a subprocess; returns CompletedProcess with text output."""
     return subprocess.run([sys.executable, os.path.join(PROGRAM, "score.py")] + [str(a) for a in args],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE, universal_newlines=True,
+                          capture_output=True, text=True,
                           timeout=timeout)
 
 

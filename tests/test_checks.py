@@ -77,8 +77,7 @@ def test_decompression_bomb_refused_from_header(tmp_path, ref):
          "subprocess.run(sys.argv[1:]); "
          "print(resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
          sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref, "--res", res,
-         "--workers", "1"], stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-        universal_newlines=True)
+         "--workers", "1"], capture_output=True, text=True)
     elapsed = time.monotonic() - started
     peak_kb = int(proc.stdout.strip().splitlines()[-1])
     assert "100000 x 100000" in proc.stderr and IDS[0] in proc.stderr

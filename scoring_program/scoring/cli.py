@@ -84,7 +84,7 @@ def read_config(ref_root: str) -> Dict[str, Any]:
     except Exception as exc:
         log = ProblemLog()
         log.add(REF_LAYOUT, CONFIG_FILE, "unreadable YAML ({})".format(exc))
-        raise BrokenReference(log)
+        raise BrokenReference(log) from None
 
 
 def print_table(headers: List[str], rows: List[List[str]], stream) -> None:

@@ -16,9 +16,11 @@ from .problems import ProblemLog
 # (image id, prediction path, name shown in messages)
 Item = Tuple[str, str, str]
 
-Accumulated = NamedTuple("Accumulated", [
-    ("state", object), ("submission_log", ProblemLog), ("reference_log", ProblemLog),
-    ("images", int)])
+class Accumulated(NamedTuple):
+    state: object
+    submission_log: ProblemLog
+    reference_log: ProblemLog
+    images: int
 
 
 def _cgroup_cpus() -> Optional[int]:

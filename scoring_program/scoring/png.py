@@ -15,8 +15,11 @@ COLOR_NAMES = {GRAY: "grayscale", RGB: "RGB", PALETTE: "palette", GRAY_ALPHA: "8
                RGBA: "RGBA"}
 SINGLE_CHANNEL = (GRAY, PALETTE)
 
-Header = NamedTuple("Header", [("width", int), ("height", int), ("bit_depth", int),
-                               ("color_type", int)])
+class Header(NamedTuple):
+    width: int
+    height: int
+    bit_depth: int
+    color_type: int
 
 
 class NotPNG(Exception):
@@ -63,9 +66,9 @@ def read_header(path: str) -> Header:
         with open(path, "rb") as f:
             head = f.read(33)
     except IsADirectoryError:
-        raise NotPNG("it is a folder, not a file")
+        raise NotPNG("it is a folder, not a file") from None
     except OSError as exc:
-        raise NotPNG("it cannot be read ({})".format(exc.strerror or exc))
+        raise NotPNG("it cannot be read ({})".format(exc.strerror or exc)) from None
     return parse_header(head)
 
 

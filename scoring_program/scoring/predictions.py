@@ -29,7 +29,7 @@ def check_header(path: str, expected: Optional[Tuple[int, int]]) -> png.Header:
     try:
         header = png.read_header(path)
     except png.NotPNG as exc:
-        raise PredictionProblem(NOT_PNG, str(exc))
+        raise PredictionProblem(NOT_PNG, str(exc)) from None
     channels = png.describe_channels(header)
     if channels:
         raise PredictionProblem(NOT_SINGLE_CHANNEL, channels)
@@ -53,7 +53,7 @@ def decode(path: str) -> np.ndarray:
         raise
     except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, zlib.error...
         raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
-            str(exc).strip() or type(exc).__name__))
+            str(exc).strip() or type(exc).__name__)) from None
     if arr.ndim != 2:
         raise PredictionProblem(NOT_SINGLE_CHANNEL, "it decodes to shape {}".format(arr.shape))
     return arr

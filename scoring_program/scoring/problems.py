@@ -6,7 +6,7 @@ count and the first few file names. The log is additive (merge two logs = add co
 first names in sorted order), so worker processes can each keep one and the result does not
 depend on the worker count or file order.
 """
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 # How many example names to show per kind of problem.
 EXAMPLES = 5

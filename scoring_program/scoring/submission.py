@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from typing import Dict, Iterable, List, NamedTuple, Optional, Set
+from typing import Dict, Iterable, List, NamedTuple, Optional
 
 from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
                        ProblemLog, UsageError)
@@ -18,11 +18,10 @@ from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING
 PLATFORM_FILES = ("metadata",)
 IGNORED_DIRS = ("__MACOSX",)
 
-Submission = NamedTuple("Submission", [
-    ("root", str),              # folder holding the predictions ("" if none)
-    ("files", Dict[str, str]),  # image id -> path of its prediction
-    ("log", ProblemLog),        # discovery problems: missing, duplicates, extras...
-])
+class Submission(NamedTuple):
+    root: str
+    files: Dict[str, str]
+    log: ProblemLog
 
 
 def _ignored(name: str) -> bool:

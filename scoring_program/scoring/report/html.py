@@ -23,7 +23,6 @@ titles) is HTML-escaped.  Only aggregate data is shown (no per-image data).
 
 from html import escape as _html_escape
 import math
-from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 __all__ = [
     "scores_table",
@@ -214,13 +213,13 @@ def scores_table(rows):
 def bar_chart(labels, values, title):
     # type: (Sequence[str], Sequence[Optional[float]], str) -> str
     """Horizontal bar chart (inline SVG) of values in [0, 1]; None -> 'n/a'."""
-    labels = [str(l) for l in labels]
+    labels = [str(lab) for lab in labels]
     values = list(values) + [None] * max(0, len(labels) - len(values))
     font = 12.0
     row_h = 24.0
     bar_h = 16.0
-    shown = [_truncate(l, 32) for l in labels]
-    label_w = max([_text_width(l, font) for l in shown] + [30.0])
+    shown = [_truncate(lab, 32) for lab in labels]
+    label_w = max([_text_width(lab, font) for lab in shown] + [30.0])
     left = 8.0 + label_w + 10.0
     plot_w = 420.0
     right = 62.0  # room for value text after a full-length bar
@@ -277,8 +276,8 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
     n_rows = len(rows)
     n_cols = max([len(r) for r in rows] + [len(col_labels)])
     rows = [r + [0] * (n_cols - len(r)) for r in rows]
-    row_labels = [str(l) for l in row_labels] + [""] * max(0, n_rows - len(row_labels))
-    col_labels = [str(l) for l in col_labels] + [""] * max(0, n_cols - len(col_labels))
+    row_labels = [str(lab) for lab in row_labels] + [""] * max(0, n_rows - len(row_labels))
+    col_labels = [str(lab) for lab in col_labels] + [""] * max(0, n_cols - len(col_labels))
     totals = [sum(r) for r in rows]
     square = n_rows == n_cols and list(row_labels[:n_rows]) == list(col_labels[:n_cols])
 
@@ -289,10 +288,10 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
     cell_font = max(6.0, min(11.0, cell * 0.22 if precise else cell * 0.3))
     total_font = label_font - 1
 
-    r_shown = [_truncate(l, 28) for l in row_labels[:n_rows]]
-    c_shown = [_truncate(l, 28) for l in col_labels[:n_cols]]
-    row_label_w = max([_text_width(l, label_font) for l in r_shown] + [10.0])
-    col_label_w = max([_text_width(l, label_font) for l in c_shown] + [10.0])
+    r_shown = [_truncate(lab, 28) for lab in row_labels[:n_rows]]
+    c_shown = [_truncate(lab, 28) for lab in col_labels[:n_cols]]
+    row_label_w = max([_text_width(lab, label_font) for lab in r_shown] + [10.0])
+    col_label_w = max([_text_width(lab, label_font) for lab in c_shown] + [10.0])
     rotate = col_label_w > cell - 6
     diag = math.sqrt(0.5)
 

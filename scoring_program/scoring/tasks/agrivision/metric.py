@@ -11,7 +11,7 @@ from typing import List, Optional, Tuple
 
 import numpy as np
 
-from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT
+from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT
 
 # Key per pixel = prediction << 10 | code, code's bit 9 being validity: invalid pixels fall in the
 # lower half of each prediction's block and are dropped at the end instead of masked per pixel.

@@ -1,7 +1,7 @@
 """Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
 (see classes.py): the only thing the metric needs, whatever the layout on disk."""
 import os
-from typing import Dict, List, Optional
+from typing import List, Optional
 
 import numpy as np
 from PIL import Image
@@ -32,7 +32,7 @@ def read_layer(path: str, name: str) -> np.ndarray:
     except ReferenceProblem:
         raise
     except Exception as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__)
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
 
 
 class RawReference:

@@ -1,5 +1,5 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Tuple
 
 from ...problems import BrokenReference, ProblemLog, REF_LAYOUT
 from ...report import html
