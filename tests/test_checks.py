@@ -51,9 +51,12 @@ def test_all_problems_reported_together(tmp_path, ref):
     from PIL import Image
     Image.new("RGB", SIZE[::-1]).save(os.path.join(res, IDS[2] + ".png"))  # one RGB
     proc = run_score("--ref", ref, "--res", res, "--workers", "2")
-    assert_refused(proc, str(tmp_path), "1 reference images without a prediction",
-                   "1 predictions with pixel values outside", "1 predictions that are not single",
+    assert_refused(proc, str(tmp_path), "Reference images without a prediction (1)",
+                   "Predictions with pixel values outside the class ids (1)",
+                   "Predictions that are not single-channel images (1)",
                    IDS[0], IDS[1], IDS[2], "from 0 to 8")
+    # structural problems first, then per-file ones
+    assert proc.stderr.index("without a prediction") < proc.stderr.index("single-channel")
 
 
 def test_many_problems_are_summarised(tmp_path, ref):
@@ -63,7 +66,9 @@ def test_many_problems_are_summarised(tmp_path, ref):
         save(os.path.join(res, "stray%02d.png" % k), np.zeros(SIZE))
     proc = run_score("--ref", ref, "--res", res)
     assert proc.returncode == 1
-    assert "3 reference images without a prediction" in proc.stderr
+    assert "Reference images without a prediction (3)" in proc.stderr
+    assert "PNG files that match no test image" in proc.stderr       # listed, not fatal
+    assert "stray00.png" in proc.stderr and "and 7 more" in proc.stderr
 
 
 def test_decompression_bomb_refused_from_header(tmp_path, ref):

@@ -13,9 +13,17 @@ EXAMPLES = 5
 
 
 class Kind:
-    """One kind of problem: a stable code, a headline and the fix a participant should apply."""
+    """One kind of problem: a stable code, a headline and the fix a participant should apply.
+
+    Kinds are reported in the order they are defined here: the structural problems (where are the
+    files?) before the per-file ones.
+    """
+
+    _defined = 0
 
     def __init__(self, code: str, headline: str, fix: str, fatal: bool = True) -> None:
+        Kind._defined += 1
+        self.order = Kind._defined
         self.code = code
         self.headline = headline
         self.fix = fix
@@ -23,9 +31,18 @@ class Kind:
 
 
 # Participant-side problems (fatal unless fatal=False: those are warnings, not scored).
+NO_PREDICTIONS = Kind(
+    "no_predictions", "no PNG files found in the submission",
+    "zip the PNG files themselves (e.g. `cd predictions && zip ../submission.zip *.png`).")
+AMBIGUOUS_ROOT = Kind(
+    "ambiguous_root", "folders that each could be the submission",
+    "put all predictions in one folder (or at the root of the zip) and remove the others.")
 MISSING = Kind(
     "missing", "reference images without a prediction",
     "submit one PNG named <image id>.png for every test image.")
+DUPLICATE = Kind(
+    "duplicate", "files that could be the same prediction",
+    "keep exactly one file per image id.")
 NOT_PNG = Kind(
     "not_png", "files that are not readable PNG images",
     "save each prediction with a PNG encoder, e.g. "
@@ -40,15 +57,6 @@ NOT_SINGLE_CHANNEL = Kind(
 BAD_VALUES = Kind(
     "bad_values", "predictions with pixel values outside the class ids",
     "every pixel must hold a class id from 0 to {max_id}.")
-DUPLICATE = Kind(
-    "duplicate", "files that could be the same prediction",
-    "keep exactly one file per image id.")
-AMBIGUOUS_ROOT = Kind(
-    "ambiguous_root", "folders that each could be the submission",
-    "put all predictions in one folder (or at the root of the zip) and remove the others.")
-NO_PREDICTIONS = Kind(
-    "no_predictions", "no PNG files found in the submission",
-    "zip the PNG files themselves (e.g. `cd predictions && zip ../submission.zip *.png`).")
 EXTRA_PNG = Kind(
     "extra_png", "PNG files that match no test image (ignored, not scored)",
     "remove them, or check their names against the test image ids.", fatal=False)
@@ -106,7 +114,7 @@ class ProblemLog:
         return sorted(self._examples.get(kind.code, []))[:EXAMPLES]
 
     def kinds(self, fatal: Optional[bool] = None) -> List[Kind]:
-        kinds = [self._kinds[c] for c in sorted(self._kinds)]
+        kinds = sorted(self._kinds.values(), key=lambda k: k.order)
         if fatal is not None:
             kinds = [k for k in kinds if k.fatal == fatal]
         return kinds
@@ -120,7 +128,7 @@ class ProblemLog:
         out = []
         for kind in kinds:
             n = self._count[kind.code]
-            lines = ["{} {}:".format(n, kind.headline)]
+            lines = ["{}{} ({}):".format(kind.headline[0].upper(), kind.headline[1:], n)]
             for name, detail in self.examples(kind):
                 lines.append("  - {}{}".format(name, ": " + detail if detail else ""))
             if n > EXAMPLES:
@@ -154,6 +162,9 @@ class ScoringError(Exception):
 
     def message(self) -> str:
         paras = self.log.describe(self.log.kinds(fatal=True), **self.fmt)
+        noted = self.log.summary_lines()
+        if noted:
+            paras.append("Also noted (not errors):\n" + "\n".join("  - " + n for n in noted))
         return self.preamble + "\n\n" + "\n\n".join(paras) + "\n"
 
 
