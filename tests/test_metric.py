@@ -128,7 +128,8 @@ def test_histogram_merge_is_order_independent():
     for _ in range(4):
         s = metric.LabelSetHistogram()
         code = rng.randint(0, 1024, size=(7, 5)).astype(np.uint16)
-        s.update(rng.randint(0, 9, size=(7, 5)).astype(np.uint8), code)
+        s.update(rng.randint(0, 9, size=(7, 5)).astype(np.uint8),
+                 metric.CodedLabels(code, metric.IDENTITY_TABLE))
         states.append(s)
     a = metric.LabelSetHistogram()
     for s in states:

@@ -2,20 +2,42 @@
 
 Per pixel the rule needs only (prediction, reference label set), so the state is the joint
 histogram of those pairs over valid pixels: 9 x 512 integer counts, whatever the number of images.
-update() is one vectorised bincount per image; merge() is a sum; both are exact and independent of
+update() is one vectorised bincount per image over (prediction, reference index) pairs, folded
+into label sets through the image's code table; merge() is a sum; both are exact and independent of
 order. The confusion matrix is derived once at the end, where the storm_damage policy is applied,
 so both policies come from the same state.
 """
 from fractions import Fraction
-from typing import List, Optional, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT
+from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT
 
-# Key per pixel = prediction << 10 | code, code's bit 9 being validity: invalid pixels fall in the
-# lower half of each prediction's block and are dropped at the end instead of masked per pixel.
-_BLOCK = 2 * N_SETS
+
+class CodedLabels(NamedTuple):
+    """One reference image as the metric consumes it: per pixel an index into `table`, whose
+    entries are codes (see classes.py). The raw layout uses the identity table (index = code);
+    the packed layout a per-image table of the few codes present, so its index fits in a byte."""
+
+    labels: np.ndarray  # 2-D uint8 or uint16 indices
+    table: np.ndarray   # 1-D uint16 codes
+
+    @property
+    def shape(self) -> Tuple[int, ...]:
+        return self.labels.shape
+
+
+IDENTITY_TABLE = np.arange(2 * N_SETS, dtype=np.uint16)
+
+
+def _valid_columns(table: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(table indices whose code is valid, the label set of each)."""
+    cols = np.nonzero(table & VALID_BIT)[0]
+    return cols, (table[cols] & (N_SETS - 1)).astype(np.intp)
+
+
+_IDENTITY_COLUMNS = _valid_columns(IDENTITY_TABLE)
 
 
 class LabelSetHistogram:
@@ -25,13 +47,17 @@ class LabelSetHistogram:
         self.counts = np.zeros((N_CLASSES, N_SETS), dtype=np.int64)
         self.images = 0
 
-    def update(self, pred: np.ndarray, code: np.ndarray) -> None:
-        """pred: uint8 class ids (checked <= 8); code: uint16 reference code, same shape."""
+    def update(self, pred: np.ndarray, ref: CodedLabels) -> None:
+        """pred: uint8 class ids (already checked <= 8), same shape as ref.labels."""
+        k = len(ref.table)
         key = pred.astype(np.uint16)
-        key <<= SET_BITS + 1
-        key |= code
-        hist = np.bincount(key.ravel(), minlength=N_CLASSES * _BLOCK)
-        self.counts += hist.reshape(N_CLASSES, _BLOCK)[:, N_SETS:]
+        key *= k
+        key += ref.labels
+        hist = np.bincount(key.ravel(), minlength=N_CLASSES * k).reshape(N_CLASSES, k)
+        cols, sets = (_IDENTITY_COLUMNS if ref.table is IDENTITY_TABLE
+                      else _valid_columns(ref.table))
+        # Distinct valid codes have distinct label sets, so plain fancy-index addition is exact.
+        self.counts[:, sets] += hist[:, cols]
         self.images += 1
 
     def merge(self, other: "LabelSetHistogram") -> "LabelSetHistogram":

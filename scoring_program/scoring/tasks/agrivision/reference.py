@@ -9,6 +9,7 @@ from PIL import Image
 from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
                          BrokenReference, Kind, ProblemLog)
 from .classes import PATTERNS, STORM, STORM_BIT, VALID_BIT
+from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
 # read() sets pattern k-1 at bit k-1 and storm_damage right after the patterns.
@@ -54,8 +55,8 @@ class RawReference:
         if self.has_storm:
             yield "labels/{}/{}".format(STORM, name)
 
-    def read(self, image_id: str) -> np.ndarray:
-        """uint16 code per pixel; ReferenceProblem if a layer is unreadable or mis-sized."""
+    def read(self, image_id: str) -> CodedLabels:
+        """uint16 code per pixel (identity table); ReferenceProblem if a layer is unreadable or mis-sized."""
         layers = self._layers(image_id)
         rel = next(layers)
         boundary = read_layer(os.path.join(self.root, rel), rel)
@@ -68,12 +69,16 @@ class RawReference:
                     arr.shape[1], arr.shape[0], shape[1], shape[0]))
             return arr
 
-        valid = (boundary != 0) & (layer(next(layers)) != 0)
-        code = valid.astype(np.uint16) * np.uint16(VALID_BIT)
+        valid = boundary != 0
+        valid &= layer(next(layers)) != 0
+        code = valid.view(np.uint8).astype(np.uint16)
+        code <<= VALID_BIT.bit_length() - 1
         for bit, rel in enumerate(layers):
-            # bit 0..7 are the patterns in class order, bit 8 storm_damage when present
-            code |= (layer(rel) != 0).astype(np.uint16) << np.uint16(bit)
-        return code
+            # bits 0..7: the patterns in class order; bit 8: storm_damage when present.
+            arr = layer(rel)
+            if arr.any():  # most layers of most images are empty: skip their per-pixel work
+                np.bitwise_or(code, np.uint16(1 << bit), out=code, where=arr != 0)
+        return CodedLabels(code, IDENTITY_TABLE)
 
 
 def _stems(folder: str) -> Optional[set]:
