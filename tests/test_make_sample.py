@@ -44,8 +44,7 @@ def layer_path(root, layer, iid):
 
 def run_cli(*args):
     return subprocess.run([sys.executable, SCRIPT] + [str(a) for a in args],
-                          stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                          universal_newlines=True, timeout=120)
+                          capture_output=True, text=True, timeout=120)
 
 
 @pytest.fixture(scope="module")

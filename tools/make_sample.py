@@ -148,7 +148,7 @@ def _grid(x0, x1, y0, y1, cx, cy):
     return xs, ys
 
 
-class _Shape(object):
+class _Shape:
     """A pattern's geometry; ``render`` draws it, optionally scaled and shifted."""
 
     __slots__ = ("kind", "p")
