@@ -52,7 +52,7 @@ def build_parser() -> argparse.ArgumentParser:
                        DEFAULT))
     p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS",
                    help="seconds between progress lines on long runs (default 5)")
-    p.add_argument("--quiet", action="store_true", help="print only errors")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version="%(prog)s " + __version__)
     for task in TASKS.values():
         task.add_options(p)
@@ -70,10 +70,14 @@ def _paths(args) -> Dict[str, Optional[str]]:
     return {"ref": args.ref, "res": args.res, "out": args.out}
 
 
-def read_config(ref_root: str) -> Dict[str, Any]:
-    path = os.path.join(ref_root, CONFIG_FILE)
+def read_config(ref_dir: str) -> Dict[str, Any]:
+    """The reference's config.yaml, in ref_dir or in its single sub-folder; {} if none."""
+    path = os.path.join(ref_dir, CONFIG_FILE)
     if not os.path.isfile(path):
-        return {}
+        subs = [e.path for e in os.scandir(ref_dir) if e.is_dir() and e.name[0] not in "._"]
+        if len(subs) != 1 or not os.path.isfile(os.path.join(subs[0], CONFIG_FILE)):
+            return {}
+        path = os.path.join(subs[0], CONFIG_FILE)
     try:
         import yaml
         with open(path) as f:

@@ -56,8 +56,9 @@ def usable_cpus() -> int:
 _CONTEXT = {}  # type: dict
 
 
-def _init_worker(task, reference) -> None:
-    _CONTEXT["task"], _CONTEXT["reference"] = task, reference
+def _init_worker(context: dict) -> None:
+    _CONTEXT.clear()
+    _CONTEXT.update(context)
 
 
 def _score_chunk(items: Sequence[Item]):
@@ -79,43 +80,49 @@ def _score_chunk(items: Sequence[Item]):
     return state, sub_log, ref_log, len(items)
 
 
-def _chunks(items: List[Item], workers: int) -> List[List[Item]]:
+def chunked(items: list, workers: int) -> list:
     # Enough chunks to balance load and report progress, few enough to keep overhead negligible.
     size = max(1, min(32, len(items) // (workers * 8) or 1))
     return [items[i:i + size] for i in range(0, len(items), size)]
+
+
+def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
+               absorb: Callable) -> None:
+    """absorb(function(chunk)) for every chunk, in worker processes that see `context` as
+    engine._CONTEXT. Results arrive in completion order: absorb must be order-independent."""
+    if workers <= 1 or len(chunks) <= 1:
+        _init_worker(context)
+        for chunk in chunks:
+            absorb(function(chunk))
+        return
+    pool = multiprocessing.Pool(min(workers, len(chunks)), _init_worker, (context,))
+    try:
+        for result in pool.imap_unordered(function, chunks):
+            absorb(result)
+        pool.close()
+    finally:
+        pool.terminate()
+        pool.join()
 
 
 def evaluate(task, reference, items: List[Item], workers: int,
              progress: Optional[Callable[[int], None]] = None) -> Accumulated:
     total = task.new_state()
     sub_log, ref_log = ProblemLog(), ProblemLog()
-    done = 0
-    chunks = _chunks(sorted(items), workers)
+    done = [0]
 
     def absorb(result) -> None:
-        nonlocal done
         state, s_log, r_log, n = result
         total.merge(state)
         sub_log.merge(s_log)
         ref_log.merge(r_log)
-        done += n
+        done[0] += n
         if progress:
-            progress(done)
+            progress(done[0])
 
-    if workers <= 1 or len(chunks) <= 1:
-        _init_worker(task, reference)
-        for chunk in chunks:
-            absorb(_score_chunk(chunk))
-    else:
-        pool = multiprocessing.Pool(min(workers, len(chunks)), _init_worker, (task, reference))
-        try:
-            for result in pool.imap_unordered(_score_chunk, chunks):
-                absorb(result)
-            pool.close()
-        finally:
-            pool.terminate()
-            pool.join()
-    return Accumulated(total, sub_log, ref_log, done)
+    map_chunks(_score_chunk, {"task": task, "reference": reference},
+               chunked(sorted(items), workers), workers, absorb)
+    return Accumulated(total, sub_log, ref_log, done[0])
 
 
 class Progress:

@@ -87,16 +87,22 @@ def _stems(folder: str) -> Optional[set]:
     return {n[:-4] for n in os.listdir(folder) if n.endswith(".png") and not n.startswith(".")}
 
 
+def _is_reference(folder: str) -> bool:
+    # boundaries/ marks the raw layout, packed.json the packed one (see packed.py).
+    return (os.path.isdir(os.path.join(folder, "boundaries")) or
+            os.path.isfile(os.path.join(folder, "packed.json")))
+
+
 def find_root(ref_dir: str) -> str:
-    """The folder holding boundaries/: ref_dir itself or its single sub-folder."""
-    if os.path.isdir(os.path.join(ref_dir, "boundaries")):
+    """The reference folder: ref_dir itself or its single sub-folder (a zip of a folder)."""
+    if _is_reference(ref_dir):
         return ref_dir
     subs = [e.path for e in os.scandir(ref_dir) if e.is_dir() and not e.name.startswith(".")
             and e.name != "__MACOSX"] if os.path.isdir(ref_dir) else []
-    if len(subs) == 1 and os.path.isdir(os.path.join(subs[0], "boundaries")):
+    if len(subs) == 1 and _is_reference(subs[0]):
         return subs[0]
     log = ProblemLog()
-    log.add(REF_LAYOUT, ref_dir, "no boundaries/ folder in it")
+    log.add(REF_LAYOUT, ref_dir, "neither boundaries/ (raw layout) nor packed.json (packed) in it")
     raise BrokenReference(log)
 
 

@@ -5,6 +5,7 @@ from ...problems import BrokenReference, ProblemLog, REF_LAYOUT
 from ...report import html
 from . import metric
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
+from .packed import is_packed, open_packed
 from .reference import ReferenceProblem, find_root, open_raw
 
 NOTES = [
@@ -44,7 +45,9 @@ class AgricultureVision:
         return {"storm_damage": policy}
 
     def open_reference(self, ref_dir: str):
-        return open_raw(find_root(ref_dir))
+        """Raw or packed layout, detected from the folder's contents."""
+        root = find_root(ref_dir)
+        return open_packed(root) if is_packed(root) else open_raw(root)
 
     def new_state(self) -> metric.LabelSetHistogram:
         return metric.LabelSetHistogram()

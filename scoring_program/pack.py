@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Convert a raw reference into the packed layout: `python3 pack.py RAW_DIR OUT_DIR`."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scoring.pack_command import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

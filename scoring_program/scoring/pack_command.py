@@ -1,0 +1,47 @@
+"""`pack.py RAW_DIR OUT_DIR`: convert a raw Agriculture-Vision reference into the packed layout.
+
+Every layer of every image is read and checked on the way (a broken raw reference is refused with
+the same messages the scorer gives), the work is spread over the usable CPUs, and packed.json is
+written last, so an interrupted run never leaves something that looks like a packed reference.
+"""
+import argparse
+import os
+import sys
+import time
+from typing import List, Optional
+
+from . import engine
+from .problems import ScoringError
+from .tasks.agrivision import packed
+from .tasks.agrivision.reference import find_root, open_raw
+
+
+def folder_bytes(root: str) -> int:
+    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    p = argparse.ArgumentParser(prog="pack.py", description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+    p.add_argument("raw", metavar="RAW_DIR", help="reference in the dataset's raw layout")
+    p.add_argument("out", metavar="OUT_DIR", help="where to write the packed reference (new or empty)")
+    p.add_argument("--workers", type=int, default=None, metavar="N",
+                   help="processes (default: the usable CPUs, {})".format(engine.usable_cpus()))
+    p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
+    args = p.parse_args(argv)
+    if os.path.exists(args.out) and os.listdir(args.out):
+        sys.stderr.write("ERROR: {} exists and is not empty; give a new folder.\n".format(args.out))
+        return 2
+    started = time.monotonic()
+    try:
+        total = len(open_raw(find_root(args.raw)).ids)
+        print("Packing {:,} images from {} into {}".format(total, args.raw, args.out), flush=True)
+        images, _ = packed.pack(args.raw, args.out, args.workers or engine.usable_cpus(),
+                                engine.Progress(total, sys.stdout, args.progress_every))
+    except ScoringError as exc:
+        sys.stderr.write(exc.message())
+        return exc.exit_code
+    raw_bytes, packed_bytes = folder_bytes(find_root(args.raw)), folder_bytes(args.out)
+    print("Packed {:,} images in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x smaller)"
+          .format(images, time.monotonic() - started, raw_bytes, packed_bytes,
+                  raw_bytes / max(packed_bytes, 1)))
+    return 0

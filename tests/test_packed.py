@@ -1,0 +1,131 @@
+"""The packed reference holds everything the metric needs: scores from it equal scores from the
+raw layout, exactly (the whole state), for both storm_damage policies and any worker count."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+from hypothesis import HealthCheck, given, settings
+from hypothesis import strategies as st
+
+import broken_cases
+from conftest import PROGRAM, run_score
+from rawdata import PATTERNS, random_image, write_reference
+from scoring import engine
+from scoring.submission import discover
+from scoring.tasks import TASKS
+from scoring.tasks.agrivision import packed
+
+TASK = TASKS["agriculture-vision"]
+
+
+def pack(raw, out, workers=1):
+    return subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), str(raw), str(out),
+                           "--workers", str(workers)], stdout=subprocess.PIPE,
+                          stderr=subprocess.PIPE, universal_newlines=True)
+
+
+def counts(ref_dir, res_dir, workers=1):
+    reference = TASK.open_reference(str(ref_dir))
+    found = discover(str(res_dir), reference.ids)
+    acc = engine.evaluate(TASK, reference, [(i, p, i) for i, p in found.files.items()], workers)
+    assert not acc.reference_log.fatal and not acc.submission_log.fatal
+    return reference.layout, acc.state.counts
+
+
+def make_set(root, rng, n, h, w, density=0.3, with_storm=True):
+    ids = ["F%02d_0-0-%d-%d" % (k, w, h) for k in range(n)]
+    for i in ids:
+        b, m, labels, storm, _ = random_image(rng, h, w, density=density, with_storm=with_storm)
+        write_reference(str(root / "raw"), i, b, m, labels, storm)
+    broken_cases.good(str(root / "res"), ids, (h, w))
+    return ids
+
+
+@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2 ** 31 - 1), n=st.integers(1, 4), h=st.integers(1, 24),
+       w=st.integers(1, 24), density=st.floats(0, 1), storm=st.booleans())
+def test_packed_state_equals_raw_state(tmp_path_factory, seed, n, h, w, density, storm):
+    root = tmp_path_factory.mktemp("set")
+    make_set(root, np.random.RandomState(seed), n, h, w, density, storm)
+    packed.pack(str(root / "raw"), str(root / "packed"), workers=1)
+    layout_raw, raw_counts = counts(root / "raw", root / "res")
+    layout_packed, packed_counts = counts(root / "packed", root / "res")
+    assert (layout_raw, layout_packed) == ("raw", "packed")
+    assert (raw_counts == packed_counts).all()
+
+
+def test_more_than_256_codes_falls_back_to_16_bit(tmp_path):
+    # 48 x 48 layers each set with probability 1/2: hundreds of distinct label sets in one image.
+    rng = np.random.RandomState(5)
+    one = np.ones((48, 48), np.uint8)
+    layers = {c: rng.randint(0, 2, size=(48, 48)) for c in PATTERNS}
+    write_reference(str(tmp_path / "raw"), "F00_0-0-48-48", one, one, layers,
+                    rng.randint(0, 2, size=(48, 48)))
+    broken_cases.good(str(tmp_path / "res"), ["F00_0-0-48-48"], (48, 48))
+    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    from PIL import Image
+    (png,) = os.listdir(str(tmp_path / "packed" / "packed"))
+    assert Image.open(str(tmp_path / "packed" / "packed" / png)).mode in ("I", "I;16")
+    assert (counts(tmp_path / "raw", tmp_path / "res")[1] ==
+            counts(tmp_path / "packed", tmp_path / "res")[1]).all()
+
+
+def test_pack_command_and_scores_identical_for_any_workers(tmp_path):
+    make_set(tmp_path, np.random.RandomState(2), 7, 20, 16)
+    shutil.copyfile(os.path.join(os.path.dirname(PROGRAM), "reference_data", "config.yaml"),
+                    str(tmp_path / "raw" / "config.yaml"))
+    proc = pack(tmp_path / "raw", tmp_path / "packed", workers=2)
+    assert proc.returncode == 0, proc.stderr
+    assert "Packed 7 images" in proc.stdout and "smaller" in proc.stdout
+    assert (tmp_path / "packed" / "config.yaml").exists()
+    outputs = set()
+    for ref in ("raw", "packed"):
+        for workers in ("1", "2", "3"):
+            out = tmp_path / ("out-" + ref + workers)
+            proc = run_score("--ref", tmp_path / ref, "--res", tmp_path / "res", "--out", out,
+                             "--workers", workers)
+            assert proc.returncode == 0, proc.stderr
+            outputs.add((out / "scores.txt").read_text())
+    assert len(outputs) == 1
+    assert "packed" in (tmp_path / "out-packed1" / "detailed_results.html").read_text()
+
+
+def test_pack_refuses_non_empty_output_and_broken_raw(tmp_path):
+    make_set(tmp_path, np.random.RandomState(3), 2, 8, 8)
+    (tmp_path / "busy").mkdir()
+    (tmp_path / "busy" / "x").write_text("x")
+    proc = pack(tmp_path / "raw", tmp_path / "busy")
+    assert proc.returncode == 2 and "not empty" in proc.stderr
+    os.remove(str(tmp_path / "raw" / "labels" / "water" / "F01_0-0-8-8.png"))
+    proc = pack(tmp_path / "raw", tmp_path / "packed")
+    assert proc.returncode == 3 and "REFERENCE" in proc.stderr
+    assert "labels/water/F01_0-0-8-8.png" in proc.stderr and "Traceback" not in proc.stderr
+    assert not (tmp_path / "packed" / "packed.json").exists()
+
+
+@pytest.mark.parametrize("breakage", ["missing_image", "bad_manifest", "corrupt_image"])
+def test_broken_packed_reference_blames_the_reference(tmp_path, breakage):
+    ids = make_set(tmp_path, np.random.RandomState(4), 3, 8, 8)
+    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    target = tmp_path / "packed" / "packed" / (ids[1] + ".png")
+    if breakage == "missing_image":
+        target.unlink()
+    elif breakage == "corrupt_image":
+        target.write_bytes(target.read_bytes()[:40])
+    else:
+        (tmp_path / "packed" / "packed.json").write_text(json.dumps({"format": "other"}))
+    proc = run_score("--ref", tmp_path / "packed", "--res", tmp_path / "res")
+    assert proc.returncode == 3, proc.stderr
+    assert "REFERENCE" in proc.stderr and "Traceback" not in proc.stderr
+    assert (ids[1] if breakage != "bad_manifest" else "packed.json") in proc.stderr
+
+
+def test_packed_reference_wrapped_in_a_folder_is_found(tmp_path):
+    make_set(tmp_path, np.random.RandomState(6), 2, 8, 8)
+    packed.pack(str(tmp_path / "raw"), str(tmp_path / "wrap" / "test_labels"), workers=1)
+    proc = run_score("--ref", tmp_path / "wrap", "--res", tmp_path / "res")
+    assert proc.returncode == 0, proc.stderr
