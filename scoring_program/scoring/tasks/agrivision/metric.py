@@ -12,6 +12,8 @@ from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ...histogram import histogram
+
 from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT
 
 
@@ -50,10 +52,13 @@ class LabelSetHistogram:
     def update(self, pred: np.ndarray, ref: CodedLabels) -> None:
         """pred: uint8 class ids (already checked <= 8), same shape as ref.labels."""
         k = len(ref.table)
-        key = pred.astype(np.uint16)
-        key *= k
+        if N_CLASSES * k <= 256 and ref.labels.dtype == np.uint8:
+            key = pred * np.uint8(k)  # <= 8k + (k - 1) < 256: one byte per pixel
+        else:
+            key = pred.astype(np.uint16)
+            key *= k
         key += ref.labels
-        hist = np.bincount(key.ravel(), minlength=N_CLASSES * k).reshape(N_CLASSES, k)
+        hist = histogram(key, N_CLASSES * k).reshape(N_CLASSES, k)
         cols, sets = (_IDENTITY_COLUMNS if ref.table is IDENTITY_TABLE
                       else _valid_columns(ref.table))
         # Distinct valid codes have distinct label sets, so plain fancy-index addition is exact.

@@ -14,13 +14,16 @@ codes in one image, the PNG is 16-bit grayscale holding the codes themselves and
 
 One decode per image gives everything the metric needs, with Pillow and numpy alone.
 """
+import io
 import json
 import os
 import shutil
+import struct
+import zlib
 from typing import List, Optional, Tuple
 
 import numpy as np
-from PIL import Image, PngImagePlugin
+from PIL import Image
 
 from ... import engine
 from ...problems import REF_LAYOUT, REF_MISSING, BrokenReference, ProblemLog
@@ -33,22 +36,90 @@ VERSION = 1
 MANIFEST = "packed.json"
 FOLDER = "packed"
 TABLE_KEY = "av-codes"
+SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
 
-def encode(code: np.ndarray) -> Tuple[Image.Image, Optional[PngImagePlugin.PngInfo]]:
-    """Image (and PNG text info) storing a raw code array losslessly for the metric."""
+def _chunk(kind: bytes, body: bytes) -> bytes:
+    return (struct.pack(">I", len(body)) + kind + body +
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
+
+
+def encode(code: np.ndarray) -> bytes:
+    """PNG bytes storing a raw code array losslessly for the metric.
+
+    Written by hand rather than by Pillow so that every row uses PNG filter type 0 (None): the
+    reader can then inflate the data and view it as an array without unfiltering (see
+    read_fast). The file remains an ordinary PNG that Pillow and any viewer decode.
+    """
     code = np.where(code & VALID_BIT, code, 0).astype(np.uint16)  # canonical invalid code
     table, index = np.unique(code, return_inverse=True)
-    if len(table) > 256:
-        return Image.frombytes("I;16", code.shape[::-1], code.astype("<u2").tobytes()), None
-    info = PngImagePlugin.PngInfo()
-    info.add_text(TABLE_KEY, ",".join(str(int(c)) for c in table))
-    return Image.fromarray(index.reshape(code.shape).astype(np.uint8), "L"), info
+    h, w = code.shape
+    if len(table) > 256:  # 16-bit fallback: the codes themselves, no table
+        buf = io.BytesIO()
+        Image.frombytes("I;16", (w, h), code.astype("<u2").tobytes()).save(buf, "PNG")
+        return buf.getvalue()
+    rows = np.zeros((h, w + 1), dtype=np.uint8)  # column 0: the filter type byte, 0 = None
+    rows[:, 1:] = index.reshape(h, w)
+    text = TABLE_KEY.encode("latin-1") + b"\0" + ",".join(str(int(c)) for c in table).encode()
+    return (SIGNATURE + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            _chunk(b"tEXt", text) + _chunk(b"IDAT", zlib.compress(rows.tobytes(), 9)) +
+            _chunk(b"IEND", b""))
+
+
+def read_fast(data: bytes) -> Optional[CodedLabels]:
+    """Decode a packed PNG written by encode() without Pillow; None if it is not of that form
+    (then decode() takes the general path). Integrity: the chunk CRCs of the header and the
+    table, and zlib's own checksum of the image data."""
+    if not data.startswith(SIGNATURE):
+        return None
+    pos, header, text, idat = 8, None, None, []
+    while pos + 12 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        body = data[pos + 8:pos + 8 + n]
+        if kind in (b"IHDR", b"tEXt"):
+            crc = data[pos + 8 + n:pos + 12 + n]
+            if len(crc) < 4 or struct.unpack(">I", crc)[0] != zlib.crc32(kind + body) & 0xFFFFFFFF:
+                return None
+            if kind == b"IHDR":
+                header = struct.unpack(">IIBBBBB", body)
+            elif body.startswith(TABLE_KEY.encode("latin-1") + b"\0"):
+                text = body[len(TABLE_KEY) + 1:]
+        elif kind == b"IDAT":
+            idat.append(body)
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    if header is None or text is None or header[2:] != (8, 0, 0, 0, 0):
+        return None
+    w, h = header[0], header[1]
+    try:
+        raw = zlib.decompress(b"".join(idat))
+    except zlib.error:
+        return None
+    if len(raw) != h * (w + 1):
+        return None
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w + 1)
+    if rows[:, 0].any():  # some row uses a real filter: let Pillow unfilter it
+        return None
+    return CodedLabels(rows[:, 1:], np.array([int(c) for c in text.split(b",")], dtype=np.uint16))
 
 
 def decode(path: str, name: str) -> CodedLabels:
+    """One packed image, checked: its indices must stay within its table."""
     try:
-        with Image.open(path) as img:
+        with open(path, "rb") as f:
+            data = f.read()
+    except OSError as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
+    coded = read_fast(data) or _decode_pillow(data, name)
+    if coded.labels.size and int(coded.labels.max()) >= len(coded.table):
+        raise ReferenceProblem(REF_UNREADABLE, name, "its pixel values exceed its code table")
+    return coded
+
+
+def _decode_pillow(data: bytes, name: str) -> CodedLabels:
+    try:
+        with Image.open(io.BytesIO(data)) as img:
             text = img.info.get(TABLE_KEY)
             img.load()
             arr = np.asarray(img)
@@ -56,13 +127,10 @@ def decode(path: str, name: str) -> CodedLabels:
     except Exception as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
     if mode == "L" and text is not None:
-        table = np.array([int(c) for c in text.split(",")], dtype=np.uint16)
-        if int(arr.max()) >= len(table):
-            raise ReferenceProblem(REF_UNREADABLE, name, "index beyond its code table")
-        return CodedLabels(arr, table)
+        return CodedLabels(arr, np.array([int(c) for c in text.split(",")], dtype=np.uint16))
     if mode in ("I", "I;16") and text is None:
-        if int(arr.max()) >= len(IDENTITY_TABLE) or int(arr.min()) < 0:
-            raise ReferenceProblem(REF_UNREADABLE, name, "code out of range")
+        if arr.size and int(arr.min()) < 0:
+            raise ReferenceProblem(REF_UNREADABLE, name, "negative code")
         return CodedLabels(arr.astype(np.uint16), IDENTITY_TABLE)
     raise ReferenceProblem(REF_UNREADABLE, name, "not a packed reference image")
 
@@ -109,10 +177,10 @@ def open_packed(root: str) -> PackedReference:
 
 def pack_one(raw: RawReference, out_root: str, image_id: str) -> int:
     """Pack one image; returns the bytes written."""
-    image, info = encode(raw.read(image_id).labels)
-    path = os.path.join(out_root, FOLDER, image_id + ".png")
-    image.save(path, "PNG", pnginfo=info, compress_level=9)
-    return os.path.getsize(path)
+    data = encode(raw.read(image_id).labels)
+    with open(os.path.join(out_root, FOLDER, image_id + ".png"), "wb") as f:
+        f.write(data)
+    return len(data)
 
 
 def write_manifest(raw: RawReference, out_root: str) -> None:
