@@ -24,8 +24,8 @@ TASK = TASKS["agriculture-vision"]
 
 def pack(raw, out, workers=1):
     return subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), str(raw), str(out),
-                           "--workers", str(workers)], stdout=subprocess.PIPE,
-                          stderr=subprocess.PIPE, universal_newlines=True)
+                           "--workers", str(workers)], capture_output=True,
+                          text=True)
 
 
 def counts(ref_dir, res_dir, workers=1):
