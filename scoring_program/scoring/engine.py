@@ -53,7 +53,7 @@ def usable_cpus() -> int:
     return max(1, min(n, quota) if quota else n)
 
 
-_CONTEXT = {}  # type: dict
+_CONTEXT: dict = {}
 
 
 def _init_worker(context: dict) -> None:

@@ -6,7 +6,7 @@ count and the first few file names. The log is additive (merge two logs = add co
 first names in sorted order), so worker processes can each keep one and the result does not
 depend on the worker count or file order.
 """
-from typing import List, Optional, Tuple
+from typing import Dict, List, Optional, Tuple
 
 # How many example names to show per kind of problem.
 EXAMPLES = 5
@@ -85,9 +85,9 @@ class ProblemLog:
     """Additive, bounded record of problems: per kind a count and the first names (sorted)."""
 
     def __init__(self) -> None:
-        self._count = {}  # type: Dict[str, int]
-        self._examples = {}  # type: Dict[str, List[Tuple[str, str]]]
-        self._kinds = {}  # type: Dict[str, Kind]
+        self._count: Dict[str, int] = {}
+        self._examples: Dict[str, List[Tuple[str, str]]] = {}
+        self._kinds: Dict[str, Kind] = {}
 
     def add(self, kind: Kind, name: str, detail: str = "") -> None:
         self._kinds[kind.code] = kind

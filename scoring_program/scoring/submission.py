@@ -9,7 +9,7 @@ import os
 import shutil
 import tempfile
 import zipfile
-from typing import Dict, Iterable, List, NamedTuple, Optional
+from typing import Dict, Iterable, List, NamedTuple, Optional, Set
 
 from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
                        ProblemLog, UsageError)
@@ -66,7 +66,7 @@ def _rel(top: str, path: str) -> str:
 
 def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
     """Locate predictions in res_dir; expected_ids None means 'any PNG name is a prediction'."""
-    expected = None if expected_ids is None else set(expected_ids)  # type: Optional[Set[str]]
+    expected: Optional[Set[str]] = None if expected_ids is None else set(expected_ids)
     log = ProblemLog()
     listing = list(_walk(res_dir))
 
@@ -103,8 +103,8 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
         return Submission("", {}, log)
 
     root, names = candidates[0]
-    files = {}  # type: Dict[str, str]
-    by_id = {}  # type: Dict[str, List[str]]
+    files: Dict[str, str] = {}
+    by_id: Dict[str, List[str]] = {}
     for n in names:
         by_id.setdefault(os.path.splitext(n)[0], []).append(n)
     for image_id, group in sorted(by_id.items()):

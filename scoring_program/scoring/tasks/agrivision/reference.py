@@ -1,11 +1,12 @@
 """Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
 (see classes.py): the only thing the metric needs, whatever the layout on disk."""
 import os
-from typing import List, Optional
+from typing import Dict, List, Optional
 
 import numpy as np
-from PIL import Image
 
+from ... import layers
+from ...layers import Layer
 from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
                          BrokenReference, Kind, ProblemLog)
 from .classes import PATTERNS, STORM, STORM_BIT, VALID_BIT
@@ -22,16 +23,11 @@ class ReferenceProblem(Exception):
         self.kind, self.name, self.detail = kind, name, detail
 
 
-def read_layer(path: str, name: str) -> np.ndarray:
-    """One single-channel reference layer as a 2-D array (non-zero = set)."""
+def read_layer(path: str, name: str) -> Layer:
+    """One single-channel reference layer (non-zero = set), uniform ones as a single value."""
     try:
-        with Image.open(path) as img:
-            if img.mode not in REF_MODES:
-                raise ReferenceProblem(REF_UNREADABLE, name, "its mode is " + img.mode)
-            img.load()
-            return np.asarray(img)
-    except ReferenceProblem:
-        raise
+        with open(path, "rb") as f:
+            return layers.read_layer(f.read(), REF_MODES)
     except Exception as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
 
@@ -56,28 +52,33 @@ class RawReference:
             yield "labels/{}/{}".format(STORM, name)
 
     def read(self, image_id: str) -> CodedLabels:
-        """uint16 code per pixel (identity table); ReferenceProblem if a layer is unreadable or mis-sized."""
-        layers = self._layers(image_id)
-        rel = next(layers)
-        boundary = read_layer(os.path.join(self.root, rel), rel)
+        """uint16 code per pixel (identity table); ReferenceProblem if a layer is unreadable or
+        mis-sized."""
+        names = list(self._layers(image_id))
+        boundary = read_layer(os.path.join(self.root, names[0]), names[0])
         shape = boundary.shape
 
-        def layer(rel: str) -> np.ndarray:
-            arr = read_layer(os.path.join(self.root, rel), rel)
-            if arr.shape != shape:
+        def layer(rel: str) -> Layer:
+            got = read_layer(os.path.join(self.root, rel), rel)
+            if got.shape != shape:
                 raise ReferenceProblem(REF_WRONG_SIZE, rel, "{} x {}, its boundary is {} x {}".format(
-                    arr.shape[1], arr.shape[0], shape[1], shape[0]))
-            return arr
+                    got.shape[1], got.shape[0], shape[1], shape[0]))
+            return got
 
-        valid = boundary != 0
-        valid &= layer(next(layers)) != 0
-        code = valid.view(np.uint8).astype(np.uint16)
-        code <<= VALID_BIT.bit_length() - 1
-        for bit, rel in enumerate(layers):
+        mask = layer(names[1])
+        code = np.full(shape, VALID_BIT, dtype=np.uint16)
+        for part in (boundary, mask):
+            if part.array is not None:
+                code[part.array == 0] = 0
+            elif part.value == 0:
+                code[...] = 0
+        for bit, rel in enumerate(names[2:]):
             # bits 0..7: the patterns in class order; bit 8: storm_damage when present.
-            arr = layer(rel)
-            if arr.any():  # most layers of most images are empty: skip their per-pixel work
-                np.bitwise_or(code, np.uint16(1 << bit), out=code, where=arr != 0)
+            got = layer(rel)  # read even when nothing is valid: a broken reference must show
+            if got.array is not None:
+                np.bitwise_or(code, np.uint16(1 << bit), out=code, where=got.array != 0)
+            elif got.value:
+                code |= np.uint16(1 << bit)
         return CodedLabels(code, IDENTITY_TABLE)
 
 
@@ -117,7 +118,7 @@ def open_raw(root: str) -> RawReference:
     storm = _stems(os.path.join(root, "labels", STORM))
     if storm is not None:
         folders.append("labels/" + STORM)
-    listed = {}  # type: Dict[str, set]
+    listed: Dict[str, set] = {}
     for folder in folders:
         listed[folder] = _stems(os.path.join(root, folder)) or set()
     for image_id in ids:

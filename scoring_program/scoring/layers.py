@@ -1,0 +1,70 @@
+"""Read single-channel reference layers, skipping the decode of uniform ones already seen.
+
+Most layers of most reference images are uniform (an absent class is all 0, a field that fills
+the tile has an all-255 boundary and mask), and files written by one encoder for the same size
+and value are byte-identical. So each process remembers, for small images that turned out
+uniform, the exact header and compressed data they had; a later file with the same bytes is the
+same image and is not decoded again. Exact by construction (inflate is deterministic), bounded
+in memory, and it never changes a result: at worst every layer is decoded as before.
+"""
+import io
+import struct
+from typing import Dict, NamedTuple, Optional, Tuple
+
+import numpy as np
+from PIL import Image
+
+from .png import SIGNATURE
+
+# Only layers whose compressed data is this small are candidates (a uniform 512 x 512 layer
+# compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.
+CANDIDATE_BYTES = 4096
+MAX_REMEMBERED = 256
+
+_uniform: Dict[bytes, int] = {}
+
+
+class Layer(NamedTuple):
+    shape: Tuple[int, int]
+    value: Optional[int]        # the value of every pixel, if uniform
+    array: Optional[np.ndarray]  # the pixels otherwise
+
+
+def _data_key(data: bytes) -> Optional[bytes]:
+    """IHDR body + all IDAT bodies, if small enough to be a candidate; else None."""
+    if not data.startswith(SIGNATURE):
+        return None
+    parts, pos, size = [], 8, 0
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        if kind in (b"IHDR", b"IDAT"):
+            size += n
+            if size > CANDIDATE_BYTES:
+                return None
+            parts.append(data[pos + 8:pos + 8 + n])
+        elif kind == b"IEND":
+            break
+        pos += 12 + n
+    return b"".join(parts) if parts and len(parts[0]) == 13 else None
+
+
+def read_layer(data: bytes, modes: Tuple[str, ...]) -> Layer:
+    """Decode one layer's PNG bytes (Pillow's errors propagate; mode checked against modes)."""
+    key = _data_key(data)
+    if key is not None:
+        value = _uniform.get(key)
+        if value is not None:
+            width, height = struct.unpack(">II", key[:8])
+            return Layer((height, width), value, None)
+    with Image.open(io.BytesIO(data)) as img:
+        if img.mode not in modes:
+            raise ValueError("its mode is " + img.mode)
+        img.load()
+        arr = np.asarray(img)
+    if key is not None:
+        lo, hi = int(arr.min()), int(arr.max())
+        if lo == hi:
+            if len(_uniform) < MAX_REMEMBERED:
+                _uniform[key] = lo
+            return Layer(arr.shape, lo, None)
+    return Layer(arr.shape, None, arr)
