@@ -171,3 +171,16 @@ def test_broken_reference_blames_the_reference(tmp_path, ref, breakage):
     assert proc.returncode == 3, proc.stderr
     assert "REFERENCE" in proc.stderr and named in proc.stderr
     assert "Traceback" not in proc.stderr
+
+
+def test_reference_without_valid_pixel_blames_the_reference(tmp_path):
+    ref = str(tmp_path / "ref")
+    zero = np.zeros(SIZE, np.uint8)
+    for i in IDS:
+        write_reference(ref, i, zero, zero + 1, {})
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 3, proc.stderr
+    assert "REFERENCE" in proc.stderr and "valid pixel" in proc.stderr
+    assert not (tmp_path / "out" / "scores.txt").exists()

@@ -12,7 +12,7 @@ import traceback
 from typing import Any, Dict, List, Optional
 
 from . import __version__, engine, submission
-from .problems import REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, SubmissionError, \
+from .problems import REF_EMPTY, REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, SubmissionError, \
     UsageError
 from .report import scores_file
 from .tasks import DEFAULT, TASKS
@@ -139,6 +139,10 @@ def run(args, stdout) -> int:
             raise SubmissionError(log, max_id=str(task.max_id))
 
         summary = task.summarize(acc.state, config)
+        if summary["scores"][0][1] is None:  # the ranking score needs at least one valid pixel
+            log = ProblemLog()
+            log.add(REF_EMPTY, ref_dir, "{:,} images scored".format(acc.state.images))
+            raise BrokenReference(log)
         warnings = log.summary_lines()
         seconds = time.monotonic() - started
         for w in warnings:
@@ -152,7 +156,8 @@ def run(args, stdout) -> int:
                 "images": acc.state.images, "pixels": acc.state.pixels, "workers": workers,
                 "seconds": round(seconds, 2), "reference_layout": reference.layout,
                 "scorer_version": __version__,
-                "finished": datetime.datetime.utcnow().strftime("%Y-%m-%d %H:%M:%S UTC"),
+                "finished": datetime.datetime.now(datetime.timezone.utc).strftime(
+                    "%Y-%m-%d %H:%M:%S UTC"),
             }
             run_info.update(config)
             scores_file.write(paths["out"], summary["scores"])

@@ -75,6 +75,9 @@ REF_UNREADABLE = Kind(
 REF_WRONG_SIZE = Kind(
     "ref_wrong_size", "reference files whose size differs from the image's boundary file",
     "every layer of one image must have the same width and height.")
+REF_EMPTY = Kind(
+    "ref_empty", "reference without a single valid pixel in the images scored",
+    "every boundary or mask is empty: check that the reference holds the test labels.")
 REF_LAYOUT = Kind(
     "ref_layout", "reference data layout not recognised",
     "the reference folder must hold boundaries/, masks/ and labels/<class>/ "
