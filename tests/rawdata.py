@@ -34,3 +34,20 @@ def random_image(rng, h, w, p_valid=0.8, density=0.3, with_storm=True):
     storm = (rng.random_sample((h, w)) < density).astype(np.uint8) if with_storm else None
     pred = rng.randint(0, 9, size=(h, w)).astype(np.uint8)
     return boundary, mask, labels, storm, pred
+
+
+def layered_image(rng, h, w, with_storm=True):
+    """Like random_image, but each layer is independently empty, full or random, so that every
+    combination of uniform and varying layers (hence every reader path) gets exercised."""
+    def layer(p_random):
+        kind = rng.randint(3)
+        if kind == 0:
+            return np.zeros((h, w), np.uint8)
+        if kind == 1:
+            return np.ones((h, w), np.uint8)
+        return (rng.random_sample((h, w)) < p_random).astype(np.uint8)
+    boundary, mask = layer(0.8), layer(0.8)
+    labels = {c: layer(0.3) if rng.randint(2) else np.zeros((h, w), np.uint8) for c in PATTERNS}
+    storm = (layer(0.4) if rng.randint(2) else np.zeros((h, w), np.uint8)) if with_storm else None
+    pred = rng.randint(0, 9, size=(h, w)).astype(np.uint8)
+    return boundary, mask, labels, storm, pred

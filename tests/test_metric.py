@@ -7,7 +7,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import oracle
-from rawdata import PATTERNS, random_image, save, write_reference
+from rawdata import PATTERNS, layered_image, random_image, save, write_reference
 from scoring.tasks.agrivision import metric
 from scoring.tasks.agrivision.reference import open_raw
 from scoring.predictions import read_prediction
@@ -99,13 +99,13 @@ def test_image_without_valid_pixel_and_absent_class(tmp_path):
 @settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2 ** 31 - 1), h=st.integers(1, 12), w=st.integers(1, 12),
        n=st.integers(1, 3), policy=st.sampled_from(["background", "ignore"]),
-       storm=st.booleans(), density=st.floats(0.0, 1.0))
-def test_random_images_match_oracle(tmp_path_factory, seed, h, w, n, policy, storm, density):
+       storm=st.booleans(), density_pct=st.integers(0, 100))
+def test_random_images_match_oracle(tmp_path_factory, seed, h, w, n, policy, storm, density_pct):
     rng = np.random.RandomState(seed)
     root = str(tmp_path_factory.mktemp("ref"))
     preds, want = {}, None
     for k in range(n):
-        b, m, labels, s, pred = random_image(rng, h, w, density=density, with_storm=storm)
+        b, m, labels, s, pred = random_image(rng, h, w, density=density_pct / 100.0, with_storm=storm)
         write_reference(root, "img%d" % k, b, m, labels, s)
         preds["img%d" % k] = pred
         want = oracle.confusion_one(b, m, labels, s, pred, policy, want)
@@ -138,3 +138,21 @@ def test_histogram_merge_is_order_independent():
     for s in reversed(states):
         b.merge(s)
     assert (a.counts == b.counts).all() and a.images == b.images == 4
+
+
+@settings(max_examples=150, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@given(seed=st.integers(0, 2 ** 31 - 1), h=st.integers(1, 10), w=st.integers(1, 10),
+       n=st.integers(1, 3), policy=st.sampled_from(["background", "ignore"]), storm=st.booleans())
+def test_uniform_and_varying_layers_match_oracle(tmp_path_factory, seed, h, w, n, policy, storm):
+    """Every mix of empty, full and random layers: each of the reader's paths (no valid pixel,
+    compact byte index, full 16-bit code) against the oracle."""
+    rng = np.random.RandomState(seed)
+    root = str(tmp_path_factory.mktemp("ref"))
+    preds, want = {}, None
+    for k in range(n):
+        b, m, labels, s, pred = layered_image(rng, h, w, storm)
+        write_reference(root, "img%d" % k, b, m, labels, s)
+        preds["img%d" % k] = pred
+        want = oracle.confusion_one(b, m, labels, s, pred, policy, want)
+    got, _ = program_confusion(root, preds, policy)
+    assert got == want

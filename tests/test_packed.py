@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import broken_cases
 from conftest import PROGRAM, run_score
-from rawdata import PATTERNS, random_image, write_reference
+from rawdata import PATTERNS, layered_image, random_image, write_reference
 from scoring import engine
 from scoring.submission import discover
 from scoring.tasks import TASKS
@@ -36,21 +36,25 @@ def counts(ref_dir, res_dir, workers=1):
     return reference.layout, acc.state.counts
 
 
-def make_set(root, rng, n, h, w, density=0.3, with_storm=True):
+def make_set(root, rng, n, h, w, density=0.3, with_storm=True, layered=False):
     ids = ["F%02d_0-0-%d-%d" % (k, w, h) for k in range(n)]
     for i in ids:
-        b, m, labels, storm, _ = random_image(rng, h, w, density=density, with_storm=with_storm)
+        if layered:  # each layer empty, full or random: every reader path
+            b, m, labels, storm, _ = layered_image(rng, h, w, with_storm)
+        else:
+            b, m, labels, storm, _ = random_image(rng, h, w, density=density, with_storm=with_storm)
         write_reference(str(root / "raw"), i, b, m, labels, storm)
     broken_cases.good(str(root / "res"), ids, (h, w))
     return ids
 
 
-@settings(max_examples=25, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
+@settings(max_examples=60, deadline=None, suppress_health_check=[HealthCheck.function_scoped_fixture])
 @given(seed=st.integers(0, 2 ** 31 - 1), n=st.integers(1, 4), h=st.integers(1, 24),
-       w=st.integers(1, 24), density=st.floats(0, 1), storm=st.booleans())
-def test_packed_state_equals_raw_state(tmp_path_factory, seed, n, h, w, density, storm):
+       w=st.integers(1, 24), density_pct=st.integers(0, 100), storm=st.booleans(),
+       layered=st.booleans())
+def test_packed_state_equals_raw_state(tmp_path_factory, seed, n, h, w, density_pct, storm, layered):
     root = tmp_path_factory.mktemp("set")
-    make_set(root, np.random.RandomState(seed), n, h, w, density, storm)
+    make_set(root, np.random.RandomState(seed), n, h, w, density_pct / 100.0, storm, layered)
     packed.pack(str(root / "raw"), str(root / "packed"), workers=1)
     layout_raw, raw_counts = counts(root / "raw", root / "res")
     layout_packed, packed_counts = counts(root / "packed", root / "res")

@@ -3,6 +3,7 @@
 The order matters: everything that can be refused from the header (not a PNG, wrong size, colour
 image) is refused before a single pixel is decoded, so a decompression bomb costs nothing.
 """
+import io
 from typing import Optional, Tuple
 
 import numpy as np
@@ -24,10 +25,10 @@ class PredictionProblem(Exception):
         self.detail = detail
 
 
-def check_header(path: str, expected: Optional[Tuple[int, int]]) -> png.Header:
-    """Header checks; expected is (height, width) or None when unknown."""
+def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header:
+    """Header checks on a file's first bytes; expected is (height, width) or None if unknown."""
     try:
-        header = png.read_header(path)
+        header = png.parse_header(head)
     except png.NotPNG as exc:
         raise PredictionProblem(NOT_PNG, str(exc)) from None
     channels = png.describe_channels(header)
@@ -39,10 +40,10 @@ def check_header(path: str, expected: Optional[Tuple[int, int]]) -> png.Header:
     return header
 
 
-def decode(path: str) -> np.ndarray:
-    """Decode a PNG already checked by check_header into a 2-D integer array."""
+def decode(data: bytes) -> np.ndarray:
+    """Decode PNG bytes already checked by check_header into a 2-D integer array."""
     try:
-        with Image.open(path) as img:
+        with Image.open(io.BytesIO(data)) as img:
             if img.format != "PNG":
                 raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
             if img.mode not in SINGLE_CHANNEL_MODES:
@@ -72,6 +73,16 @@ def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
 
 
 def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:
-    """All checks, then the label array (uint8, shape expected)."""
-    check_header(path, expected)
-    return check_values(decode(path), max_id)
+    """All checks, then the label array (uint8, shape expected). The file is opened once; the
+    rest of it is read only if its header passed (a bomb's body is never even read)."""
+    try:
+        with open(path, "rb") as f:
+            head = f.read(33)
+            check_header(head, expected)
+            data = head + f.read()
+    except IsADirectoryError:
+        raise PredictionProblem(NOT_PNG, "it is a folder, not a file") from None
+    except OSError as exc:
+        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
+            exc.strerror or exc)) from None
+    return check_values(decode(data), max_id)

@@ -177,7 +177,8 @@ def open_packed(root: str) -> PackedReference:
 
 def pack_one(raw: RawReference, out_root: str, image_id: str) -> int:
     """Pack one image; returns the bytes written."""
-    data = encode(raw.read(image_id).labels)
+    coded = raw.read(image_id)
+    data = encode(coded.table[coded.labels])
     with open(os.path.join(out_root, FOLDER, image_id + ".png"), "wb") as f:
         f.write(data)
     return len(data)

@@ -1,7 +1,7 @@
 """Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
 (see classes.py): the only thing the metric needs, whatever the layout on disk."""
 import os
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -9,7 +9,7 @@ from ... import layers
 from ...layers import Layer
 from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
                          BrokenReference, Kind, ProblemLog)
-from .classes import PATTERNS, STORM, STORM_BIT, VALID_BIT
+from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
@@ -66,20 +66,49 @@ class RawReference:
             return got
 
         mask = layer(names[1])
-        code = np.full(shape, VALID_BIT, dtype=np.uint16)
+        const = VALID_BIT          # code bits set on every pixel
+        varying = []               # (code bit, bool array) of the layers that vary
         for part in (boundary, mask):
             if part.array is not None:
-                code[part.array == 0] = 0
+                varying.append((VALID_BIT, part.array != 0))
             elif part.value == 0:
-                code[...] = 0
+                const = 0
         for bit, rel in enumerate(names[2:]):
             # bits 0..7: the patterns in class order; bit 8: storm_damage when present.
             got = layer(rel)  # read even when nothing is valid: a broken reference must show
             if got.array is not None:
-                np.bitwise_or(code, np.uint16(1 << bit), out=code, where=got.array != 0)
+                varying.append((1 << bit, got.array != 0))
             elif got.value:
-                code |= np.uint16(1 << bit)
-        return CodedLabels(code, IDENTITY_TABLE)
+                const |= 1 << bit
+        if not const & VALID_BIT:  # no valid pixel: nothing to count
+            return CodedLabels(np.zeros(shape, dtype=np.uint8), np.zeros(1, dtype=np.uint16))
+        validity = [arr for b, arr in varying if b == VALID_BIT]
+        if validity:  # validity varies: it is a varying bit, not a constant one
+            const &= ~VALID_BIT
+            varying = [(VALID_BIT, np.logical_and.reduce(validity))] + varying[len(validity):]
+        return _code(shape, const, varying)
+
+
+def _code(shape: Tuple[int, int], const: int, varying: List[Tuple[int, np.ndarray]]) -> CodedLabels:
+    """Code image from the constant bits and the varying layers.
+
+    With few varying layers (the usual case) each pixel gets a compact byte index into a table of
+    the 2^n possible codes, which keeps the metric's keys within a byte; otherwise the uint16 code
+    itself (identity table). The caller merged a validity that varies in both boundary and mask
+    into one array and left it out of const, so all bits here are distinct and so are the
+    table's codes.
+    """
+    if N_CLASSES << len(varying) <= 256:
+        index = np.zeros(shape, dtype=np.uint8)
+        for j, (_, arr) in enumerate(varying):
+            np.bitwise_or(index, np.uint8(1 << j), out=index, where=arr)
+        table = np.array([const | sum(b for j, (b, _) in enumerate(varying) if i >> j & 1)
+                          for i in range(1 << len(varying))], dtype=np.uint16)
+        return CodedLabels(index, table)
+    code = np.full(shape, const, dtype=np.uint16)
+    for b, arr in varying:
+        np.bitwise_or(code, np.uint16(b), out=code, where=arr)
+    return CodedLabels(code, IDENTITY_TABLE)
 
 
 def _stems(folder: str) -> Optional[set]:
