@@ -1,0 +1,81 @@
+#!/usr/bin/env python3
+"""Check a submission before uploading it, without the hidden test labels.
+
+    python3 check_submission.py my_predictions/          (a folder)
+    python3 check_submission.py submission.zip           (or the zip you will upload)
+
+Every check the scoring program makes on a submission, it makes here with the same code
+(scoring.validate.validate_submission): file names against the test image list, sizes, single
+channel, values 0..8, duplicates, stray folders. What it cannot know without the labels is your
+score: for that, see dry_run.py on the validation labels.
+
+manifest.json (beside this script) lists the test images' names and sizes; it holds no labels.
+Exit status: 0 the submission passes every check (warnings may be printed), 1 it would be
+refused, 2 bad command line. Needs Python 3.7+, numpy and Pillow.
+"""
+import argparse
+import os
+import sys
+
+from find_scoring import HERE, add_scoring_to_path
+
+add_scoring_to_path()
+
+from scoring import engine, submission  # noqa: E402
+from scoring.problems import SubmissionError, UsageError  # noqa: E402
+from scoring.validate import load_manifest, validate_submission  # noqa: E402
+
+DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="check_submission.py",
+        description="Check a submission (folder or zip) against the test image list, without "
+                    "the labels, using the scoring program's own checks.")
+    p.add_argument("submission", help="folder of <image id>.png predictions, or the zip")
+    p.add_argument("--manifest", default=DEFAULT_MANIFEST,
+                   help="test image names and sizes (default: manifest.json beside this script)")
+    p.add_argument("--workers", type=int, default=None,
+                   help="processes (default: the CPUs this process may use)")
+    return p
+
+
+def check(path: str, manifest_path: str, workers: int, stdout, stderr) -> int:
+    manifest = load_manifest(manifest_path)
+    res_dir, cleanup = submission.unpack_if_zip(path)
+    try:
+        total = len(manifest["images"])
+        progress = engine.Progress(total, stdout)
+        log, checked = validate_submission(res_dir, manifest, workers, progress)
+    finally:
+        cleanup()
+    if log.fatal:
+        stderr.write(SubmissionError(log, max_id=str(manifest["max_id"])).message())
+        stderr.write("\n{} checked against {} ({} test images).\n".format(
+            path, os.path.basename(manifest_path), total))
+        return 1
+    for line in log.summary_lines():
+        stdout.write("WARNING: " + line + "\n")
+    stdout.write("OK: {} passes every check of the scoring program: {:,} predictions for the "
+                 "{:,} test images in {} (names, sizes, single channel, values 0-{}).\n".format(
+                     path, checked, total, os.path.basename(manifest_path), manifest["max_id"]))
+    return 0
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        if not os.path.isfile(args.manifest):
+            raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
+        return check(args.submission, args.manifest, args.workers or engine.usable_cpus(),
+                     stdout, stderr)
+    except UsageError as exc:
+        stderr.write("ERROR: {}\n".format(exc))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,186 @@
+"""bundle.sh end to end: four bundles, reproducible to the byte, complete, and a starting kit that
+works on its own. Runs the real shell entry point into temporary folders (never the repo's dist/).
+"""
+import io
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import bundle_check  # noqa: E402
+import rawdata  # noqa: E402
+from scoring.tasks import DEFAULT, TASKS  # noqa: E402
+
+BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
+SAMPLE = os.path.join(ROOT, "reference_data", "boundaries")
+NAMES = ["agrivision2021-{}-{}.zip".format(track, platform)
+         for track in ("supervised", "semi-supervised") for platform in ("codalab", "codabench")]
+
+
+def run_bundle(*args):
+    env = dict(os.environ, PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run(["bash", BUNDLE_SH] + [str(a) for a in args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+def tiny_reference(root, n=3, size=(64, 64), seed=0):
+    """A small raw-layout reference and matching predictions; returns (ids, predictions dir)."""
+    rng = np.random.RandomState(seed)
+    ids = ["FIELD{:04d}_0-{}-512-{}".format(seed, i * 512, i * 512 + 512) for i in range(n)]
+    preds = os.path.join(str(root), "predictions")
+    for image_id in ids:
+        boundary, mask, labels, storm, pred = rawdata.random_image(rng, *size)
+        rawdata.write_reference(os.path.join(str(root), "reference"), image_id, boundary, mask,
+                                labels, storm)
+        rawdata.save(os.path.join(preds, image_id + ".png"), pred)
+    return ids, preds
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """Two builds from the same tree: the committed sample if present, else a tiny reference."""
+    tmp = tmp_path_factory.mktemp("bundles")
+    extra = []
+    if not os.path.isdir(SAMPLE):  # before the sample is generated: still test the tool
+        _, preds = tiny_reference(tmp)
+        extra = ["--reference", tmp / "reference", "--smoke", preds]
+    first = run_bundle("--out", tmp / "a", *extra)
+    # The second build skips the dry run: it must not change a byte anyway.
+    second = run_bundle("--out", tmp / "b", "--no-smoke", *extra)
+    return first, second, tmp / "a", tmp / "b"
+
+
+def test_builds_all_four_bundles_and_says_so(builds):
+    first, second, a, _ = builds
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert second.returncode == 0, second.stderr + second.stdout
+    assert sorted(os.listdir(str(a))) == sorted(NAMES)  # no leftover build folder
+    for name in NAMES:
+        assert name in first.stdout
+    assert "Dry run:" in first.stdout and "scores on all 4 bundles" in first.stdout
+    assert "KB" in first.stdout or "MB" in first.stdout
+
+
+def test_two_builds_are_byte_identical(builds):
+    _, _, a, b = builds
+    for name in NAMES:
+        assert (a / name).read_bytes() == (b / name).read_bytes(), name
+
+
+def test_zips_are_reproducible_in_form(builds):
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / NAMES[0])) as zf:
+        infos = zf.infolist()
+        assert [i.filename for i in infos] == sorted(i.filename for i in infos)
+        assert {i.date_time for i in infos} == {(1980, 1, 1, 0, 0, 0)}
+        assert {i.external_attr >> 16 for i in infos} == {0o100644}
+        inner = zipfile.ZipFile(io.BytesIO(zf.read("starting_kit.zip")))
+        assert {i.date_time for i in inner.infolist()} == {(1980, 1, 1, 0, 0, 0)}
+
+
+def test_every_bundle_passes_the_check(builds):
+    _, _, a, _ = builds
+    for name in NAMES:
+        report = bundle_check.check_bundle(str(a / name))
+        assert not report.errors, report.lines()
+
+
+def _inner(bundle, member):
+    with zipfile.ZipFile(str(bundle)) as zf:
+        return zipfile.ZipFile(io.BytesIO(zf.read(member)))
+
+
+def test_scoring_program_zip_has_its_files_at_the_root(builds):
+    _, _, a, _ = builds
+    names = _inner(a / NAMES[0], "scoring_program.zip").namelist()
+    assert "metadata" in names and "score.py" in names and "scoring/cli.py" in names
+    assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or
+                os.path.basename(n).startswith(".")]
+
+
+def test_starting_kit_is_complete_and_standalone(builds, tmp_path):
+    _, _, a, _ = builds
+    kit = _inner(a / NAMES[1], "starting_kit.zip")
+    names = kit.namelist()
+    for needed in ("README.md", "check_submission.py", "make_submission.py", "dry_run.py",
+                   "find_scoring.py", "manifest.json", "phase.json", "scoring_program/metadata",
+                   "scoring_program/score.py", "scoring_program/scoring/validate.py"):
+        assert needed in names, needed
+    assert not [n for n in names if n.startswith(("reference", "labels/", "boundaries/"))]
+    phase = json.loads(kit.read("phase.json").decode())
+    assert [c["key"] for c in phase["columns"]] == TASKS[DEFAULT].score_keys
+    with open(os.path.join(ROOT, "competition.yaml")) as f:
+        phase15 = yaml.safe_load(f)["phases"][1]
+    assert phase["execution_time_limit"] == phase15["execution_time_limit"]
+    # Extracted alone (no ../scoring_program around it), its checker runs on its own copy.
+    kit.extractall(str(tmp_path / "kit"))
+    sample = [n for n in names if n.startswith("sample_submission/")]
+    if sample:
+        proc = subprocess.run([sys.executable, "check_submission.py", "sample_submission"],
+                              cwd=str(tmp_path / "kit"), capture_output=True,
+                              text=True, timeout=120)
+        assert proc.returncode == 0, proc.stderr
+        assert "passes every check" in proc.stdout
+
+
+def test_v2_yaml_is_derived_from_the_v15_yaml(builds):
+    _, _, a, _ = builds
+    for track in ("supervised", "semi-supervised"):
+        with zipfile.ZipFile(str(a / "agrivision2021-{}-codalab.zip".format(track))) as zf:
+            v15 = yaml.safe_load(zf.read("competition.yaml"))
+        with zipfile.ZipFile(str(a / "agrivision2021-{}-codabench.zip".format(track))) as zf:
+            text = zf.read("competition.yaml").decode()
+        v2 = yaml.safe_load(text)
+        assert v2["version"] == 2 and text.startswith("# GENERATED")
+        assert v2["title"] == v15["title"]
+        assert [c["key"] for c in v2["leaderboards"][0]["columns"]] == list(v15["leaderboard"]["columns"])
+        assert v2["docker_image"] == v15["competition_docker_image"]
+        phase = v2["phases"][0]
+        assert (phase["max_submissions"], phase["max_submissions_per_day"]) == (20, 2)
+        assert phase["end"] == "2021-06-05 23:59:59" and str(phase["start"]) == "2021-04-15"
+    with zipfile.ZipFile(str(a / NAMES[0])) as zf:
+        with open(os.path.join(ROOT, "competition.yaml"), "rb") as f:
+            assert zf.read("competition.yaml") == f.read()  # the supervised one is the file itself
+
+
+def test_tracks_differ_only_in_their_rules_text(builds):
+    _, _, a, _ = builds
+    docs = {}
+    for track in ("supervised", "semi-supervised"):
+        with zipfile.ZipFile(str(a / "agrivision2021-{}-codalab.zip".format(track))) as zf:
+            docs[track] = yaml.safe_load(zf.read("competition.yaml"))
+    sup, semi = docs["supervised"], docs["semi-supervised"]
+    assert "Semi-Supervised" in semi["title"] and "Supervised" in sup["title"]
+    assert semi["html"]["overview"] != sup["html"]["overview"]
+    for key in ("phases", "leaderboard", "end_date", "competition_docker_image"):
+        assert semi[key] == sup[key], key
+
+
+def test_packed_is_a_clear_hook_not_yet_implemented(tmp_path):
+    ids, _ = tiny_reference(tmp_path)
+    proc = run_bundle("--reference", tmp_path / "reference", "--out", tmp_path / "out",
+                      "--packed")
+    assert proc.returncode == 1
+    assert "--packed is not implemented yet" in proc.stderr
+    assert not [n for n in os.listdir(str(tmp_path / "out")) if n.endswith(".zip")]
+
+
+def test_a_broken_reference_is_refused_with_the_scorers_message(tmp_path):
+    ids, _ = tiny_reference(tmp_path)
+    os.remove(str(tmp_path / "reference" / "masks" / (ids[1] + ".png")))
+    proc = run_bundle("--reference", tmp_path / "reference", "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    assert "REFUSED, nothing written" in proc.stderr
+    assert "masks/{}.png".format(ids[1]) in proc.stderr
+    assert os.listdir(str(tmp_path / "out")) == []

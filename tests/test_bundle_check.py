@@ -1,0 +1,317 @@
+"""Every mistake the bundle check must catch: introduce it into a good bundle, see it refused with
+a message that says what is wrong. The good bundles come from tools/bundle.py on a tiny reference.
+"""
+import datetime
+import io
+import os
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import bundle  # noqa: E402
+import bundle_check  # noqa: E402
+import rawdata  # noqa: E402
+
+V15 = "agrivision2021-supervised-codalab.zip"
+V2 = "agrivision2021-supervised-codabench.zip"
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("good")
+    rng = np.random.RandomState(3)
+    for i in range(2):
+        boundary, mask, labels, storm, _ = rawdata.random_image(rng, 32, 32)
+        rawdata.write_reference(str(tmp / "ref"), "F{}_0-0-512-512".format(i), boundary, mask,
+                                labels, storm)
+    code = bundle.main(["--reference", str(tmp / "ref"), "--out", str(tmp / "out"), "--no-smoke"])
+    assert code == 0
+    return tmp / "out"
+
+
+def members(source):
+    with zipfile.ZipFile(source if hasattr(source, "read") else str(source)) as zf:
+        return {n: zf.read(n) for n in zf.namelist()}
+
+
+def zip_bytes(files):
+    buf = io.BytesIO()
+    with zipfile.ZipFile(buf, "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    return buf.getvalue()
+
+
+def rewrite(src, dst, edit_yaml=None, replace=None, drop=(), edit_program=None):
+    """A copy of bundle src with one mistake: edit_yaml(doc) edits competition.yaml,
+    edit_program(files) the scoring program's members, replace/drop outer members."""
+    files = members(src)
+    if edit_yaml:
+        doc = yaml.safe_load(files["competition.yaml"])
+        edit_yaml(doc)
+        files["competition.yaml"] = yaml.safe_dump(doc, sort_keys=False).encode()
+    if edit_program:
+        program = members(io.BytesIO(files["scoring_program.zip"]))
+        edit_program(program)
+        files["scoring_program.zip"] = zip_bytes(program)
+    files.update(replace or {})
+    for name in drop:
+        del files[name]
+    with open(str(dst), "wb") as f:
+        f.write(zip_bytes(files))
+    return bundle_check.check_bundle(str(dst))
+
+
+def errors_of(report):
+    return "\n".join(report.line(p) for p in report.errors)
+
+
+def test_the_good_bundles_pass(good):
+    for name in os.listdir(str(good)):
+        report = bundle_check.check_bundle(str(good / name))
+        assert not report.errors, report.lines()
+
+
+def test_the_command_line_exits_1_on_a_refused_bundle(good, tmp_path, capsys):
+    rewrite(good / V15, tmp_path / "bad.zip", edit_yaml=lambda d: d.pop("title"))
+    assert bundle_check.main([str(good / V15)]) == 0
+    assert bundle_check.main([str(good / V15), str(tmp_path / "bad.zip")]) == 1
+    out = capsys.readouterr().out
+    assert "bad.zip: ERROR competition.yaml: missing required key `title`" in out
+
+
+def _set(path, value):
+    """An edit that sets doc[path...] = value (a KeyError-free deep set)."""
+    def edit(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        target[path[-1]] = value
+    return edit
+
+
+def _del(path):
+    def edit(doc):
+        target = doc
+        for key in path[:-1]:
+            target = target[key]
+        del target[path[-1]]
+    return edit
+
+
+def _column(key, **changes):
+    def edit(doc):
+        doc["leaderboard"]["columns"][key].update(changes)
+    return edit
+
+
+def _rename_column(old, new):
+    def edit(doc):
+        cols = doc["leaderboard"]["columns"]
+        doc["leaderboard"]["columns"] = {(new if k == old else k): v for k, v in cols.items()}
+    return edit
+
+
+def _v2_column(index, **changes):
+    def edit(doc):
+        doc["leaderboards"][0]["columns"][index].update(changes)
+    return edit
+
+
+def _command(command):
+    def edit(files):
+        files["metadata"] = ("command: " + command + "\ndescription: x\n").encode()
+    return edit
+
+
+def _metadata(text):
+    def edit(files):
+        files["metadata"] = text.encode()
+    return edit
+
+
+def _wrap_program(files):
+    wrapped = {"scoring_program/" + n: d for n, d in files.items()}
+    files.clear()
+    files.update(wrapped)
+
+
+# (id, bundle, rewrite arguments, phrase the error must contain)
+CASES = [
+    # required keys, v1.5
+    ("v15 no title", V15, dict(edit_yaml=_del(["title"])), "missing required key `title`"),
+    ("v15 no html.data", V15, dict(edit_yaml=_del(["html", "data"])),
+     "missing required key `data` (the unpacker reads overview, evaluation, terms and data)"),
+    ("v15 no html.terms", V15, dict(edit_yaml=_del(["html", "terms"])), "missing required key `terms`"),
+    ("v15 no phases", V15, dict(edit_yaml=_del(["phases"])), "missing required key `phases`"),
+    ("v15 phase without reference", V15, dict(edit_yaml=_del(["phases", 1, "reference_data"])),
+     "phases.1: missing required key `reference_data`"),
+    ("v15 phase without start", V15, dict(edit_yaml=_del(["phases", 1, "start_date"])),
+     "phases.1: missing required key `start_date`"),
+    ("v15 phases as a list", V15, dict(edit_yaml=lambda d: d.update(phases=list(d["phases"].values()))),
+     "phases: must be a non-empty mapping"),
+    ("v15 no logo", V15, dict(edit_yaml=_del(["image"])), "missing required key `image`"),
+    ("v15 no leaderboard", V15, dict(edit_yaml=_del(["leaderboard"])),
+     "missing required key `leaderboard`"),
+    ("v15 no columns", V15, dict(edit_yaml=_del(["leaderboard", "columns"])),
+     "missing required key `columns`"),
+    ("v15 column without rank", V15, dict(edit_yaml=_del(["leaderboard", "columns", "miou", "rank"])),
+     "leaderboard.columns.miou: missing required key `rank`"),
+    ("v15 unknown top-level key", V15, dict(edit_yaml=_set(["docker_image"], "x")),
+     "unknown top-level key `docker_image`: CodaLab passes it to Competition() and crashes"),
+    ("v15 version 1.5", V15, dict(edit_yaml=_set(["version"], 1.5)), "write `version: 2`"),
+    ("v15 unknown phase key", V15, dict(edit_yaml=_set(["phases", 1, "time_limit"], 600)),
+     "unknown phase key `time_limit`"),
+    ("v15 title too long", V15, dict(edit_yaml=_set(["title"], "x" * 101)), "at most 100"),
+    # referenced files
+    ("page missing", V15, dict(drop=["competition/evaluation.html"]),
+     "html.evaluation: file 'competition/evaluation.html' is not in the bundle"),
+    ("empty page", V15, dict(replace={"competition/data.html": b"  \n"}), "is empty"),
+    ("logo missing", V15, dict(drop=["competition/logo.png"]), "logo 'competition/logo.png' is not"),
+    ("logo not an image", V15, dict(replace={"competition/logo.png": b"hello"}),
+     "is not a PNG, JPEG or GIF"),
+    ("reference zip missing", V15, dict(drop=["reference_data.zip"]),
+     "reference_data.zip is not in the bundle"),
+    ("data reference without .zip", V15,
+     dict(edit_yaml=_set(["phases", 1, "scoring_program"], "scoring_program")),
+     "does not end in .zip"),
+    ("second yaml", V15, dict(replace={"a.yaml": b"x: 1\n"}), "other entries with '.yaml'"),
+    ("macOS junk in the bundle", V15, dict(replace={"__MACOSX/._competition.yaml": b"x"}),
+     "macOS metadata"),
+    # scoring program zip
+    ("program zipped as a folder", V15, dict(edit_program=_wrap_program),
+     "inside the folder scoring_program/: Codabench does not flatten it"),
+    ("program without metadata", V15, dict(edit_program=lambda f: f.pop("metadata")),
+     "no `metadata` file at its root"),
+    ("program with __pycache__", V15,
+     dict(edit_program=lambda f: f.update({"scoring/__pycache__/cli.cpython-37.pyc": b"x"})),
+     "compiled Python"),
+    ("metadata.yaml differs", V2,
+     dict(edit_program=lambda f: f.update({"metadata.yaml": b"command: python3 x\n"})),
+     "metadata.yaml and metadata differ"),
+    ("command with a redirection", V15,
+     dict(edit_program=_command("python3 $program/score.py $input $output > log.txt")),
+     "uses shell syntax (>)"),
+    ("command with &&", V15,
+     dict(edit_program=_command("cd $program && python3 score.py $input $output")),
+     "uses shell syntax (&)"),
+    ("command with quotes", V15,
+     dict(edit_program=_command("python3 '$program/score.py' $input $output")), "shell syntax"),
+    ("command without $output", V15, dict(edit_program=_command("python3 $program/score.py $input")),
+     "does not use $output"),
+    ("command with two spaces", V15,
+     dict(edit_program=_command("python3  $program/score.py $input $output")), "two spaces"),
+    ("command runs a missing script", V15,
+     dict(edit_program=_command("python3 $program/run.py $input $output")), "has no run.py"),
+    ("unknown placeholder", V15,
+     dict(edit_program=_command("python3 $program/score.py $input $output $workdir")),
+     "$workdir is not a placeholder"),
+    ("no command", V15, dict(edit_program=_metadata("description: x\n")), "no `command:`"),
+    ("extra metadata key", V15,
+     dict(edit_program=_metadata("command: python3 $program/score.py $input $output\n"
+                                 "data: extra.zip\n")), "fetches every other string value"),
+    # sort vs sorting, colours, dates
+    ("v15 sorting instead of sort", V15, dict(edit_yaml=_column("miou", sorting="asc")),
+     "unknown column key `sorting`: v1.5 reads `sort`"),
+    ("v15 bad sort", V15, dict(edit_yaml=_column("miou", sort="descending")), "is not asc or desc"),
+    ("v2 sort instead of sorting", V2, dict(edit_yaml=_v2_column(0, sort="desc")),
+     "`sort` is the v1.5 key: v2 reads `sorting`"),
+    ("v15 bad colour", V15, dict(edit_yaml=_set(["phases", 1, "color"], "red")),
+     "'red' is not a CodaLab phase color"),
+    ("v15 quoted date", V15, dict(edit_yaml=_set(["phases", 1, "start_date"], "2021-04-15")),
+     "is not an unquoted YAML date"),
+    ("v15 end before start", V15, dict(edit_yaml=_set(["end_date"], datetime.date(2021, 1, 1))),
+     "is not after the last phase's start"),
+    ("v15 phase numbers", V15, dict(edit_yaml=_set(["phases", 1, "phasenumber"], 2)),
+     "must be 1, 2, 3"),
+    ("v2 timestamp with a time", V2,
+     dict(edit_yaml=_set(["phases", 0, "end"], datetime.datetime(2021, 6, 5, 23, 59))),
+     "Codabench keeps only the date of an unquoted YAML timestamp"),
+    ("v2 unreadable date", V2, dict(edit_yaml=_set(["phases", 0, "start"], "April 15")),
+     "not a date Codabench can read"),
+    ("v2 end before start", V2, dict(edit_yaml=_set(["phases", 0, "end"], "2021-04-01")),
+     "ends (2021-04-01 00:00:00) before it starts"),
+    # leaderboard against the scoring program's keys
+    ("v15 missing column", V15, dict(edit_yaml=_del(["leaderboard", "columns", "iou_water"])),
+     "no column for the score keys iou_water that the scoring program writes"),
+    ("v15 misspelt column", V15, dict(edit_yaml=_rename_column("iou_water", "iou_waters")),
+     "columns iou_waters are not keys the scoring program writes"),
+    ("v15 ranked by another column", V15,
+     dict(edit_yaml=_column("iou_water", selection_default=2, rank=0)),
+     "ranked by 'iou_water', not by the scoring program's first key 'miou'"),
+    ("v15 rankings disagree", V15, dict(edit_yaml=_column("iou_water", rank=0)),
+     "CodaLab would rank by miou (selection_default) and Codabench by iou_water"),
+    ("v15 mIoU sorted asc", V15, dict(edit_yaml=_column("miou", sort="asc")),
+     "column miou sorts 'asc'"),
+    ("v15 column not an alias", V15, dict(edit_yaml=_column("miou", leaderboard="RESULTS")),
+     "names no declared leaderboard"),
+    ("v15 numeric format", V15, dict(edit_yaml=_column("miou", numeric_format=12)), "1 to 10 decimals"),
+    ("v2 missing column", V2,
+     dict(edit_yaml=lambda d: d["leaderboards"][0]["columns"].pop()),
+     "no column for the score keys iou_weed_cluster"),
+    ("v2 column key too long", V2, dict(edit_yaml=_v2_column(1, key="iou_" + "x" * 40)),
+     "the platform stores at most 36"),
+    ("v2 ranked by another column", V2, dict(edit_yaml=_set(["leaderboards", 0, "primary_index"], 3)),
+     "ranked by 'iou_drydown'"),
+    # v2 structure
+    ("v2 no tasks", V2, dict(edit_yaml=_del(["tasks"])), "missing required key `tasks`"),
+    ("v2 no terms", V2, dict(edit_yaml=_del(["terms"])), "missing required key `terms`"),
+    ("v2 no image", V2, dict(edit_yaml=_del(["image"])), "missing required key `image`"),
+    ("v2 singular leaderboard", V2,
+     dict(edit_yaml=lambda d: d.update(leaderboard=d.pop("leaderboards"))),
+     "`leaderboard:` is the v1.5 form; v2 reads `leaderboards:`"),
+    ("v2 unknown task", V2, dict(edit_yaml=_set(["phases", 0, "tasks"], [7])),
+     "task index 7 is not declared"),
+    ("v2 v1.5 docker key", V2, dict(edit_yaml=_set(["competition_docker_image"], "x")),
+     "v2 reads `docker_image`"),
+    ("v2 page missing", V2, dict(drop=["competition/data.html"]), "is not in the bundle"),
+]
+
+
+@pytest.mark.parametrize("name,bundle_name,changes,phrase", CASES, ids=[c[0] for c in CASES])
+def test_each_mistake_is_refused_with_a_clear_message(good, tmp_path, name, bundle_name, changes,
+                                                      phrase):
+    report = rewrite(good / bundle_name, tmp_path / bundle_name, **changes)
+    assert report.errors, "not refused: " + name
+    assert phrase in errors_of(report), errors_of(report)
+
+
+def test_a_time_limit_above_the_codabench_queue_cap_is_a_warning(good, tmp_path):
+    report = rewrite(good / V2, tmp_path / V2,
+                     edit_yaml=_set(["phases", 0, "execution_time_limit"], 1200))
+    assert not report.errors
+    assert "exceeds the 600 s cap" in "\n".join(report.lines())
+
+
+def test_scorer_keys_come_from_the_bundled_program(good, tmp_path):
+    """A scoring program writing other keys makes the (unchanged) leaderboard wrong."""
+    def other_keys(files):
+        path = "scoring/tasks/agrivision/task.py"
+        files[path] = files[path].replace(b'score_keys = ["miou"]', b'score_keys = ["mean_iou"]')
+    report = rewrite(good / V15, tmp_path / V15, edit_program=other_keys)
+    assert "no column for the score keys mean_iou" in errors_of(report)
+
+
+def test_a_v2_scoring_program_may_be_a_folder(good, tmp_path):
+    """Codabench zips a folder itself: the check looks inside the folder the same way."""
+    files = members(good / V2)
+    program = members(io.BytesIO(files.pop("scoring_program.zip")))
+    files.update({"scoring_program/" + n: d for n, d in program.items()})
+    doc = yaml.safe_load(files["competition.yaml"])
+    doc["tasks"][0]["scoring_program"] = "scoring_program"
+    files["competition.yaml"] = yaml.safe_dump(doc, sort_keys=False).encode()
+    (tmp_path / V2).write_bytes(zip_bytes(files))
+    report = bundle_check.check_bundle(str(tmp_path / V2))
+    assert not report.errors, report.lines()
+    del files["scoring_program/metadata"]
+    (tmp_path / V2).write_bytes(zip_bytes(files))
+    assert "no `metadata` file at its root" in errors_of(bundle_check.check_bundle(str(tmp_path / V2)))

@@ -1,0 +1,235 @@
+"""The dry run end to end, unpacking as each platform does: a good submission, a zip wrapped in a
+folder, a macOS zip, a broken submission; and the worker behaviours it must reproduce (time limit,
+score parsing, program layout)."""
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for path in (HERE, os.path.join(ROOT, "tools")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import dry_run  # noqa: E402
+import rawdata  # noqa: E402
+
+
+@pytest.fixture(scope="module")
+def data(tmp_path_factory):
+    """A 64 x 64 reference of 3 images and a good folder of predictions for it."""
+    tmp = tmp_path_factory.mktemp("dryrun")
+    rng = np.random.RandomState(5)
+    ids = ["DRY{}_0-0-512-512".format(i) for i in range(3)]
+    for image_id in ids:
+        boundary, mask, labels, storm, pred = rawdata.random_image(rng, 64, 64)
+        rawdata.write_reference(str(tmp / "ref"), image_id, boundary, mask, labels, storm)
+        rawdata.save(str(tmp / "preds" / (image_id + ".png")), pred)
+    return tmp, ids
+
+
+def make_zip(path, files):
+    """files: {name in zip: bytes}"""
+    with zipfile.ZipFile(str(path), "w") as zf:
+        for name, blob in files.items():
+            zf.writestr(name, blob)
+    return str(path)
+
+
+def pngs(folder):
+    return {n: open(os.path.join(str(folder), n), "rb").read() for n in sorted(os.listdir(str(folder)))}
+
+
+def dry(capsys, *args):
+    code = dry_run.main([str(a) for a in args] + ["--quiet"])
+    out = capsys.readouterr()
+    return code, out.out + out.err
+
+
+def test_good_zip_scores_on_both_platforms(data, tmp_path, capsys):
+    tmp, _ = data
+    sub = make_zip(tmp_path / "sub.zip", pngs(tmp / "preds"))
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == 0, out
+    assert out.count("Status: Finished") == 2
+    assert "scores read from scores.txt" in out          # CodaLab reads scores.txt
+    assert "scores read from scores.json" in out         # Codabench prefers scores.json
+    assert out.count("Leaderboard row:") == 2 and "mIoU" in out and "Weed cluster" in out
+    assert "RESULT: the submission would be scored on CodaLab (v1 worker) and Codabench." in out
+
+
+def test_the_row_shows_the_scorers_values(data, tmp_path, capsys):
+    tmp, _ = data
+    outcome = dry_run.run_platform("codalab", str(tmp / "preds"), str(tmp / "ref"),
+                                   dry_run.find_program(), dry_run.find_phase_info()[0], 60.0,
+                                   None, False, lambda line: None)
+    assert outcome.finished and outcome.complete
+    assert 0.0 <= outcome.scores["miou"] <= 1.0
+    assert set(outcome.scores) == {c["key"] for c in dry_run.find_phase_info()[0]["columns"]}
+
+
+def test_zip_wrapped_in_a_folder_is_kept_as_a_folder_and_scored(data, tmp_path, capsys):
+    tmp, _ = data
+    sub = make_zip(tmp_path / "sub.zip", {"predictions/" + n: b for n, b in pngs(tmp / "preds").items()})
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == 0, out
+    assert out.count("0 files and 1 folders at the top: predictions/") == 1   # CodaLab keeps it
+    assert "1 files and 1 folders at the top: predictions/, metadata" in out  # Codabench adds metadata
+    assert "moved the folder" not in out
+
+
+def test_macos_zip_scores(data, tmp_path, capsys):
+    tmp, _ = data
+    files = {"preds/" + n: b for n, b in pngs(tmp / "preds").items()}
+    files.update({"__MACOSX/preds/._" + n: b"\x00\x05\x16\x07" for n in pngs(tmp / "preds")})
+    files["preds/.DS_Store"] = b"\x00\x00\x00\x01Bud1"
+    sub = make_zip(tmp_path / "mac.zip", files)
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == 0, out
+    assert out.count("Status: Finished") == 2
+
+
+def test_a_folder_submission_scores(data, capsys):
+    tmp, _ = data
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--platform", "codabench")
+    assert code == 0, out
+    assert "=== Codabench ===" in out and "=== CodaLab" not in out
+
+
+def test_broken_submission_shows_the_scorers_message_and_fails(data, tmp_path, capsys):
+    tmp, ids = data
+    files = pngs(tmp / "preds")
+    bad = tmp_path / "bad.png"
+    rawdata.save(str(bad), np.full((64, 64), 9))
+    files[ids[1] + ".png"] = bad.read_bytes()
+    sub = make_zip(tmp_path / "broken.zip", files)
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == dry_run.EXIT_FAILED, out
+    assert out.count("Status: Failed") == 2
+    assert out.count("The error text the participant sees") == 2
+    assert out.count(ids[1] + ".png: 4096 pixels hold values 9") == 2
+    assert "exit status 1 after" in out
+    assert "RESULT: the submission would FAIL on CodaLab (v1 worker), Codabench." in out
+
+
+def _program(folder, script, command="python3 $program/run.py $input $output"):
+    os.makedirs(str(folder))
+    (folder / "metadata").write_text("command: {}\ndescription: test\n".format(command))
+    (folder / "run.py").write_text(script)
+    return str(folder)
+
+
+def test_the_time_limit_kills_the_program_with_the_platforms_message(data, tmp_path, capsys):
+    tmp, _ = data
+    program = _program(tmp_path / "slow", "import time\ntime.sleep(30)\n")
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", program, "--time-limit", 1)
+    assert code == dry_run.EXIT_FAILED
+    assert "Execution time limit exceeded!" in out                       # CodaLab's words
+    assert "Execution Time Limit exceeded. Limit was 1 seconds" in out   # Codabench's
+    assert out.count("exit status - (killed)") == 2
+
+
+SCORES_TXT_ONLY = """import os, sys
+with open(os.path.join(sys.argv[2], "scores.txt"), "w") as f:
+    f.write({text!r})
+"""
+
+
+def test_scores_are_read_as_each_platform_reads_them(data, tmp_path, capsys):
+    """`1e-3` is a float to CodaLab's float() but a string to Codabench's YAML parser; an
+    unknown key is dropped and its column stays empty."""
+    tmp, _ = data
+    program = _program(tmp_path / "p", SCORES_TXT_ONLY.format(text="miou: 1e-3\nother: 0.5\n"))
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", program)
+    assert code == dry_run.EXIT_FAILED
+    assert "the value of miou is '1e-3', not a finite number" in out          # Codabench
+    assert "Columns left empty (no such key in the scores): iou_background" in out  # CodaLab
+    assert "Scores dropped (no such leaderboard column): other" in out
+
+
+def test_a_scores_line_with_two_colons_fails_on_codalab(data, tmp_path, capsys):
+    tmp, _ = data
+    program = _program(tmp_path / "p", SCORES_TXT_ONLY.format(text="miou: 0.5 (time: 3s)\n"))
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", program,
+                    "--platform", "codalab")
+    assert code == dry_run.EXIT_FAILED
+    assert "exactly one colon" in out
+
+
+def test_writing_output_metadata_fails_on_codabench(data, tmp_path, capsys):
+    tmp, _ = data
+    script = ("import os, sys\nopen(os.path.join(sys.argv[2], 'metadata'), 'w').write('x')\n"
+              "open(os.path.join(sys.argv[2], 'scores.json'), 'w').write('{\"miou\": 0.5}')\n")
+    program = _program(tmp_path / "p", script)
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", program,
+                    "--platform", "codabench")
+    assert code == dry_run.EXIT_FAILED
+    assert "already contains a metadata file" in out
+
+
+def test_a_program_zipped_as_a_folder_runs_on_codalab_only(data, tmp_path, capsys):
+    """CodaLab v1 moves a folder holding `metadata` up; Codabench does not."""
+    tmp, _ = data
+    program_dir = os.path.join(ROOT, "scoring_program")
+    archive = tmp_path / "program.zip"
+    with zipfile.ZipFile(str(archive), "w") as zf:
+        for dirpath, dirnames, filenames in os.walk(program_dir):
+            dirnames[:] = [d for d in dirnames if d != "__pycache__"]
+            for name in filenames:
+                full = os.path.join(dirpath, name)
+                zf.write(full, "scoring_program/" + os.path.relpath(full, program_dir))
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", archive)
+    assert code == dry_run.EXIT_FAILED
+    assert "CodaLab moved the folder scoring_program/ of the scoring program up" in out
+    assert "the scoring program has no metadata file at its root" in out
+    assert out.count("Status: Finished") == 1
+
+
+def test_usage_errors_exit_2(data, capsys):
+    tmp, _ = data
+    code, out = dry(capsys, tmp / "nothing-here.zip", tmp / "ref")
+    assert code == dry_run.EXIT_USAGE and "no such file or folder" in out
+    code, out = dry(capsys, tmp / "preds")
+    assert code == dry_run.EXIT_USAGE and "give the reference labels" in out
+
+
+def test_simple_yaml_fallback_reads_numbers_as_pyyaml_does():
+    parsed = dry_run._simple_yaml("a: 0.5\nb: 1e-3\nc: 3\nd: .nan\ne: nan\n")
+    assert parsed["a"] == 0.5 and parsed["b"] == "1e-3" and parsed["c"] == 3
+    assert parsed["d"] != parsed["d"] and parsed["e"] == "nan"
+
+
+@pytest.mark.skipif(shutil.which("vermin") is None and not os.path.exists(
+    os.path.join(os.path.dirname(sys.executable), "vermin")), reason="vermin not installed")
+def test_dry_run_runs_on_python_37():
+    vermin = shutil.which("vermin") or os.path.join(os.path.dirname(sys.executable), "vermin")
+    proc = subprocess.run([vermin, "-q", "--no-tips", "--violations", "-t=3.7-",
+                           os.path.join(ROOT, "tools", "dry_run.py")],
+                          stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
+                          text=True, timeout=120)
+    assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout
+
+
+def test_a_file_named_metadata_in_the_submission_fails_on_codabench(data, tmp_path, capsys):
+    tmp, _ = data
+    files = pngs(tmp / "preds")
+    files["metadata"] = b"my notes\n"
+    sub = make_zip(tmp_path / "sub.zip", files)
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == dry_run.EXIT_FAILED
+    assert "a file named `metadata` at the root of the submission" in out
+    assert out.count("Status: Finished") == 1   # CodaLab scores it (the file is ignored)
+
+
+def test_works_without_pyyaml(data, monkeypatch, capsys):
+    """The starting kit promises numpy and Pillow only: no PyYAML, still a full dry run."""
+    tmp, _ = data
+    monkeypatch.setattr(dry_run, "yaml", None)
+    code, out = dry(capsys, tmp / "preds", tmp / "ref")
+    assert code == 0, out
+    assert out.count("Status: Finished") == 2 and "miou: " in out

@@ -1,0 +1,278 @@
+#!/usr/bin/env python3
+"""Build the competition bundles: for every track, a CodaLab v1.5 zip and a Codabench v2 zip.
+
+    bash bundle.sh                      # the sample reference, into dist/
+    bash bundle.sh --reference DIR      # the organizer's real test labels
+    bash bundle.sh --out DIR            # somewhere else than dist/
+
+Each bundle holds the track's competition.yaml, its pages and logo, scoring_program.zip (the
+program's files at the zip's root), reference_data.zip and starting_kit.zip. The same tree gives
+byte-identical zips (tools/bundle_zip.py). Nothing is written unless every bundle passes
+tools/bundle_check.py, i.e. nothing a platform would refuse or silently get wrong; with the sample
+reference, the sample submission is also dry-run through every bundle as its worker would run it.
+See docs/bundle.md.
+"""
+import argparse
+import contextlib
+import io
+import json
+import os
+import shutil
+import sys
+import tempfile
+from typing import List, NamedTuple, Optional, Tuple
+
+TOOLS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TOOLS)
+sys.path.insert(0, TOOLS)
+sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
+
+import bundle_check  # noqa: E402
+import bundle_yaml  # noqa: E402
+import dry_run  # noqa: E402
+from bundle_zip import collect, write_zip  # noqa: E402
+
+PREFIX = "agrivision2021"
+PROGRAM_DIR = os.path.join(ROOT, "scoring_program")
+KIT_DIR = os.path.join(ROOT, "starting_kit")
+SAMPLE_REFERENCE = os.path.join(ROOT, "reference_data")
+SAMPLE_SUBMISSION = os.path.join(KIT_DIR, "sample_submission")
+KIT_MANIFEST = os.path.join(KIT_DIR, "manifest.json")
+# What participants download, besides the generated manifest.json and phase.json, a copy of the
+# scoring program (so the kit's checks are the scorer's) and the sample submission.
+KIT_FILES = [("README.md", os.path.join(KIT_DIR, "README.md")),
+             ("check_submission.py", os.path.join(KIT_DIR, "check_submission.py")),
+             ("make_submission.py", os.path.join(KIT_DIR, "make_submission.py")),
+             ("find_scoring.py", os.path.join(KIT_DIR, "find_scoring.py")),
+             ("dry_run.py", os.path.join(TOOLS, "dry_run.py"))]
+# images/ holds the RGB and NIR inputs, not labels: the scorer never reads them, and for the real
+# test set they would add gigabytes to every bundle.
+REFERENCE_EXCLUDE = ("images",)
+PLATFORMS = (("codalab", "CodaLab v1.5"), ("codabench", "Codabench v2"))
+
+
+class Refused(Exception):
+    """A bundle would be refused (or mis-read) by a platform: nothing is written."""
+
+
+class Built(NamedTuple):
+    name: str       # file name under the output folder
+    path: str       # where it was built
+    what: str       # e.g. "CodaLab v1.5, supervised track"
+    platform: str   # "codalab" or "codabench"
+
+
+def shown(path: str) -> str:
+    """A path as the user would type it: relative under the current folder, else absolute."""
+    rel = os.path.relpath(path)
+    return path if rel.startswith("..") else rel
+
+
+def human(size: int) -> str:
+    for unit in ("B", "KB", "MB", "GB"):
+        if size < 1024 or unit == "GB":
+            return "{:.0f} {}".format(size, unit) if unit == "B" else "{:.1f} {}".format(size, unit)
+        size /= 1024.0
+    return str(size)
+
+
+# --- the reference --------------------------------------------------------------------------
+
+def reference_entries(root: str, packed: bool) -> List[Tuple[str, str]]:
+    """Files of reference_data.zip.
+
+    Hook for the compact reference format (--packed, another issue): it will convert the raw
+    layout with the scoring program's packer and return the packed files here. Everything else
+    (zipping, manifest, checks, dry run) stays as it is.
+    """
+    if packed:
+        raise Refused("--packed is not implemented yet: the compact reference format is another "
+                      "issue. Build without it to pack the raw layout.")
+    return collect(root, exclude_top=REFERENCE_EXCLUDE)
+
+
+def open_reference(ref_dir: str):
+    """(task, reference) as the scorer opens them; Refused with the scorer's own message if the
+    reference is broken: better now than on the first participant's submission."""
+    from scoring import cli
+    from scoring.problems import ScoringError
+    from scoring.tasks import DEFAULT, TASKS
+    try:
+        config = cli.read_config(ref_dir)
+        name = config.get("task", DEFAULT)
+        if name not in TASKS:
+            raise Refused("{}/config.yaml names an unknown task {!r}".format(ref_dir, name))
+        reference = TASKS[name].open_reference(ref_dir)
+    except ScoringError as exc:
+        raise Refused(exc.message().strip()) from None
+    if getattr(reference, "layout", "raw") != "raw":
+        # The manifest reads image sizes from boundaries/; packing is bundle.sh's job (--packed).
+        raise Refused("{} is a {} reference: give the raw layout (boundaries/, masks/, labels/)"
+                      .format(ref_dir, reference.layout))
+    return TASKS[name], reference
+
+
+def manifest_bytes(task, reference) -> bytes:
+    """Test image names and sizes (no labels) for the kit's check_submission.py."""
+    from scoring.validate import make_manifest
+    manifest = make_manifest(task.name, task.max_id, reference.root, reference.ids)
+    # One image a line: readable, diffable, and about 50 bytes an image for the real test set.
+    head = json.dumps({k: v for k, v in manifest.items() if k != "images"}, sort_keys=True)
+    images = ",\n".join(" {}: {}".format(json.dumps(i), json.dumps(manifest["images"][i]))
+                        for i in sorted(manifest["images"]))
+    return (head[:-1] + ', "images": {\n' + images + "\n}}\n").encode("utf-8")
+
+
+# --- building -------------------------------------------------------------------------------
+
+def kit_entries(sample_submission: Optional[str]) -> List[Tuple[str, str]]:
+    entries = list(KIT_FILES)
+    entries += collect(PROGRAM_DIR, prefix="scoring_program/")
+    if sample_submission and os.path.isdir(sample_submission):
+        entries += collect(sample_submission, prefix="sample_submission/")
+    return entries
+
+
+def phase_json(track: bundle_yaml.Track) -> bytes:
+    info = dry_run.phase_info_from_yaml(track.v15)
+    kept = {k: info[k] for k in ("title", "execution_time_limit", "columns")}
+    return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
+
+
+def build_all(build: str, reference: str, packed: bool, say) -> Tuple[List[Built], bytes]:
+    task, ref = open_reference(reference)
+    say("Reference: {} ({:,} images, task {}){}".format(
+        shown(reference), len(ref.ids), task.name,
+        ", packed" if packed else ""))
+    manifest = manifest_bytes(task, ref)
+
+    program_zip = os.path.join(build, "scoring_program.zip")
+    reference_zip = os.path.join(build, "reference_data.zip")
+    size = write_zip(program_zip, collect(PROGRAM_DIR))
+    say("  scoring_program.zip   {:>9}".format(human(size)))
+    size = write_zip(reference_zip, reference_entries(ref.root, packed))
+    say("  reference_data.zip    {:>9}".format(human(size)))
+
+    built = []
+    for track in bundle_yaml.load_tracks(ROOT):
+        kit_zip = os.path.join(build, "starting_kit-{}.zip".format(track.name))
+        size = write_zip(kit_zip, kit_entries(SAMPLE_SUBMISSION),
+                         {"manifest.json": manifest, "phase.json": phase_json(track)})
+        say("  starting_kit.zip      {:>9}  ({} track)".format(human(size), track.name))
+        shared = [("scoring_program.zip", program_zip), ("reference_data.zip", reference_zip),
+                  ("starting_kit.zip", kit_zip)]
+        shared += [(p, os.path.join(ROOT, p)) for p in bundle_yaml.files_referenced(track.v15)]
+        missing = [p for p, src in shared if not os.path.isfile(src)]
+        if missing:
+            raise Refused("{} track: competition.yaml refers to files that do not exist: {}"
+                          .format(track.name, ", ".join(missing)))
+        texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
+        for platform, label in PLATFORMS:
+            name = "{}-{}-{}.zip".format(PREFIX, track.name, platform)
+            path = os.path.join(build, name)
+            write_zip(path, shared, {"competition.yaml": texts[platform].encode("utf-8")})
+            built.append(Built(name, path, "{}, {} track".format(label, track.name), platform))
+    return built, manifest
+
+
+def check_all(built: List[Built], say) -> None:
+    errors = []  # type: List[str]
+    for b in built:
+        report = bundle_check.check_bundle(b.path)
+        for problem in report.warnings:
+            say(report.line(problem))
+        errors += [report.line(problem) for problem in report.errors]
+    if errors:
+        raise Refused("\n".join(errors))
+    say("Checked: {} bundles, nothing CodaLab or Codabench would refuse or mis-read "
+        "(tools/bundle_check.py).".format(len(built)))
+
+
+def smoke(built: List[Built], submission: str, say) -> None:
+    """Dry-run the submission through every bundle, as each bundle's platform would."""
+    results = []
+    for b in built:
+        captured = io.StringIO()
+        with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
+            code = dry_run.main([submission, "--bundle", b.path, "--quiet"])
+        if code != dry_run.EXIT_OK:
+            raise Refused("{}: the dry run of {} did not score (exit {}):\n{}".format(
+                b.name, shown(submission), code, captured.getvalue()))
+        results.append(b.name)
+    say("Dry run: {} scores on all {} bundles, every leaderboard column filled.".format(
+        shown(submission), len(results)))
+
+
+def update_kit_manifest(manifest: bytes, say) -> None:
+    """Keep the repository's starting_kit/manifest.json equal to the sample's (the kit's tools
+    use it when run from the repository)."""
+    current = None
+    if os.path.isfile(KIT_MANIFEST):
+        with open(KIT_MANIFEST, "rb") as f:
+            current = f.read()
+    if current != manifest:
+        with open(KIT_MANIFEST, "wb") as f:
+            f.write(manifest)
+        say("Updated {} from the sample reference.".format(shown(KIT_MANIFEST)))
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
+                                      "competition bundles of every track.")
+    p.add_argument("--reference", metavar="DIR",
+                   help="the test labels to pack, raw layout (default: the sample in "
+                        "reference_data/)")
+    p.add_argument("--out", metavar="DIR", default=os.path.join(ROOT, "dist"),
+                   help="where to write the bundles (default: dist/)")
+    p.add_argument("--packed", action="store_true",
+                   help="pack the reference in the compact format (not implemented yet)")
+    p.add_argument("--smoke", metavar="SUBMISSION",
+                   help="dry-run this submission through every bundle (default with the sample "
+                        "reference: the sample submission)")
+    p.add_argument("--no-smoke", action="store_true", help="skip the dry run")
+    return p
+
+
+def main(argv: Optional[List[str]] = None) -> int:
+    args = build_parser().parse_args(argv)
+    reference = os.path.abspath(args.reference or SAMPLE_REFERENCE)
+    sample = args.reference is None
+
+    def say(line: str) -> None:
+        print(line)
+        sys.stdout.flush()
+
+    if not os.path.isdir(reference):
+        sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(reference))
+        return 2
+    os.makedirs(args.out, exist_ok=True)
+    build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
+    try:
+        built, manifest = build_all(build, reference, args.packed, say)
+        check_all(built, say)
+        submission = args.smoke or (SAMPLE_SUBMISSION if sample else None)
+        if args.no_smoke:
+            say("Dry run: skipped (--no-smoke).")
+        elif submission and os.path.exists(submission):
+            smoke(built, submission, say)
+        else:
+            say("Dry run: skipped (no sample submission for this reference; try "
+                "tools/dry_run.py SUBMISSION --bundle BUNDLE).")
+        if sample:
+            update_kit_manifest(manifest, say)
+        say("Built in {}:".format(shown(os.path.abspath(args.out))))
+        for b in built:
+            os.replace(b.path, os.path.join(args.out, b.name))
+            say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
+                os.path.join(args.out, b.name))), b.what))
+        return 0
+    except Refused as exc:
+        sys.stderr.write("bundle.sh: REFUSED, nothing written:\n{}\n".format(exc))
+        return 1
+    finally:
+        shutil.rmtree(build, ignore_errors=True)
+
+
+if __name__ == "__main__":
+    sys.exit(main())
