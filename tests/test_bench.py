@@ -1,0 +1,69 @@
+"""bench/run.py end to end at a tiny scale. Not a timed test: nothing about speed is asserted."""
+import json
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+BENCH = os.path.join(ROOT, "bench", "run.py")
+
+ROWS = (
+    "| scorer, raw reference ",
+    "| scorer, packed reference ",
+    "| scorer start-up alone ",
+    "| decode floor, raw (",
+    "| decode floor, raw / ",
+    "| decode floor, packed (",
+    "| decode floor, packed / ",
+    "| dense baseline, measured on 10 images ",
+    "| dense baseline, extrapolated to 30 images ",
+    "| raw: all-CPU wall <= 1.3 x (decode floor / CPUs) ",
+    "| raw: all-CPU >= 6x faster than dense ",
+    "| packed: all-CPU wall <= 1.5 x (decode floor / CPUs) ",
+    "| packed: all-CPU >= 15x faster than dense ",
+    "| peak memory of the process tree (any run) < 500 MB ",
+    "| raw: speed-up 1 -> ",
+    "| packed: speed-up 1 -> ",
+    "| raw reference ",
+    "| packed reference ",
+    "| predictions ",
+)
+
+
+def run_bench(*args):
+    return subprocess.run([sys.executable, BENCH] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=600)
+
+
+def test_bench_end_to_end(tmp_path):
+    data, report = tmp_path / "data", tmp_path / "report.md"
+    proc = run_bench("--images", 30, "--dense-images", 10, "--data", data, "--report", report)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    out = proc.stdout
+    lines = out.splitlines()
+    for row in ROWS:
+        assert any(line.startswith(row) for line in lines), row
+    # one row per scorer run: 1 worker and all CPUs, for each layout
+    for layout in ("raw", "packed"):
+        assert sum(line.startswith("| scorer, {} reference ".format(layout)) for line in lines) == 2
+    assert "scores.txt: identical across the 4 runs" in out
+    assert "Dense baseline confusion matrix == scorer's on 10 images (raw, packed reference): OK" in out
+    assert "Generation took" in out
+    assert "Page cache: warm" in out
+    assert "| other load |" in out
+    assert "the machine was otherwise idle" in out or "WARNING: the machine was busy" in out
+    for verdict_line in (line for line in lines if line.startswith("| raw: ") or
+                         line.startswith("| packed: ") or line.startswith("| peak memory")):
+        assert verdict_line.rstrip(" |").endswith(("PASS", "FAIL", "n/a")), verdict_line
+    with open(str(report)) as f:
+        assert f.read() in out  # the report file is the printed report
+    stamp = json.loads((data / "stamp.json").read_text())
+    assert (stamp["images"], stamp["seed"]) == (30, 2021)
+
+    # A second run reuses the generated and packed set.
+    proc = run_bench("--images", 30, "--dense-images", 5, "--data", data, "--layouts", "packed")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "Reusing the set in" in proc.stdout and "Generation took" not in proc.stdout
+    assert "Reusing the packed reference" in proc.stdout
+    assert "| scorer, raw reference " not in proc.stdout
+    assert "scores.txt: identical across the 2 runs" in proc.stdout
