@@ -46,7 +46,7 @@ def check(path: str, manifest_path: str, workers: int, stdout, stderr) -> int:
     res_dir, cleanup = submission.unpack_if_zip(path)
     try:
         total = len(manifest["images"])
-        progress = engine.Progress(total, stdout)
+        progress = engine.Progress(total, stdout, verb="checked")
         log, checked = validate_submission(res_dir, manifest, workers, progress)
     finally:
         cleanup()

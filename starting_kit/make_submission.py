@@ -55,7 +55,7 @@ def make(folder: str, output: str, manifest_path: str, workers: int, stdout, std
         raise UsageError("{} is not a folder (give the folder of PNG predictions)".format(folder))
     manifest = load_manifest(manifest_path)
     log, _ = validate_submission(folder, manifest, workers,
-                                 engine.Progress(len(manifest["images"]), stdout))
+                                 engine.Progress(len(manifest["images"]), stdout, verb="checked"))
     if log.fatal:
         stderr.write(SubmissionError(log, max_id=str(manifest["max_id"])).message())
         stderr.write("\nNo zip was written: fix the problems above and run again.\n")

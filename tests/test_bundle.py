@@ -167,13 +167,34 @@ def test_tracks_differ_only_in_their_rules_text(builds):
         assert semi[key] == sup[key], key
 
 
-def test_packed_is_a_clear_hook_not_yet_implemented(tmp_path):
-    ids, _ = tiny_reference(tmp_path)
-    proc = run_bundle("--reference", tmp_path / "reference", "--out", tmp_path / "out",
-                      "--packed")
-    assert proc.returncode == 1
-    assert "--packed is not implemented yet" in proc.stderr
-    assert not [n for n in os.listdir(str(tmp_path / "out")) if n.endswith(".zip")]
+def test_real_reference_is_packed_by_default_and_scores_like_raw(tmp_path):
+    ids, preds = tiny_reference(tmp_path)
+    scores = {}
+    for layout in ("packed", "raw"):
+        args = ["--reference", tmp_path / "reference", "--out", tmp_path / layout, "--no-smoke"]
+        if layout == "raw":
+            args += ["--layout", "raw"]
+        proc = run_bundle(*args)
+        assert proc.returncode == 0, proc.stderr
+        assert "bundled in the {} layout".format(layout) in proc.stdout
+        bundle = tmp_path / layout / "agrivision2021-supervised-codalab.zip"
+        ref_zip = tmp_path / (layout + "-reference.zip")
+        with zipfile.ZipFile(str(bundle)) as zf:
+            ref_zip.write_bytes(zf.read("reference_data.zip"))
+        with zipfile.ZipFile(str(ref_zip)) as zf:
+            names = zf.namelist()
+        if layout == "packed":
+            assert "packed.json" in names and "packed/{}.png".format(ids[0]) in names
+            assert not [n for n in names if n.startswith("boundaries/")]
+        else:
+            assert "boundaries/{}.png".format(ids[0]) in names
+        out = tmp_path / (layout + "-out")
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "score.py"),
+                               "--ref", str(ref_zip), "--res", preds, "--out", str(out)],
+                              capture_output=True, text=True)
+        assert proc.returncode == 0, proc.stderr
+        scores[layout] = (out / "scores.txt").read_text()
+    assert scores["packed"] == scores["raw"] and "miou" in scores["raw"]
 
 
 def test_a_broken_reference_is_refused_with_the_scorers_message(tmp_path):

@@ -128,8 +128,8 @@ def evaluate(task, reference, items: List[Item], workers: int,
 class Progress:
     """A progress line on stdout every `interval` seconds, so the worker's live log moves."""
 
-    def __init__(self, total: int, stream, interval: float = 5.0) -> None:
-        self.total, self.stream, self.interval = total, stream, interval
+    def __init__(self, total: int, stream, interval: float = 5.0, verb: str = "scored") -> None:
+        self.total, self.stream, self.interval, self.verb = total, stream, interval, verb
         self.start = self.last = time.monotonic()
 
     def __call__(self, done: int) -> None:
@@ -139,6 +139,7 @@ class Progress:
         self.last = now
         rate = done / max(now - self.start, 1e-9)
         left = (self.total - done) / rate if rate else 0
-        self.stream.write("  scored {:,} / {:,} images ({:.0f}%), {:.0f} images/s, about {:.0f} s "
-                          "left\n".format(done, self.total, 100.0 * done / self.total, rate, left))
+        self.stream.write("  {} {:,} / {:,} images ({:.0f}%), {:.0f} images/s, about {:.0f} s "
+                          "left\n".format(self.verb, done, self.total, 100.0 * done / self.total,
+                                          rate, left))
         self.stream.flush()

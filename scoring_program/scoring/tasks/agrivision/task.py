@@ -5,7 +5,7 @@ from ...problems import BrokenReference, ProblemLog, REF_LAYOUT
 from ...report import html
 from . import metric
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
-from .packed import is_packed, open_packed
+from .packed import is_packed, open_packed, pack
 from .reference import ReferenceProblem, find_root, open_raw
 
 NOTES = [
@@ -48,6 +48,10 @@ class AgricultureVision:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
         return open_packed(root) if is_packed(root) else open_raw(root)
+
+    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
+        """Convert a raw reference into the packed layout (docs/packed-format.md)."""
+        return pack(raw_dir, out_dir, workers, progress)
 
     def new_state(self) -> metric.LabelSetHistogram:
         return metric.LabelSetHistogram()
