@@ -56,6 +56,19 @@ def usable_cpus() -> int:
 _CONTEXT: dict = {}
 
 
+def _context():
+    """Start workers from a fork server where the platform has one: a fork of the main process
+    would inherit (and count in its memory) the main's per-image lists, so workers' memory would
+    grow with the test set. The server is a clean process that has imported the scorer once, so
+    workers still start fast. Elsewhere (Windows), spawn."""
+    methods = multiprocessing.get_all_start_methods()
+    if "forkserver" in methods:
+        ctx = multiprocessing.get_context("forkserver")
+        ctx.set_forkserver_preload(["numpy", "PIL.Image", "scoring.engine", "scoring.tasks"])
+        return ctx
+    return multiprocessing.get_context("spawn")
+
+
 def _init_worker(context: dict) -> None:
     _CONTEXT.clear()
     _CONTEXT.update(context)
@@ -95,7 +108,7 @@ def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
         for chunk in chunks:
             absorb(function(chunk))
         return
-    pool = multiprocessing.Pool(min(workers, len(chunks)), _init_worker, (context,))
+    pool = _context().Pool(min(workers, len(chunks)), _init_worker, (context,))
     try:
         for result in pool.imap_unordered(function, chunks):
             absorb(result)

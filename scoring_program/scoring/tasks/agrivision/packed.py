@@ -142,6 +142,11 @@ class PackedReference:
         self.root = root
         self.ids = ids
 
+    def __getstate__(self) -> dict:
+        # Workers read images by id: the id list, which grows with the test set, stays in the
+        # main process.
+        return dict(self.__dict__, ids=None)
+
     def read(self, image_id: str) -> CodedLabels:
         rel = "{}/{}.png".format(FOLDER, image_id)
         return decode(os.path.join(self.root, rel), rel)
