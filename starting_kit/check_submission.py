@@ -16,6 +16,7 @@ refused, 2 bad command line. Needs Python 3.7+, numpy and Pillow.
 import argparse
 import os
 import sys
+from typing import Optional
 
 from find_scoring import HERE, add_scoring_to_path
 
@@ -41,7 +42,7 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check(path: str, manifest_path: str, workers: int, stdout, stderr) -> int:
+def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr) -> int:
     manifest = load_manifest(manifest_path)
     res_dir, cleanup = submission.unpack_if_zip(path)
     try:
@@ -70,8 +71,7 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     try:
         if not os.path.isfile(args.manifest):
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
-        return check(args.submission, args.manifest, args.workers or engine.usable_cpus(),
-                     stdout, stderr)
+        return check(args.submission, args.manifest, args.workers, stdout, stderr)
     except UsageError as exc:
         stderr.write("ERROR: {}\n".format(exc))
         return 2

@@ -15,6 +15,7 @@ import argparse
 import os
 import sys
 import zipfile
+from typing import Optional
 
 from find_scoring import HERE, add_scoring_to_path
 
@@ -50,7 +51,8 @@ def write_zip(files, output: str) -> None:
     os.replace(tmp, output)
 
 
-def make(folder: str, output: str, manifest_path: str, workers: int, stdout, stderr) -> int:
+def make(folder: str, output: str, manifest_path: str, workers: Optional[int], stdout,
+         stderr) -> int:
     if not os.path.isdir(folder):
         raise UsageError("{} is not a folder (give the folder of PNG predictions)".format(folder))
     manifest = load_manifest(manifest_path)
@@ -80,7 +82,7 @@ def main(argv=None, stdout=None, stderr=None) -> int:
         if not os.path.isfile(args.manifest):
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
         return make(args.predictions, args.output, args.manifest,
-                    args.workers or engine.usable_cpus(), stdout, stderr)
+                    args.workers, stdout, stderr)
     except UsageError as exc:
         stderr.write("ERROR: {}\n".format(exc))
         return 2

@@ -211,3 +211,10 @@ def test_problem_report_identical_for_any_worker_count(tmp_path, ref):
         assert proc.returncode == 1
         messages.add(proc.stderr)
     assert len(messages) == 1
+
+
+def test_default_workers_scale_with_the_set():
+    assert engine.default_workers(0) == 1
+    assert engine.default_workers(engine.MIN_IMAGES_PER_WORKER - 1) == 1
+    assert engine.default_workers(10 ** 6) == engine.usable_cpus()
+    assert 1 <= engine.default_workers(2 * engine.MIN_IMAGES_PER_WORKER) <= 2

@@ -89,7 +89,8 @@ def reference_entries(task, root: str, layout: str, build: str, say) -> List[Tup
     total = len(task.open_reference(root).ids)
     say("Packing the reference ({:,} images)...".format(total))
     try:
-        task.pack(root, out, engine.usable_cpus(), engine.Progress(total, sys.stdout, 10.0, "packed"))
+        task.pack(root, out, engine.default_workers(total),
+                  engine.Progress(total, sys.stdout, 10.0, "packed"))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
     return collect(out)

@@ -45,8 +45,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write scores.txt, scores.json and detailed_results.html here "
                         "(local form; default: only print the scores)")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="processes to use (default: the CPUs this process may use, {})".format(
-                       engine.usable_cpus()))
+                   help="processes to use (default: the CPUs this process may use, {}, or "
+                        "fewer for small sets: one per {} images)".format(
+                            engine.usable_cpus(), engine.MIN_IMAGES_PER_WORKER))
     p.add_argument("--task", choices=sorted(TASKS), default=None,
                    help="challenge to score (default: the reference's config.yaml, else {})".format(
                        DEFAULT))
@@ -124,7 +125,7 @@ def run(args, stdout) -> int:
 
         found = submission.discover(res_dir, reference.ids)
         items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-        workers = args.workers or engine.usable_cpus()
+        workers = args.workers or engine.default_workers(len(items))
         say("{} scoring program {}: {:,} reference images, {:,} predictions found, {} worker{}".format(
             task.title, __version__, len(reference.ids), len(items), workers,
             "s" if workers > 1 else ""))

@@ -35,7 +35,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         total = len(open_raw(find_root(args.raw)).ids)
         print("Packing {:,} images from {} into {}".format(total, args.raw, args.out), flush=True)
-        images, _ = packed.pack(args.raw, args.out, args.workers or engine.usable_cpus(),
+        images, _ = packed.pack(args.raw, args.out, args.workers or engine.default_workers(total),
                                 engine.Progress(total, sys.stdout, args.progress_every, "packed"))
     except ScoringError as exc:
         sys.stderr.write(exc.message())

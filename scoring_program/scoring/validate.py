@@ -6,7 +6,7 @@ the participant's local check and the worker's checks cannot disagree.
 """
 import json
 import os
-from typing import Dict, List, Tuple
+from typing import Dict, List, Optional, Tuple
 
 import numpy as np
 
@@ -69,15 +69,16 @@ def load_manifest(path: str) -> dict:
         return json.load(f)
 
 
-def validate_submission(res_dir: str, manifest: dict, workers: int = 1,
+def validate_submission(res_dir: str, manifest: dict, workers: Optional[int] = None,
                         progress=None) -> Tuple[ProblemLog, int]:
-    """(problems, number of predictions checked). Problems may be fatal or warnings."""
+    """(problems, number of predictions checked). Problems may be fatal or warnings.
+    workers None: as many as the set is worth (engine.default_workers)."""
     sizes = {i: (int(wh[1]), int(wh[0])) for i, wh in manifest["images"].items()}
     reference = ManifestReference(sizes)
     found = submission.discover(res_dir, reference.ids)
     items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-    acc = engine.evaluate(_CheckOnly(int(manifest["max_id"])), reference, items, workers,
-                          progress)
+    acc = engine.evaluate(_CheckOnly(int(manifest["max_id"])), reference, items,
+                          workers or engine.default_workers(len(items)), progress)
     log = found.log
     log.merge(acc.submission_log)
     return log, acc.images
