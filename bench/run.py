@@ -355,6 +355,16 @@ def process_tree(pid):
     return tree
 
 
+def cpu_ticks(pid):
+    """utime + stime of pid so far, in clock ticks (0 if gone)."""
+    try:
+        with open("/proc/{}/stat".format(pid)) as f:
+            fields = f.read().rsplit(")", 1)[1].split()
+        return int(fields[11]) + int(fields[12])
+    except (OSError, ValueError, IndexError):
+        return 0
+
+
 def rss_kb(pid):
     try:
         with open("/proc/{}/status".format(pid)) as f:
@@ -373,6 +383,7 @@ class TreeMemorySampler(threading.Thread):
         threading.Thread.__init__(self, daemon=True)
         self.pid, self.interval = pid, interval
         self.peak_kb, self.peak_processes, self.samples = 0, 0, 0
+        self.ticks = {}  # last seen CPU ticks of each descendant
         self._halt = threading.Event()
         self.available = os.path.isdir("/proc/{}".format(os.getpid()))
 
@@ -382,11 +393,20 @@ class TreeMemorySampler(threading.Thread):
         while True:
             tree = process_tree(self.pid)
             total = sum(rss_kb(p) for p in tree)
+            for p in tree:
+                if p != self.pid:
+                    self.ticks[p] = max(self.ticks.get(p, 0), cpu_ticks(p))
             self.samples += 1
             if total > self.peak_kb:
                 self.peak_kb, self.peak_processes = total, len(tree)
             if self._halt.wait(self.interval):
                 return
+
+    def descendant_cpu_seconds(self):
+        """CPU time of the scorer's descendants, as last sampled. Workers started from a fork
+        server are not waited for by the scorer, so their time never reaches this process's
+        RUSAGE_CHILDREN: OtherLoad would count it as another process's."""
+        return sum(self.ticks.values()) / float(os.sysconf("SC_CLK_TCK"))
 
     def finish(self):
         self._halt.set()
@@ -428,6 +448,8 @@ def run_scorer(ref, pred, workers, layout, repeat):
                 stdout, stderr = proc.communicate()
                 wall = time.perf_counter() - started
                 peak = sampler.finish()
+            if load.other is not None:
+                load.other = max(0.0, load.other - sampler.descendant_cpu_seconds())
             if load.percent() is not None:
                 others.append(load.percent())
             if proc.returncode != 0:

@@ -104,9 +104,16 @@ def _score_chunk(items: Sequence[Item]):
     return state, sub_log, ref_log, len(items)
 
 
+# Images per chunk at most. Each chunk costs the main process a pickled task and a pickled
+# state (36 KB); with 2 workers on 2 CPUs that CPU time is taken from the workers. 128 images
+# are 0.1-0.5 s of work: progress still moves and the load still balances (measured at 19,708
+# images: main process CPU 1.0 s with chunks of 32, 0.35 s with 128).
+CHUNK = 128
+
+
 def chunked(items: list, workers: int) -> list:
     # Enough chunks to balance load and report progress, few enough to keep overhead negligible.
-    size = max(1, min(32, len(items) // (workers * 8) or 1))
+    size = max(1, min(CHUNK, len(items) // (workers * 8) or 1))
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
