@@ -1,7 +1,7 @@
 """Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
 (see classes.py): the only thing the metric needs, whatever the layout on disk."""
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 
@@ -149,16 +149,14 @@ def open_raw(root: str) -> RawReference:
         log.add(REF_LAYOUT, "boundaries/", "it holds no PNG file")
         raise BrokenReference(log)
     folders = ["masks"] + ["labels/" + c for c in PATTERNS]
-    storm = _stems(os.path.join(root, "labels", STORM))
-    if storm is not None:
+    has_storm = os.path.isdir(os.path.join(root, "labels", STORM))
+    if has_storm:
         folders.append("labels/" + STORM)
-    listed: Dict[str, set] = {}
-    for folder in folders:
-        listed[folder] = _stems(os.path.join(root, folder)) or set()
-    for image_id in ids:
-        for folder in folders:
-            if image_id not in listed[folder]:
+    for folder in folders:  # one folder's names at a time: 19,708 x 10 names add up
+        listed = _stems(os.path.join(root, folder)) or set()
+        for image_id in ids:
+            if image_id not in listed:
                 log.add(REF_MISSING, "{}/{}.png".format(folder, image_id))
     if log.fatal:
         raise BrokenReference(log)
-    return RawReference(root, ids, storm is not None)
+    return RawReference(root, ids, has_storm)
