@@ -2,7 +2,17 @@
 # Build and check the competition bundles (CodaLab v1.5 and Codabench v2, every track) in dist/.
 #   bash bundle.sh [--reference DIR] [--out DIR] [--no-smoke]     (see --help, docs/bundle.md)
 # A thin wrapper: the work is tools/bundle.py, so it can be tested and run on any OS.
-# Set PYTHON to choose the interpreter (it needs numpy, Pillow and PyYAML).
+# The interpreter: $PYTHON if set, else the project's .venv (the README's commands make it),
+# else python3. It needs numpy, Pillow and PyYAML.
 set -euo pipefail
 here="$(cd "$(dirname "${BASH_SOURCE[0]}")" && pwd)"
-exec "${PYTHON:-python3}" "$here/tools/bundle.py" "$@"
+python="${PYTHON:-}"
+if [ -z "$python" ]; then
+  if [ -x "$here/.venv/bin/python" ]; then python="$here/.venv/bin/python"; else python=python3; fi
+fi
+if ! "$python" -c 'import numpy, PIL, yaml' 2>/dev/null; then
+  echo "bundle.sh: $python lacks numpy, Pillow or PyYAML. Set up the project's venv first:" >&2
+  echo "  python3 -m venv .venv && .venv/bin/pip install -r requirements.txt" >&2
+  exit 2
+fi
+exec "$python" "$here/tools/bundle.py" "$@"
