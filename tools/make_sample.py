@@ -37,18 +37,14 @@ import time
 import numpy as np
 from PIL import Image
 
+# The class list has one source, the scoring program's (the order is the challenge's and strict).
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                                "scoring_program"))
+from scoring.tasks.agrivision.classes import PATTERNS, STORM  # noqa: E402
+
 # Label folders, in the order of the submission ids (1..8); storm_damage is not scored.
-SCORED_CLASSES = (
-    "double_plant",         # 1
-    "drydown",              # 2
-    "endrow",               # 3
-    "nutrient_deficiency",  # 4
-    "planter_skip",         # 5
-    "water",                # 6
-    "waterway",             # 7
-    "weed_cluster",         # 8
-)
-LABEL_CLASSES = SCORED_CLASSES + ("storm_damage",)
+SCORED_CLASSES = PATTERNS
+LABEL_CLASSES = SCORED_CLASSES + (STORM,)
 CLASS_ID = dict((name, i + 1) for i, name in enumerate(SCORED_CLASSES))
 CLASS_ID["storm_damage"] = 9  # internal only, never written in a prediction
 
