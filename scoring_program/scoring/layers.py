@@ -14,7 +14,7 @@ from typing import Dict, NamedTuple, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from .png import SIGNATURE
+from . import png
 
 # Only layers whose compressed data is this small are candidates (a uniform 512 x 512 layer
 # compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.
@@ -32,19 +32,15 @@ class Layer(NamedTuple):
 
 def _data_key(data: bytes) -> Optional[bytes]:
     """IHDR body + all IDAT bodies, if small enough to be a candidate; else None."""
-    if not data.startswith(SIGNATURE):
+    if not data.startswith(png.SIGNATURE):
         return None
-    parts, pos, size = [], 8, 0
-    while pos + 8 <= len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+    parts, size = [], 0
+    for kind, body, _ in png.chunks(data):
         if kind in (b"IHDR", b"IDAT"):
-            size += n
+            size += len(body)
             if size > CANDIDATE_BYTES:
                 return None
-            parts.append(data[pos + 8:pos + 8 + n])
-        elif kind == b"IEND":
-            break
-        pos += 12 + n
+            parts.append(body)
     return b"".join(parts) if parts and len(parts[0]) == 13 else None
 
 

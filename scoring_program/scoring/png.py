@@ -5,7 +5,8 @@ decompression bomb (a small file declaring a huge image) is refused in microseco
 allocating what it declares, whatever the Pillow version.
 """
 import struct
-from typing import NamedTuple, Optional
+import zlib
+from typing import Iterator, NamedTuple, Optional, Tuple
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -78,3 +79,25 @@ def describe_channels(header: Header) -> Optional[str]:
         return None
     return "it is an {} image ({} channels)".format(
         COLOR_NAMES[header.color_type], {RGB: 3, GRAY_ALPHA: 2, RGBA: 4}[header.color_type])
+
+
+def chunks(data: bytes) -> Iterator[Tuple[bytes, bytes, bytes]]:
+    """(type, body, crc) of each chunk of PNG bytes (signature already checked), up to IEND.
+    In a truncated file the last body or crc may be short: callers decide what that means."""
+    pos = len(SIGNATURE)
+    while pos + 8 <= len(data):
+        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
+        yield kind, data[pos + 8:pos + 8 + n], data[pos + 8 + n:pos + 12 + n]
+        if kind == b"IEND":
+            return
+        pos += 12 + n
+
+
+def crc_ok(kind: bytes, body: bytes, crc: bytes) -> bool:
+    return len(crc) == 4 and struct.unpack(">I", crc)[0] == zlib.crc32(kind + body) & 0xFFFFFFFF
+
+
+def chunk(kind: bytes, body: bytes) -> bytes:
+    """One chunk as written in a PNG file: length, type, body, CRC."""
+    return (struct.pack(">I", len(body)) + kind + body +
+            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))

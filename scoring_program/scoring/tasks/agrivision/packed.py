@@ -25,7 +25,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine
+from ... import engine, png
 from ...problems import REF_LAYOUT, REF_MISSING, BrokenReference, ProblemLog
 from .classes import VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
@@ -36,12 +36,6 @@ VERSION = 1
 MANIFEST = "packed.json"
 FOLDER = "packed"
 TABLE_KEY = "av-codes"
-SIGNATURE = b"\x89PNG\r\n\x1a\n"
-
-
-def _chunk(kind: bytes, body: bytes) -> bytes:
-    return (struct.pack(">I", len(body)) + kind + body +
-            struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
 
 
 def encode(code: np.ndarray) -> bytes:
@@ -61,24 +55,23 @@ def encode(code: np.ndarray) -> bytes:
     rows = np.zeros((h, w + 1), dtype=np.uint8)  # column 0: the filter type byte, 0 = None
     rows[:, 1:] = index.reshape(h, w)
     text = TABLE_KEY.encode("latin-1") + b"\0" + ",".join(str(int(c)) for c in table).encode()
-    return (SIGNATURE + _chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
-            _chunk(b"tEXt", text) + _chunk(b"IDAT", zlib.compress(rows.tobytes(), 9)) +
-            _chunk(b"IEND", b""))
+    return (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            png.chunk(b"tEXt", text) + png.chunk(b"IDAT", zlib.compress(rows.tobytes(), 9)) +
+            png.chunk(b"IEND", b""))
 
 
 def read_fast(data: bytes) -> Optional[CodedLabels]:
     """Decode a packed PNG written by encode() without Pillow; None if it is not of that form
     (then decode() takes the general path). Integrity: the chunk CRCs of the header and the
     table, and zlib's own checksum of the image data."""
-    if not data.startswith(SIGNATURE):
+    if not data.startswith(png.SIGNATURE):
         return None
-    pos, header, text, idat = 8, None, None, []
-    while pos + 12 <= len(data):
-        n, kind = struct.unpack(">I4s", data[pos:pos + 8])
-        body = data[pos + 8:pos + 8 + n]
+    header, text, idat = None, None, []
+    for kind, body, crc in png.chunks(data):
+        if kind in (b"IHDR", b"tEXt", b"IDAT") and len(crc) < 4:
+            return None  # truncated: let Pillow say so
         if kind in (b"IHDR", b"tEXt"):
-            crc = data[pos + 8 + n:pos + 12 + n]
-            if len(crc) < 4 or struct.unpack(">I", crc)[0] != zlib.crc32(kind + body) & 0xFFFFFFFF:
+            if not png.crc_ok(kind, body, crc):
                 return None
             if kind == b"IHDR":
                 header = struct.unpack(">IIBBBBB", body)
@@ -86,9 +79,6 @@ def read_fast(data: bytes) -> Optional[CodedLabels]:
                 text = body[len(TABLE_KEY) + 1:]
         elif kind == b"IDAT":
             idat.append(body)
-        elif kind == b"IEND":
-            break
-        pos += 12 + n
     if header is None or text is None or header[2:] != (8, 0, 0, 0, 0):
         return None
     w, h = header[0], header[1]
