@@ -75,10 +75,10 @@ def read_config(ref_dir: str) -> Dict[str, Any]:
     """The reference's config.yaml, in ref_dir or in its single sub-folder; {} if none."""
     path = os.path.join(ref_dir, CONFIG_FILE)
     if not os.path.isfile(path):
-        subs = [e.path for e in os.scandir(ref_dir) if e.is_dir() and e.name[0] not in "._"]
-        if len(subs) != 1 or not os.path.isfile(os.path.join(subs[0], CONFIG_FILE)):
+        sub = submission.sole_subfolder(ref_dir)
+        if sub is None or not os.path.isfile(os.path.join(sub, CONFIG_FILE)):
             return {}
-        path = os.path.join(subs[0], CONFIG_FILE)
+        path = os.path.join(sub, CONFIG_FILE)
     try:
         import yaml
         with open(path) as f:

@@ -59,6 +59,14 @@ def _walk(top: str):
         stack.extend(os.path.join(d, s) for s in reversed(subdirs))
 
 
+def sole_subfolder(folder: str) -> Optional[str]:
+    """The only sub-folder of an unpacked zip (hidden entries and __MACOSX aside), or None."""
+    if not os.path.isdir(folder):
+        return None
+    subs = [e.path for e in os.scandir(folder) if e.is_dir() and not _ignored(e.name)]
+    return subs[0] if len(subs) == 1 else None
+
+
 def _rel(top: str, path: str) -> str:
     rel = os.path.relpath(path, top)
     return "." if rel == "." else rel.replace(os.sep, "/")

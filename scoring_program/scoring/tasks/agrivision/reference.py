@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import layers
 from ...layers import Layer
+from ...submission import sole_subfolder
 from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
                          BrokenReference, Kind, ProblemLog)
 from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
@@ -132,10 +133,9 @@ def find_root(ref_dir: str) -> str:
     """The reference folder: ref_dir itself or its single sub-folder (a zip of a folder)."""
     if _is_reference(ref_dir):
         return ref_dir
-    subs = [e.path for e in os.scandir(ref_dir) if e.is_dir() and not e.name.startswith(".")
-            and e.name != "__MACOSX"] if os.path.isdir(ref_dir) else []
-    if len(subs) == 1 and _is_reference(subs[0]):
-        return subs[0]
+    sub = sole_subfolder(ref_dir)
+    if sub is not None and _is_reference(sub):
+        return sub
     log = ProblemLog()
     log.add(REF_LAYOUT, ref_dir, "neither boundaries/ (raw layout) nor packed.json (packed) in it")
     raise BrokenReference(log)
