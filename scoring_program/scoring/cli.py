@@ -12,13 +12,21 @@ import traceback
 from typing import Any, Dict, List, Optional
 
 from . import __version__, engine, submission
-from .problems import REF_EMPTY, REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, SubmissionError, \
-    UsageError
+from .archive import ArchiveProblem
+from .problems import BAD_ZIP, REF_EMPTY, REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, \
+    SubmissionError, UsageError
 from .report import scores_file
 from .tasks import DEFAULT, TASKS
 
 EXIT_OK, EXIT_SUBMISSION, EXIT_USAGE, EXIT_REFERENCE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 CONFIG_FILE = "config.yaml"
+SCORE_FILES = ("scores.txt", "scores.json")
+HTML_FILE = "detailed_results.html"
+# CodaLab v1 uploads detailed_results.html from a watcher (entr, restarted every second) that the
+# worker kills about 1 s after the program exits. In the worker form the page is written first
+# and the program then lets this many seconds pass before it exits, so the watcher has seen the
+# finished page and had time to upload it. Only the worker form pays this.
+HTML_SETTLE_SECONDS = 2.0
 
 EPILOG = """\
 exit status: 0 scored; 1 the submission has problems (all listed on stderr); 2 bad command line;
@@ -64,11 +72,49 @@ def _paths(args) -> Dict[str, Optional[str]]:
     if args.input or args.output:
         if not (args.input and args.output) or args.ref or args.res:
             raise UsageError("give either INPUT OUTPUT (worker form) or --ref and --res")
-        return {"ref": os.path.join(args.input, "ref"), "res": os.path.join(args.input, "res"),
-                "out": args.output}
-    if not (args.ref and args.res):
-        raise UsageError("give --ref and --res (or INPUT OUTPUT as the worker does); see --help")
-    return {"ref": args.ref, "res": args.res, "out": args.out}
+        paths = {"ref": os.path.join(args.input, "ref"), "res": os.path.join(args.input, "res"),
+                 "out": args.output}
+    else:
+        if not (args.ref and args.res):
+            raise UsageError("give --ref and --res (or INPUT OUTPUT as the worker does); see "
+                             "--help")
+        paths = {"ref": args.ref, "res": args.res, "out": args.out}
+    out = paths["out"]
+    if out and os.path.lexists(out) and not os.path.isdir(out):
+        raise UsageError("the output {} exists and is not a folder: give a folder (it is created "
+                         "if missing)".format(out))
+    return paths
+
+
+def clear_outputs(out: str) -> None:
+    """Remove the scores and page of an earlier run: a failed run must leave no scores behind
+    (Codabench reads scores.json whatever happened)."""
+    for name in SCORE_FILES + (HTML_FILE,):
+        path = os.path.join(out, name)
+        if os.path.lexists(path) and not os.path.isdir(path):
+            os.remove(path)
+
+
+def write_text_atomic(path: str, text: str) -> None:
+    """Write through a temporary name and rename: a reader never sees half a file."""
+    tmp = path + ".part"
+    with open(tmp, "w", encoding="utf-8") as f:
+        f.write(text)
+    os.replace(tmp, path)
+
+
+def unpack(path: str, side: str) -> "tuple":
+    """(folder, cleanup) for the reference or the submission; a zip that cannot be unpacked is
+    the organizers' problem for the reference, the participant's for the submission."""
+    try:
+        return submission.unpack_if_zip(path)
+    except ArchiveProblem as exc:
+        log = ProblemLog()
+        if side == "ref":
+            log.add(REF_LAYOUT, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
+            raise BrokenReference(log) from None
+        log.add(BAD_ZIP, os.path.basename(path), str(exc))
+        raise SubmissionError(log) from None
 
 
 def read_config(ref_dir: str) -> Dict[str, Any]:
@@ -85,11 +131,19 @@ def read_config(ref_dir: str) -> Dict[str, Any]:
             config = yaml.safe_load(f) or {}
         if not isinstance(config, dict):
             raise ValueError("it is not a mapping")
-        return config
     except Exception as exc:
         log = ProblemLog()
-        log.add(REF_LAYOUT, CONFIG_FILE, "unreadable YAML ({})".format(exc))
+        # YAML's messages name the file by its full path, which may be a temporary folder.
+        log.add(REF_LAYOUT, CONFIG_FILE, "unreadable YAML ({})".format(
+            str(exc).replace(path, CONFIG_FILE)))
         raise BrokenReference(log) from None
+    for key, value in config.items():
+        if not isinstance(value, (str, int, float, bool)) and value is not None:
+            log = ProblemLog()
+            log.add(REF_LAYOUT, CONFIG_FILE, "the value of {} must be a single word or number, "
+                    "not a {}".format(key, type(value).__name__))
+            raise BrokenReference(log)
+    return config
 
 
 def print_table(headers: List[str], rows: List[List[str]], stream) -> None:
@@ -101,23 +155,32 @@ def print_table(headers: List[str], rows: List[List[str]], stream) -> None:
         stream.write(fmt.format(*r).rstrip() + "\n")
 
 
-def run(args, stdout) -> int:
+def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
+    """shown_paths receives {temporary folder: the path the user gave} for messages."""
+    shown_paths = {} if shown_paths is None else shown_paths
     started = time.monotonic()
     paths = _paths(args)
     say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"), stdout.flush()))
     cleanups = []
     try:
-        ref_dir, cleanup = submission.unpack_if_zip(paths["ref"])
+        if paths["out"]:
+            clear_outputs(paths["out"])
+        ref_dir, cleanup = unpack(paths["ref"], "ref")
         cleanups.append(cleanup)
-        res_dir, cleanup = submission.unpack_if_zip(paths["res"])
+        if ref_dir != paths["ref"]:
+            shown_paths[ref_dir] = paths["ref"]
+        res_dir, cleanup = unpack(paths["res"], "res")
         cleanups.append(cleanup)
+        if res_dir != paths["res"]:
+            shown_paths[res_dir] = paths["res"]
 
         # Task and options: command line, then the reference's config.yaml, then defaults.
         ref_config = read_config(ref_dir)
         task_name = args.task or ref_config.get("task", DEFAULT)
-        if task_name not in TASKS:
+        if not isinstance(task_name, str) or task_name not in TASKS:
             log = ProblemLog()
-            log.add(REF_LAYOUT, CONFIG_FILE, "unknown task {!r}".format(task_name))
+            log.add(REF_LAYOUT, CONFIG_FILE, "unknown task '{}' (known: {})".format(
+                task_name, ", ".join(sorted(TASKS))))
             raise BrokenReference(log)
         task = TASKS[task_name]
         config = task.configure(args, ref_config)
@@ -161,12 +224,16 @@ def run(args, stdout) -> int:
                     "%Y-%m-%d %H:%M:%S UTC"),
             }
             run_info.update(config)
+            # The page first, the scores last: nothing is scored until everything is written.
+            os.makedirs(paths["out"], exist_ok=True)
+            write_text_atomic(os.path.join(paths["out"], HTML_FILE),
+                              task.render_html(summary, warnings, run_info))
+            html_written = time.monotonic()
             scores_file.write(paths["out"], summary["scores"])
-            with open(os.path.join(paths["out"], "detailed_results.html"), "w",
-                      encoding="utf-8") as f:
-                f.write(task.render_html(summary, warnings, run_info))
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(
                 paths["out"]))
+            if args.output:  # the worker form: let CodaLab v1's watcher upload the page
+                time.sleep(max(0.0, HTML_SETTLE_SECONDS - (time.monotonic() - html_written)))
         say("Scored {:,} images in {:.1f} s.".format(acc.images, time.monotonic() - started))
         return EXIT_OK
     finally:
@@ -181,10 +248,20 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
+    for stream in (stdout, stderr):  # a name we failed to escape must not crash the run
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+    shown_paths: Dict[str, str] = {}
     try:
-        return run(args, stdout)
+        return run(args, stdout, shown_paths)
     except ScoringError as exc:
-        stderr.write(exc.message())
+        message = exc.message()
+        for tmp, given in shown_paths.items():  # temporary folders change from run to run
+            message = message.replace(tmp, given)
+        stderr.write(message)
         return exc.exit_code
     except UsageError as exc:
         stderr.write("ERROR: {}\n".format(exc))
@@ -192,19 +269,65 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except KeyboardInterrupt:
         stderr.write("Interrupted.\n")
         return 130
-    except Exception:
-        # A bug of ours: the participant sees a short message; the traceback goes to the
-        # organizers' private output (CodaLab v1 keeps $output/private/ for them only).
-        stderr.write("INTERNAL ERROR in the scoring program (not a problem with the submission). "
-                     "Organizers: see private/traceback.txt in the output.\n")
+    except Exception as exc:
         out = args.output or args.out
-        if out:
-            try:
-                os.makedirs(os.path.join(out, "private"), exist_ok=True)
-                with open(os.path.join(out, "private", "traceback.txt"), "w") as f:
-                    traceback.print_exc(file=f)
-            except OSError:
-                pass
+        _discard_scores(out)
+        private = _write_traceback(out)
+        stderr.write(internal_error_message(exc, private))
         if os.environ.get("SCORING_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_INTERNAL
+
+
+def _discard_scores(out: Optional[str]) -> None:
+    if out and os.path.isdir(out):
+        for name in SCORE_FILES:
+            try:
+                os.remove(os.path.join(out, name))
+            except OSError:
+                pass
+
+
+def _write_traceback(out: Optional[str]) -> bool:
+    """The traceback into out/private/traceback.txt (CodaLab v1 shows private/ to organizers
+    only); False if there is no output folder or it cannot be written."""
+    if not out:
+        return False
+    try:
+        os.makedirs(os.path.join(out, "private"), exist_ok=True)
+        with open(os.path.join(out, "private", "traceback.txt"), "w") as f:
+            traceback.print_exc(file=f)
+        return True
+    except OSError:
+        return False
+
+
+def internal_error_message(exc: BaseException, private: bool) -> str:
+    """What participants and organizers see on stderr: where the bug is (our code's file, line
+    and function, and the exception's type: no values, which could come from hidden labels),
+    and where each platform keeps the rest."""
+    frames = traceback.extract_tb(exc.__traceback__)
+    ours = [f for f in frames if os.sep + "scoring" + os.sep in f.filename] or frames
+    where = ""
+    if ours:
+        f = ours[-1]
+        where = " at {}:{} in {}()".format(_short(f.filename), f.lineno, f.name)
+    lines = [
+        "INTERNAL ERROR in the scoring program: {}{}. This is not a problem with the "
+        "submission.".format(type(exc).__name__, where),
+        "Organizers:",
+        "  - CodaLab: the full traceback is in this submission's private output "
+        "(private/traceback.txt){}.".format("" if private else " - not written this time: no "
+                                            "writable output folder"),
+        "  - Codabench keeps no private output and uploads nothing after a failed run: download "
+        "the submission and re-run it locally with SCORING_DEBUG=1 python3 score.py --ref "
+        "REFERENCE --res SUBMISSION to see the traceback.",
+    ]
+    return "\n".join(lines) + "\n"
+
+
+def _short(filename: str) -> str:
+    """scoring/... part of a source path: the same on every machine."""
+    marker = os.sep + "scoring" + os.sep
+    i = filename.rfind(marker)
+    return filename[i + 1:].replace(os.sep, "/") if i >= 0 else os.path.basename(filename)

@@ -15,6 +15,9 @@ GRAY, RGB, PALETTE, GRAY_ALPHA, RGBA = 0, 2, 3, 4, 6
 COLOR_NAMES = {GRAY: "grayscale", RGB: "RGB", PALETTE: "palette", GRAY_ALPHA: "8-bit grayscale+alpha",
                RGBA: "RGBA"}
 SINGLE_CHANNEL = (GRAY, PALETTE)
+# Bit depths the PNG spec allows per colour type (table 11.1); anything else is not a PNG.
+BIT_DEPTHS = {GRAY: (1, 2, 4, 8, 16), RGB: (8, 16), PALETTE: (1, 2, 4, 8), GRAY_ALPHA: (8, 16),
+              RGBA: (8, 16)}
 
 class Header(NamedTuple):
     width: int
@@ -55,10 +58,27 @@ def parse_header(head: bytes) -> Header:
         raise NotPNG(_sniff(head[:16]))
     if len(head) < 33 or head[12:16] != b"IHDR":
         raise NotPNG("the PNG is truncated or corrupt (no image header)")
-    width, height, bit_depth, color_type = struct.unpack(">IIBB", head[16:26])
-    if color_type not in COLOR_NAMES or width == 0 or height == 0:
-        raise NotPNG("the PNG header is invalid")
+    width, height, bit_depth, color_type, compression, filtering, interlace = struct.unpack(
+        ">IIBBBBB", head[16:29])
+    if (color_type not in COLOR_NAMES or bit_depth not in BIT_DEPTHS[color_type] or
+            not 0 < width < 2 ** 31 or not 0 < height < 2 ** 31 or compression or filtering or
+            interlace > 1):
+        raise NotPNG("the PNG header is invalid (width {}, height {}, bit depth {}, colour type {}, "
+                     "compression {}, filter {}, interlace {})".format(
+                         width, height, bit_depth, color_type, compression, filtering, interlace))
     return Header(width, height, bit_depth, color_type)
+
+
+def pillow_modes(header: Header) -> Tuple[str, ...]:
+    """The Pillow modes a correct decoder gives for this header (single-channel types only).
+    16-bit grayscale is 'I' in old Pillow, 'I;16' in new."""
+    if header.color_type == PALETTE:
+        return ("P",)
+    if header.bit_depth == 1:
+        return ("1",)
+    if header.bit_depth == 16:
+        return ("I", "I;16", "I;16B", "I;16L")
+    return ("L",)
 
 
 def read_header(path: str) -> Header:

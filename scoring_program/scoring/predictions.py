@@ -1,16 +1,51 @@
 """Read one prediction PNG, checking it on the way: the checks need no ground truth.
 
-The order matters: everything that can be refused from the header (not a PNG, wrong size, colour
-image) is refused before a single pixel is decoded, so a decompression bomb costs nothing.
+The order matters: everything that can be refused without reading the file (a link, a FIFO, a
+device, a file too large to be a label PNG) or from its header (not a PNG, wrong size, colour
+image) is refused before a single pixel is decoded, so a decompression bomb costs nothing. The
+decoder is then held to the header that was checked: a second IHDR that would make Pillow decode
+another size or mode is refused before decoding, and the decoded array must have the checked
+shape.
+
+Low bit depths: the class id of a pixel is the sample stored in the file, whatever the bit depth
+(1, 2, 4, 8 or 16 bits, grayscale or palette index). Pillow scales 2- and 4-bit grayscale samples
+to 0-255 (sample 2 of a 4-bit file reads as 34); we undo that scaling exactly.
 """
+import errno
 import io
+import os
+import re
+import stat
 from typing import Optional, Tuple
 
 import numpy as np
 from PIL import Image
 
 from . import png
-from .problems import BAD_VALUES, NOT_PNG, NOT_SINGLE_CHANNEL, WRONG_SIZE, Kind
+from .problems import (BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE,
+                       WRONG_SIZE, Kind)
+
+# A prediction file may hold at most this many bytes: 1 MiB + 4 bytes per pixel of the expected
+# image. A 16-bit grayscale PNG stored without any compression takes 2 bytes per pixel (plus one
+# filter byte per row and a few bytes per chunk), so every honest label PNG fits with room for
+# metadata (ICC profile, text); 512 x 512 -> 2 MiB, 2048 x 1024 -> 9 MiB. A file above the cap is
+# refused before it is read: padding a PNG with private chunks costs us nothing.
+MAX_BYTES_BASE = 1 << 20
+MAX_BYTES_PER_PIXEL = 4
+
+
+def max_prediction_bytes(height: int, width: int) -> int:
+    return MAX_BYTES_BASE + MAX_BYTES_PER_PIXEL * height * width
+
+
+# Pillow's messages may name a Python object ("<_io.BytesIO object at 0x7f...>"), which changes
+# from run to run: messages must not.
+_OBJECT_REPR = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
+
+
+def pillow_says(exc: Exception) -> str:
+    text = _OBJECT_REPR.sub("the file", str(exc).strip())
+    return text or type(exc).__name__
 
 # Pillow modes that hold one value per pixel (16-bit grayscale is 'I;16' or 'I' by version).
 SINGLE_CHANNEL_MODES = ("1", "L", "P", "I", "I;16", "I;16B", "I;16L")
@@ -40,24 +75,49 @@ def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header
     return header
 
 
-def decode(data: bytes) -> np.ndarray:
-    """Decode PNG bytes already checked by check_header into a 2-D integer array."""
+def _describe(header: png.Header) -> str:
+    return "{} x {} {}-bit {}".format(header.width, header.height, header.bit_depth,
+                                      png.COLOR_NAMES[header.color_type])
+
+
+def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
+    """Decode PNG bytes already checked by check_header into a 2-D integer array of the stored
+    samples. header (the checked one; parsed from data if None) bounds the decode: Pillow must
+    agree with it on size and mode before it decodes anything."""
+    if header is None:
+        header = check_header(data[:33], None)
     try:
         with Image.open(io.BytesIO(data)) as img:
             if img.format != "PNG":
                 raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
-            if img.mode not in SINGLE_CHANNEL_MODES:
-                raise PredictionProblem(NOT_SINGLE_CHANNEL, "its mode is {}".format(img.mode))
+            if img.size != (header.width, header.height) or img.mode not in png.pillow_modes(header):
+                # Pillow takes the last IHDR before the image data; we checked the first.
+                raise PredictionProblem(NOT_PNG, "it is not a valid PNG: its first image header "
+                                        "says {} but a later one says {} x {} (mode {})".format(
+                                            _describe(header), img.size[0], img.size[1], img.mode))
             img.load()
             arr = np.asarray(img)
     except PredictionProblem:
         raise
     except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, zlib.error...
         raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
-            str(exc).strip() or type(exc).__name__)) from None
-    if arr.ndim != 2:
-        raise PredictionProblem(NOT_SINGLE_CHANNEL, "it decodes to shape {}".format(arr.shape))
+            pillow_says(exc))) from None
+    if arr.shape != (header.height, header.width):
+        raise PredictionProblem(NOT_PNG, "it is not a valid PNG: it decodes to shape {} "
+                                "instead of the {} its header declares".format(
+                                    "x".join(str(n) for n in arr.shape), _describe(header)))
+    if header.color_type == png.GRAY and header.bit_depth < 8:
+        arr = _stored_samples(arr, header.bit_depth)
     return arr
+
+
+def _stored_samples(arr: np.ndarray, bit_depth: int) -> np.ndarray:
+    """The samples of a 1-, 2- or 4-bit grayscale PNG as stored, from Pillow's scaled 0-255
+    values (mode '1' gives booleans or 0/255, 'L' gives sample * 255 / (2^depth - 1))."""
+    if arr.dtype == np.bool_:
+        return arr.view(np.uint8)
+    scale = 255 // ((1 << bit_depth) - 1)  # 255, 85, 17: exact divisors
+    return (arr // scale).astype(np.uint8)
 
 
 def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
@@ -72,17 +132,72 @@ def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
     raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(bad.size, shown))
 
 
-def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:
-    """All checks, then the label array (uint8, shape expected). The file is opened once; the
-    rest of it is read only if its header passed (a bomb's body is never even read)."""
+def _kind_of_file(mode: int) -> Optional[str]:
+    """None for a regular file, else what it is."""
+    if stat.S_ISREG(mode):
+        return None
+    if stat.S_ISDIR(mode):
+        return "a folder"
+    if stat.S_ISLNK(mode):
+        return "a symbolic link"
+    if stat.S_ISFIFO(mode):
+        return "a FIFO (named pipe)"
+    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
+        return "a device file"
+    if stat.S_ISSOCK(mode):
+        return "a socket"
+    return "not a regular file"
+
+
+def _open_regular(path: str) -> int:
+    """A descriptor on path if it is a regular file. Links are not followed and a FIFO is opened
+    without blocking (then refused), so nothing but a regular file is ever read."""
     try:
-        with open(path, "rb") as f:
-            head = f.read(33)
-            check_header(head, expected)
-            data = head + f.read()
-    except IsADirectoryError:
-        raise PredictionProblem(NOT_PNG, "it is a folder, not a file") from None
+        st = os.lstat(path)
     except OSError as exc:
         raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
-            exc.strerror or exc)) from None
-    return check_values(decode(data), max_id)
+            exc.strerror or type(exc).__name__)) from None
+    what = _kind_of_file(st.st_mode)
+    if what == "a folder":
+        raise PredictionProblem(NOT_PNG, "it is a folder, not a file")
+    if what:
+        raise PredictionProblem(NOT_REGULAR, "it is {}".format(what))
+    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
+        getattr(os, "O_BINARY", 0)
+    try:
+        fd = os.open(path, flags)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:  # replaced by a link since lstat
+            raise PredictionProblem(NOT_REGULAR, "it is a symbolic link") from None
+        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
+            exc.strerror or type(exc).__name__)) from None
+    what = _kind_of_file(os.fstat(fd).st_mode)
+    if what:
+        os.close(fd)
+        raise PredictionProblem(NOT_REGULAR, "it is {}".format(what))
+    return fd
+
+
+def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:
+    """All checks, then the label array (uint8, shape expected). The file is opened once, only
+    if it is a regular file of at most max_prediction_bytes; the rest of it is read only if its
+    header passed (a bomb's body is never even read)."""
+    fd = _open_regular(path)
+    try:
+        with os.fdopen(fd, "rb") as f:
+            size = os.fstat(f.fileno()).st_size
+            head = f.read(33)
+            header = check_header(head, expected)
+            cap = max_prediction_bytes(header.height, header.width)
+            if size > cap:
+                raise PredictionProblem(TOO_LARGE, "it is {:,} bytes; the limit for a {} x {} "
+                                        "prediction is {:,} bytes (1 MiB + 4 bytes per pixel)".format(
+                                            size, header.width, header.height, cap))
+            data = head + f.read(cap + 1 - len(head))
+            if len(data) > cap:  # grew while we read it
+                raise PredictionProblem(TOO_LARGE, "it is more than {:,} bytes, the limit for a "
+                                        "{} x {} prediction".format(cap, header.width, header.height))
+    except OSError as exc:
+        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
+            exc.strerror or type(exc).__name__)) from None
+    return check_values(decode(data, header), max_id)

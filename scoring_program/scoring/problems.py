@@ -6,6 +6,7 @@ count and the first few file names. The log is additive (merge two logs = add co
 first names in sorted order), so worker processes can each keep one and the result does not
 depend on the worker count or file order.
 """
+import unicodedata
 from typing import Dict, List, Optional, Tuple
 
 # How many example names to show per kind of problem.
@@ -31,6 +32,10 @@ class Kind:
 
 
 # Participant-side problems (fatal unless fatal=False: those are warnings, not scored).
+BAD_ZIP = Kind(
+    "bad_zip", "a submission zip that cannot be unpacked",
+    "re-create the zip with a standard tool and no password, zipping the PNG files themselves "
+    "(make_submission.py in the starting kit does it: Deflate or stored, '/' separators).")
 NO_PREDICTIONS = Kind(
     "no_predictions", "no PNG files found in the submission",
     "zip the PNG files themselves (e.g. `cd predictions && zip ../submission.zip *.png`).")
@@ -47,6 +52,13 @@ NOT_PNG = Kind(
     "not_png", "files that are not readable PNG images",
     "save each prediction with a PNG encoder, e.g. "
     "PIL.Image.fromarray(pred.astype(numpy.uint8)).save('<image id>.png').")
+NOT_REGULAR = Kind(
+    "not_regular", "predictions that are links or special files, not regular files",
+    "put the PNG files themselves in the submission: links, FIFOs and device files are never "
+    "followed or read.")
+TOO_LARGE = Kind(
+    "too_large", "prediction files larger than any label PNG of their size",
+    "save plain PNGs (a 512 x 512 label PNG is tens of KB): no padding or extra chunks.")
 WRONG_SIZE = Kind(
     "wrong_size", "predictions whose width or height differs from the test image",
     "predict at the test image's full resolution (do not resize or crop).")
@@ -84,6 +96,32 @@ REF_LAYOUT = Kind(
     "(or a packed reference).")
 
 
+def shown(text: str) -> str:
+    """text made safe to print on one line of a log or a page: control and format characters
+    (newline, ESC of ANSI sequences, bidi overrides, line separators) become \\n, \\x1b,
+    \\u202e...; bytes of a file name that are not UTF-8 (surrogate escapes) become \\xNN. No name
+    can then forge a log line or fail to encode."""
+    if text.isascii() and text.isprintable():  # the usual case: nothing to escape
+        return text
+    out = []
+    for ch in text:
+        o = ord(ch)
+        if 0xDC80 <= o <= 0xDCFF:         # a byte of a non-UTF-8 name (surrogateescape)
+            out.append("\\x{:02x}".format(o - 0xDC00))
+        elif ch == "\n":
+            out.append("\\n")
+        elif ch == "\r":
+            out.append("\\r")
+        elif ch == "\t":
+            out.append("\\t")
+        elif unicodedata.category(ch) in ("Cc", "Cf", "Cs", "Co", "Cn", "Zl", "Zp"):
+            out.append("\\x{:02x}".format(o) if o < 0x100 else "\\u{:04x}".format(o)
+                       if o < 0x10000 else "\\U{:08x}".format(o))
+        else:
+            out.append(ch)
+    return "".join(out)
+
+
 class ProblemLog:
     """Additive, bounded record of problems: per kind a count and the first names (sorted)."""
 
@@ -93,6 +131,7 @@ class ProblemLog:
         self._kinds: Dict[str, Kind] = {}
 
     def add(self, kind: Kind, name: str, detail: str = "") -> None:
+        name, detail = shown(name), shown(detail)
         self._kinds[kind.code] = kind
         self._count[kind.code] = self._count.get(kind.code, 0) + 1
         ex = self._examples.setdefault(kind.code, [])

@@ -11,6 +11,7 @@ import tempfile
 import zipfile
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set
 
+from . import archive
 from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
                        ProblemLog, UsageError)
 
@@ -36,7 +37,9 @@ def _walk(top: str):
     """Yield (dir, png entries, other files, subdirs) under top, skipping ignored names.
 
     A folder named like a PNG is listed as a PNG entry (it will be refused as unreadable), not
-    descended into.
+    descended into. Links are never followed: a link named like a PNG is a PNG entry (refused when
+    read), any other link an other file, so a link to the reference or a link loop leads nowhere.
+    FIFOs and devices are never opened here either.
     """
     stack = [top]
     while stack:
@@ -51,7 +54,7 @@ def _walk(top: str):
                 continue
             if is_png_name(e.name):
                 pngs.append(e.name)
-            elif e.is_dir():
+            elif _is_real_dir(e):
                 subdirs.append(e.name)
             elif not (d == top and e.name in PLATFORM_FILES):
                 others.append(e.name)
@@ -59,11 +62,22 @@ def _walk(top: str):
         stack.extend(os.path.join(d, s) for s in reversed(subdirs))
 
 
+def _is_real_dir(entry) -> bool:
+    """A folder, not a link to one (never followed)."""
+    try:
+        return entry.is_dir(follow_symlinks=False)
+    except OSError:
+        return False
+
+
 def sole_subfolder(folder: str) -> Optional[str]:
     """The only sub-folder of an unpacked zip (hidden entries and __MACOSX aside), or None."""
     if not os.path.isdir(folder):
         return None
-    subs = [e.path for e in os.scandir(folder) if e.is_dir() and not _ignored(e.name)]
+    try:
+        subs = [e.path for e in os.scandir(folder) if _is_real_dir(e) and not _ignored(e.name)]
+    except OSError:
+        return None
     return subs[0] if len(subs) == 1 else None
 
 
@@ -131,19 +145,43 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
             log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)))
     if expected is not None:
         lower = {k.lower(): k for k in by_id}
+        backslashed = _backslashed(res_dir, listing)
         for image_id in sorted(expected - set(by_id)):
             near = lower.get(image_id.lower())
-            log.add(MISSING, image_id + ".png",
-                    "found {}.png instead: names are case-sensitive".format(near) if near else "")
+            if image_id in backslashed:
+                detail = BACKSLASH_HINT.format(backslashed[image_id])
+            else:
+                detail = "found {}.png instead: names are case-sensitive".format(near) if near else ""
+            log.add(MISSING, image_id + ".png", detail)
     return Submission(root, files, log)
 
 
+BACKSLASH_HINT = ("found '{}' instead: the zip was made with backslash (\\) separators, which "
+                  "the platforms keep as part of the name; zip with a tool that writes '/' (e.g. "
+                  "make_submission.py), or zip the files without their folder")
+
+
+def _backslashed(res_dir: str, listing: list) -> Dict[str, str]:
+    """image id -> shown name, for PNG names like 'preds\\<id>.png' (a zip made with Windows
+    separators, unpacked on Linux)."""
+    out: Dict[str, str] = {}
+    for d, pngs, _, _ in listing:
+        for n in pngs:
+            if "\\" in n:
+                out.setdefault(os.path.splitext(n.rsplit("\\", 1)[1])[0],
+                               _rel(res_dir, os.path.join(d, n)))
+    return out
+
+
 def unpack_if_zip(path: str) -> "tuple":
-    """(folder, cleanup) for a folder or a zip file given on the command line."""
+    """(folder, cleanup) for a folder or a zip file given on the command line. A zip that cannot
+    be unpacked raises archive.ArchiveProblem: the caller knows whose zip it is."""
     if os.path.isdir(path):
         return path, lambda: None
     if not os.path.exists(path):
         raise UsageError("no such file or folder: {}".format(path))
+    if not os.path.isfile(path):  # a FIFO or a device: opening it could block forever
+        raise UsageError("{} is neither a folder nor a zip file".format(path))
     if not zipfile.is_zipfile(path):
         raise UsageError("{} is neither a folder nor a zip file".format(path))
     tmp = tempfile.mkdtemp(prefix="submission-")
@@ -156,12 +194,6 @@ def unpack_if_zip(path: str) -> "tuple":
 
 
 def extract_zip(path: str, dest: str) -> None:
-    """Extract safely: refuse entries that would land outside dest."""
-    dest_real = os.path.realpath(dest)
-    with zipfile.ZipFile(path) as zf:
-        for info in zf.infolist():
-            target = os.path.realpath(os.path.join(dest, info.filename))
-            if not (target == dest_real or target.startswith(dest_real + os.sep)):
-                raise UsageError("{}: the zip entry {!r} points outside the archive".format(
-                    path, info.filename))
-        zf.extractall(dest)
+    """Extract safely (see archive.py): entries outside dest, encrypted or unreadable entries and
+    zip bombs raise archive.ArchiveProblem before or instead of a traceback."""
+    archive.extract(path, dest)

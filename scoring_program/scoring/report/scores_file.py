@@ -23,9 +23,14 @@ def format_txt(scores: List[Tuple[str, Optional[float]]]) -> str:
 
 
 def write(out_dir: str, scores: List[Tuple[str, Optional[float]]]) -> None:
+    """Both files, each written under a temporary name and renamed, so a platform never reads a
+    half-written score file; the caller writes them last."""
     os.makedirs(out_dir, exist_ok=True)
-    with open(os.path.join(out_dir, "scores.txt"), "w") as f:
-        f.write(format_txt(scores))
-    with open(os.path.join(out_dir, "scores.json"), "w") as f:
-        json.dump(dict(finite_scores(scores)), f, indent=1, allow_nan=False)
-        f.write("\n")
+    texts = (("scores.json", json.dumps(dict(finite_scores(scores)), indent=1,
+                                        allow_nan=False) + "\n"),
+             ("scores.txt", format_txt(scores)))
+    for name, text in texts:
+        tmp = os.path.join(out_dir, name + ".part")
+        with open(tmp, "w") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(out_dir, name))
