@@ -23,7 +23,8 @@ from find_scoring import HERE, add_scoring_to_path
 add_scoring_to_path()
 
 from scoring import engine, submission  # noqa: E402
-from scoring.problems import SubmissionError, UsageError  # noqa: E402
+from scoring.archive import ArchiveProblem  # noqa: E402
+from scoring.problems import BAD_ZIP, ProblemLog, SubmissionError, UsageError  # noqa: E402
 from scoring.validate import load_manifest, validate_submission  # noqa: E402
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
@@ -44,7 +45,13 @@ def build_parser() -> argparse.ArgumentParser:
 
 def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr) -> int:
     manifest = load_manifest(manifest_path)
-    res_dir, cleanup = submission.unpack_if_zip(path)
+    try:
+        res_dir, cleanup = submission.unpack_if_zip(path)
+    except ArchiveProblem as exc:  # the very message the scorer gives for this zip
+        log = ProblemLog()
+        log.add(BAD_ZIP, os.path.basename(path), str(exc))
+        stderr.write(SubmissionError(log).message())
+        return 1
     try:
         total = len(manifest["images"])
         progress = engine.Progress(total, stdout, verb="checked")

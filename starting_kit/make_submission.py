@@ -45,16 +45,25 @@ def build_parser() -> argparse.ArgumentParser:
 def write_zip(files, output: str) -> None:
     """Predictions at the zip's root, in name order. PNGs are compressed already: stored."""
     tmp = output + ".part"
-    with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-        for path in sorted(files, key=os.path.basename):
-            zf.write(path, os.path.basename(path))
-    os.replace(tmp, output)
+    try:
+        with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
+            for path in sorted(files, key=os.path.basename):
+                zf.write(path, os.path.basename(path))
+        os.replace(tmp, output)
+    finally:
+        if os.path.exists(tmp):
+            os.remove(tmp)
 
 
 def make(folder: str, output: str, manifest_path: str, workers: Optional[int], stdout,
          stderr) -> int:
     if not os.path.isdir(folder):
         raise UsageError("{} is not a folder (give the folder of PNG predictions)".format(folder))
+    if os.path.isdir(output) or output.endswith(("/", os.sep)):
+        raise UsageError("-o {} is a folder: give the name of the zip to write, e.g. -o "
+                         "submission.zip".format(output))
+    if not os.path.isdir(os.path.dirname(os.path.abspath(output))):
+        raise UsageError("-o {}: the folder to write it in does not exist".format(output))
     manifest = load_manifest(manifest_path)
     log, _ = validate_submission(folder, manifest, workers,
                                  engine.Progress(len(manifest["images"]), stdout, verb="checked"))
@@ -66,7 +75,10 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
     found = submission.discover(folder, manifest["images"])
     out_real = os.path.realpath(output)
     files = [p for p in found.files.values() if os.path.realpath(p) != out_real]
-    write_zip(files, output)
+    try:
+        write_zip(files, output)
+    except OSError as exc:
+        raise UsageError("cannot write {} ({})".format(output, exc.strerror or exc)) from None
     for line in log.summary_lines():
         stdout.write("Left out of the zip: " + line + "\n")
     stdout.write("Wrote {} ({:,} predictions at the root of the zip, {:,} bytes). Upload it.\n"

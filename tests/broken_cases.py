@@ -104,6 +104,92 @@ def _wrong(dh, dw):
     return _replacing(lambda path, size: Image.new("L", (size[1] + dw, size[0] + dh)).save(path))
 
 
+def png_bytes(width, height, rows, bit_depth=8, color_type=0, before=b"", extra=b""):
+    """A PNG written by hand: `before` goes ahead of the IHDR, `extra` between IHDR and IDAT."""
+    def chunk(kind, data):
+        return (struct.pack(">I", len(data)) + kind + data +
+                struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+    ihdr = chunk(b"IHDR", struct.pack(">IIBBBBB", width, height, bit_depth, color_type, 0, 0, 0))
+    return (b"\x89PNG\r\n\x1a\n" + before + ihdr + extra + chunk(b"IDAT", zlib.compress(rows)) +
+            chunk(b"IEND", b""))
+
+
+def png_chunk(kind, data):
+    return (struct.pack(">I", len(data)) + kind + data +
+            struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
+
+
+def _second_ihdr(width, height, color_type=0):
+    """First IHDR says the expected size and 8-bit grayscale; a second one, which Pillow obeys,
+    says width x height of another colour type: the data decodes to that."""
+    def write(path, size):
+        h, w = size
+        first = png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+        ww, hh = width or w, height or h
+        channels = 3 if color_type == 2 else 1
+        rows = b"".join(b"\0" + bytes(ww * channels) for _ in range(hh))
+        with open(path, "wb") as f:
+            f.write(png_bytes(ww, hh, rows, 8, color_type)[:8] + first +
+                    png_bytes(ww, hh, rows, 8, color_type)[8:])
+    return write
+
+
+def _padded(path, size):
+    """A valid prediction followed, before IEND, by private chunks: far above the size cap."""
+    h, w = size
+    rows = b"".join(b"\0" + bytes(w) for _ in range(h))
+    pad = png_chunk(b"prVt", bytes(1 << 20)) * (3 + 4 * h * w // (1 << 20))
+    with open(path, "wb") as f:
+        f.write(png_bytes(w, h, rows, extra=pad))
+
+
+def pack_rows(samples, bit_depth):
+    """PNG scanlines (filter byte 0) of a 2-D array of samples at a bit depth below 8."""
+    per = 8 // bit_depth
+    out = []
+    for row in samples:
+        row = list(row) + [0] * (-len(row) % per)
+        packed = bytearray()
+        for k in range(0, len(row), per):
+            byte = 0
+            for v in row[k:k + per]:
+                byte = (byte << bit_depth) | int(v)
+            packed.append(byte)
+        out.append(b"\0" + bytes(packed))
+    return b"".join(out)
+
+
+def _low_depth(bit_depth, value):
+    def write(path, size):
+        h, w = size
+        samples = np.zeros(size, dtype=np.uint8)
+        samples[0, 0] = value
+        with open(path, "wb") as f:
+            f.write(png_bytes(w, h, pack_rows(samples, bit_depth), bit_depth))
+    return write
+
+
+def _fifo(path, size):
+    os.mkfifo(path)
+
+
+def _symlink(res_dir, ids, size):
+    """<id0>.png is a link to another image: it must not be followed."""
+    good(res_dir, ids, size, skip=ids[:1])
+    os.symlink(os.path.join(res_dir, ids[1] + ".png"), os.path.join(res_dir, ids[0] + ".png"))
+
+
+def _symlink_loop(res_dir, ids, size):
+    good(res_dir, ids, size, skip=ids[:1])
+    os.symlink(ids[0] + ".png", os.path.join(res_dir, ids[0] + ".png"))
+
+
+def _bad_depth(path, size):
+    h, w = size
+    with open(path, "wb") as f:
+        f.write(png_bytes(w, h, b"\0" * h, 16, 3))   # 16-bit palette does not exist
+
+
 # name -> (builder, file named in the message ("{0}" = first id), phrase in the message)
 CASES = {
     "missing": (_missing, "{0}.png", "without a prediction"),
@@ -133,3 +219,12 @@ CASES["value_9"] = (_values("L", 9), "{0}.png", "values 9")
 CASES["value_255"] = (_values("L", 255), "{0}.png", "values 255")
 CASES["palette_index_9"] = (_values("P", 9), "{0}.png", "values 9")
 CASES["16bit_value_300"] = (_values("I;16", 300, np.uint16), "{0}.png", "values 300")
+CASES["second_ihdr_9000"] = (_replacing(_second_ihdr(9000, 9000)), "{0}.png", "9000 x 9000")
+CASES["second_ihdr_rgb"] = (_replacing(_second_ihdr(None, None, 2)), "{0}.png", "mode RGB")
+CASES["padded_above_cap"] = (_replacing(_padded), "{0}.png", "1 MiB + 4 bytes per pixel")
+CASES["gray4_value_9"] = (_replacing(_low_depth(4, 9)), "{0}.png", "values 9")
+CASES["gray4_value_15"] = (_replacing(_low_depth(4, 15)), "{0}.png", "values 15")
+CASES["fifo"] = (_replacing(_fifo), "{0}.png", "FIFO")
+CASES["symlink"] = (_symlink, "{0}.png", "symbolic link")
+CASES["symlink_loop"] = (_symlink_loop, "{0}.png", "symbolic link")
+CASES["palette_16_bit"] = (_replacing(_bad_depth), "{0}.png", "header is invalid")

@@ -114,8 +114,8 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
 def _stored_samples(arr: np.ndarray, bit_depth: int) -> np.ndarray:
     """The samples of a 1-, 2- or 4-bit grayscale PNG as stored, from Pillow's scaled 0-255
     values (mode '1' gives booleans or 0/255, 'L' gives sample * 255 / (2^depth - 1))."""
-    if arr.dtype == np.bool_:
-        return arr.view(np.uint8)
+    if arr.dtype == np.bool_:  # Pillow's bool arrays may hold 0/255 bytes: compare, not view
+        return (arr.view(np.uint8) != 0).view(np.uint8)
     scale = 255 // ((1 << bit_depth) - 1)  # 255, 85, 17: exact divisors
     return (arr // scale).astype(np.uint8)
 
@@ -123,7 +123,7 @@ def _stored_samples(arr: np.ndarray, bit_depth: int) -> np.ndarray:
 def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
     """Return arr as uint8 if every value is a class id in 0..max_id, else raise."""
     if arr.dtype == np.bool_:
-        return arr.view(np.uint8)
+        return (arr.view(np.uint8) != 0).view(np.uint8)
     if arr.size == 0 or (int(arr.min()) >= 0 and int(arr.max()) <= max_id):
         return arr if arr.dtype == np.uint8 or max_id > 255 else arr.astype(np.uint8)
     bad = arr[(arr < 0) | (arr > max_id)]

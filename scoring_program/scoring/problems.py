@@ -183,7 +183,7 @@ class ProblemLog:
         """Short one-line-per-kind text for warnings shown in outputs (non-fatal kinds)."""
         out = []
         for kind in self.kinds(fatal=False):
-            names = ", ".join(n for n, _ in self.examples(kind))
+            names = ", ".join(n + (" ({})".format(d) if d else "") for n, d in self.examples(kind))
             more = self._count[kind.code] - EXAMPLES
             out.append("{} {}: {}{}".format(
                 self._count[kind.code], kind.headline, names,

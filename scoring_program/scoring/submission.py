@@ -7,6 +7,7 @@ ambiguity, and list (not score) everything else.
 """
 import os
 import shutil
+import stat
 import tempfile
 import zipfile
 from typing import Dict, Iterable, List, NamedTuple, Optional, Set
@@ -81,6 +82,19 @@ def sole_subfolder(folder: str) -> Optional[str]:
     return subs[0] if len(subs) == 1 else None
 
 
+def _what_else(path: str) -> str:
+    """'' for a regular file, else what the entry is (it was not followed or opened)."""
+    try:
+        mode = os.lstat(path).st_mode
+    except OSError:
+        return ""
+    if stat.S_ISLNK(mode):
+        return "a symbolic link, not followed"
+    if not stat.S_ISREG(mode):
+        return "not a regular file, not opened"
+    return ""
+
+
 def _rel(top: str, path: str) -> str:
     rel = os.path.relpath(path, top)
     return "." if rel == "." else rel.replace(os.sep, "/")
@@ -108,7 +122,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
             ", ".join(zips[:3])) if zips else "found {} other files".format(len(others)))
         log.add(NO_PREDICTIONS, "submission", detail)
         for o in others:
-            log.add(EXTRA_FILE, _rel(res_dir, o))
+            log.add(EXTRA_FILE, _rel(res_dir, o), _what_else(o))
         return Submission("", {}, log)
     if not candidates:  # PNGs in several folders, none named like a test image
         for d, p in with_pngs:
@@ -142,7 +156,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
             for n in p:
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for n in others:
-            log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)))
+            log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)), _what_else(os.path.join(d, n)))
     if expected is not None:
         lower = {k.lower(): k for k in by_id}
         backslashed = _backslashed(res_dir, listing)

@@ -11,7 +11,7 @@ from typing import Dict, List, Optional, Tuple
 import numpy as np
 
 from . import engine, png, submission
-from .problems import ProblemLog
+from .problems import ProblemLog, UsageError
 
 MANIFEST_VERSION = 1
 
@@ -65,8 +65,15 @@ def make_manifest(task_name: str, max_id: int, ref_root: str, ids: List[str],
 
 
 def load_manifest(path: str) -> dict:
-    with open(path) as f:
-        return json.load(f)
+    try:
+        with open(path) as f:
+            manifest = json.load(f)
+        if not isinstance(manifest, dict) or not isinstance(manifest.get("images"), dict):
+            raise ValueError("no 'images' table")
+        return manifest
+    except (OSError, ValueError) as exc:
+        raise UsageError("{} is not a readable manifest ({}): re-download the starting kit".format(
+            path, getattr(exc, "strerror", None) or exc)) from None
 
 
 def validate_submission(res_dir: str, manifest: dict, workers: Optional[int] = None,

@@ -27,7 +27,7 @@ from PIL import Image
 
 from ... import engine, png
 from ...problems import REF_LAYOUT, REF_MISSING, BrokenReference, ProblemLog
-from .classes import VALID_BIT
+from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
 from .reference import REF_UNREADABLE, RawReference, ReferenceProblem, find_root, open_raw
 
@@ -91,7 +91,27 @@ def read_fast(data: bytes) -> Optional[CodedLabels]:
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w + 1)
     if rows[:, 0].any():  # some row uses a real filter: let Pillow unfilter it
         return None
-    return CodedLabels(rows[:, 1:], np.array([int(c) for c in text.split(b",")], dtype=np.uint16))
+    return CodedLabels(rows[:, 1:], parse_table(text.decode("latin-1")))
+
+
+class BadTable(ValueError):
+    """The av-codes text is not what the format says."""
+
+
+def parse_table(text: str) -> np.ndarray:
+    """The code table of an av-codes text, checked against docs/packed-format.md: 1 to 256
+    decimal codes, each a 10-bit code (below 1024), strictly ascending. Distinctness matters: the
+    metric adds a table's columns by fancy indexing, which would drop a repeated code's counts."""
+    parts = text.split(",")
+    if not 1 <= len(parts) <= 256 or not all(p.isdigit() and p.isascii() for p in parts):
+        raise BadTable("its av-codes table is not 1 to 256 comma-separated decimal codes")
+    codes = [int(p) for p in parts]
+    if max(codes) >= 2 * N_SETS:
+        raise BadTable("its av-codes table holds code {}, above the largest code {}".format(
+            max(codes), 2 * N_SETS - 1))
+    if any(a >= b for a, b in zip(codes, codes[1:])):
+        raise BadTable("its av-codes table is not strictly ascending")
+    return np.array(codes, dtype=np.uint16)
 
 
 def decode(path: str, name: str) -> CodedLabels:
@@ -101,7 +121,10 @@ def decode(path: str, name: str) -> CodedLabels:
             data = f.read()
     except OSError as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
-    coded = read_fast(data) or _decode_pillow(data, name)
+    try:
+        coded = read_fast(data) or _decode_pillow(data, name)
+    except BadTable as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc)) from None
     if coded.labels.size and int(coded.labels.max()) >= len(coded.table):
         raise ReferenceProblem(REF_UNREADABLE, name, "its pixel values exceed its code table")
     return coded
@@ -117,10 +140,10 @@ def _decode_pillow(data: bytes, name: str) -> CodedLabels:
     except Exception as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
     if mode == "L" and text is not None:
-        return CodedLabels(arr, np.array([int(c) for c in text.split(",")], dtype=np.uint16))
+        return CodedLabels(arr, parse_table(text))
     if mode in ("I", "I;16") and text is None:
-        if arr.size and int(arr.min()) < 0:
-            raise ReferenceProblem(REF_UNREADABLE, name, "negative code")
+        if arr.size and (int(arr.min()) < 0 or int(arr.max()) >= len(IDENTITY_TABLE)):
+            raise ReferenceProblem(REF_UNREADABLE, name, "its 16-bit codes are not 10-bit codes")
         return CodedLabels(arr.astype(np.uint16), IDENTITY_TABLE)
     raise ReferenceProblem(REF_UNREADABLE, name, "not a packed reference image")
 

@@ -1,0 +1,547 @@
+"""Hostile and careless inputs, each a class: what the decoder is held to, what a zip may do,
+what a folder may hold, what a name may contain, what the outputs look like after a failure.
+Per-file mistakes shared with the starting kit live in broken_cases.py; this file holds the rest."""
+import io
+import json
+import os
+import stat
+import struct
+import subprocess
+import sys
+import time
+import zipfile
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import broken_cases
+from conftest import PROGRAM, ROOT, run_score
+from rawdata import random_image, save, write_reference
+from scoring import archive, cli
+from scoring.predictions import max_prediction_bytes, read_prediction
+
+KIT = os.path.join(ROOT, "starting_kit")
+if KIT not in sys.path:
+    sys.path.insert(0, KIT)
+import check_submission  # noqa: E402
+import make_submission  # noqa: E402
+from scoring.tasks import DEFAULT, TASKS  # noqa: E402
+from scoring.validate import make_manifest  # noqa: E402
+
+IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
+SIZE = (16, 20)
+
+
+@pytest.fixture(scope="module")
+def ref(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("ref"))
+    rng = np.random.RandomState(7)
+    for i in IDS:
+        b, m, labels, storm, _ = random_image(rng, *SIZE)
+        write_reference(root, i, b, m, labels, storm)
+    return root
+
+
+@pytest.fixture(scope="module")
+def manifest(ref, tmp_path_factory):
+    task = TASKS[DEFAULT]
+    path = str(tmp_path_factory.mktemp("manifest") / "manifest.json")
+    with open(path, "w") as f:
+        json.dump(make_manifest(task.name, task.max_id, ref, IDS), f)
+    return path
+
+
+def run_main(main, argv):
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def scores_of(out_dir):
+    with open(os.path.join(str(out_dir), "scores.json")) as f:
+        return json.load(f)
+
+
+# --- 1. predictions: the decoded samples, and only those ---------------------------------------
+
+def _samples(rng, depth, size=SIZE):
+    return rng.randint(0, min(8, (1 << depth) - 1) + 1, size=size).astype(np.uint8)
+
+
+@pytest.mark.parametrize("color_type,depth", [(0, 1), (0, 2), (0, 4), (0, 8), (0, 16),
+                                              (3, 1), (3, 2), (3, 4), (3, 8)])
+@pytest.mark.parametrize("width", [1, 7, 9, 20])
+def test_every_bit_depth_reads_the_stored_samples(tmp_path, color_type, depth, width):
+    """One rule for every depth: the class id is the sample stored in the file (Pillow scales
+    2- and 4-bit grayscale to 0-255; 1-bit is mode '1'). Odd widths catch row padding."""
+    rng = np.random.RandomState(depth * 10 + width)
+    samples = _samples(rng, depth, (5, width))
+    if depth == 16:
+        rows = b"".join(b"\0" + r.astype(">u2").tobytes() for r in samples)
+    elif depth == 8:
+        rows = b"".join(b"\0" + r.tobytes() for r in samples)
+    else:
+        rows = broken_cases.pack_rows(samples, depth)
+    extra = broken_cases.png_chunk(b"PLTE", bytes(k % 256 for k in range(3 << depth))) \
+        if color_type == 3 else b""
+    path = str(tmp_path / "p.png")
+    with open(path, "wb") as f:
+        f.write(broken_cases.png_bytes(width, 5, rows, depth, color_type, extra=extra))
+    got = read_prediction(path, (5, width), 8)
+    assert got.dtype == np.uint8 and got.shape == (5, width)
+    assert (got == samples).all(), (got, samples)
+
+
+def test_pillow_mode_1_and_4_bit_submissions_score_like_8_bit(tmp_path, ref):
+    """A submission of 1-bit PNGs (Pillow's mode '1') and one of 4-bit grayscale PNGs score
+    exactly as the same samples in 8-bit PNGs."""
+    rng = np.random.RandomState(3)
+    preds = {i: rng.randint(0, 2, size=SIZE).astype(np.uint8) for i in IDS}
+    for form in ("L", "1", "gray4"):
+        res = tmp_path / form
+        res.mkdir()
+        for i, p in preds.items():
+            path = str(res / (i + ".png"))
+            if form == "gray4":
+                with open(path, "wb") as f:
+                    f.write(broken_cases.png_bytes(SIZE[1], SIZE[0],
+                                                   broken_cases.pack_rows(p, 4), 4))
+            else:
+                Image.fromarray(p * (255 if form == "1" else 1)).convert(form).save(path)
+        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / ("out-" + form))
+        assert proc.returncode == 0, proc.stderr
+    assert Image.open(str(tmp_path / "1" / (IDS[0] + ".png"))).mode == "1"
+    base = scores_of(tmp_path / "out-L")
+    assert scores_of(tmp_path / "out-1") == base == scores_of(tmp_path / "out-gray4")
+
+
+def test_a_second_header_buys_no_decode(tmp_path, ref):
+    """First IHDR: the expected size; second (which Pillow obeys): 13000 x 13000, 169 MB to
+    decode. Refused before decoding: the whole run stays small."""
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    broken_cases._second_ihdr(13000, 13000)(os.path.join(res, IDS[0] + ".png"), SIZE)
+    proc = subprocess.run(
+        [sys.executable, "-c", "import resource, subprocess, sys; "
+         "p = subprocess.run(sys.argv[1:], capture_output=True, text=True); "
+         "sys.stderr.write(p.stderr); "
+         "print(p.returncode, resource.getrusage(resource.RUSAGE_CHILDREN).ru_maxrss)",
+         sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref, "--res", res,
+         "--workers", "1"], capture_output=True, text=True, timeout=120)
+    code, peak_kb = map(int, proc.stdout.split())
+    assert code == 1 and "13000 x 13000" in proc.stderr and IDS[0] in proc.stderr
+    assert peak_kb < 150 * 1024, peak_kb
+
+
+def test_size_cap_is_stated_and_scales_with_the_image(tmp_path, ref):
+    assert max_prediction_bytes(512, 512) == 2 * 1024 ** 2
+    assert max_prediction_bytes(1024, 2048) == 9 * 1024 ** 2
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    broken_cases._padded(os.path.join(res, IDS[0] + ".png"), SIZE)
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1
+    assert "limit for a 20 x 16 prediction is {:,} bytes".format(
+        max_prediction_bytes(*SIZE)) in proc.stderr
+    # Just under the cap: a valid PNG with private chunks is scored.
+    h, w = SIZE
+    rows = b"".join(b"\0" + bytes(w) for _ in range(h))
+    small = broken_cases.png_bytes(w, h, rows)
+    room = max_prediction_bytes(h, w) - len(small) - 12
+    with open(os.path.join(res, IDS[0] + ".png"), "wb") as f:
+        f.write(broken_cases.png_bytes(w, h, rows, extra=broken_cases.png_chunk(
+            b"prVt", bytes(room))))
+    assert os.path.getsize(os.path.join(res, IDS[0] + ".png")) == max_prediction_bytes(h, w)
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_messages_hold_no_object_repr_and_are_identical_run_to_run(tmp_path, ref):
+    """A broken IHDR CRC makes Pillow say 'cannot identify image file <_io.BytesIO object at
+    0x...>'; a zip makes a temporary folder: neither may reach the message."""
+    res = tmp_path / "res"
+    broken_cases.good(str(res), IDS, SIZE)
+    path = res / (IDS[0] + ".png")
+    data = bytearray(path.read_bytes())
+    data[29] ^= 0xFF   # IHDR CRC
+    path.write_bytes(bytes(data))
+    ref_zip = str(tmp_path / "ref.zip")
+    with zipfile.ZipFile(ref_zip, "w") as zf:
+        for folder, _, files in os.walk(ref):
+            for n in files:
+                zf.write(os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), ref))
+    (tmp_path / "empty").mkdir()
+    messages = set()
+    for _ in range(2):
+        proc = run_score("--ref", ref_zip, "--res", res)
+        assert proc.returncode == 1
+        assert " at 0x" not in proc.stderr and IDS[0] in proc.stderr
+        messages.add(proc.stderr)
+        proc = run_score("--ref", ref_zip, "--res", tmp_path / "empty")   # names the reference
+        messages.add(proc.stderr)
+    assert len(messages) == 2, messages
+
+
+# --- 2. folders and names ------------------------------------------------------------------------
+
+def test_a_linked_folder_is_not_followed(tmp_path, ref):
+    """A link to a folder of predictions, to the reference, or to / is never entered."""
+    broken_cases.good(str(tmp_path / "real"), IDS, SIZE)
+    res = tmp_path / "res"
+    res.mkdir()
+    os.symlink(str(tmp_path / "real"), str(res / "preds"))
+    os.symlink(ref, str(res / "ref"))
+    os.symlink("/", str(res / "root"))
+    os.symlink("loop", str(res / "loop"))
+    started = time.monotonic()
+    proc = run_score("--ref", ref, "--res", res)
+    assert time.monotonic() - started < 30
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "No PNG files found" in proc.stderr and "preds (a symbolic link, not followed)" in proc.stderr
+
+
+def test_links_to_the_reference_are_refused_not_scored(tmp_path, ref):
+    res = tmp_path / "res"
+    res.mkdir()
+    for i in IDS:   # the reference's own boundary files as predictions
+        os.symlink(os.path.join(ref, "boundaries", i + ".png"), str(res / (i + ".png")))
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    assert "symbolic link" in proc.stderr and "(3)" in proc.stderr
+    assert not (tmp_path / "out" / "scores.json").exists()
+
+
+def test_a_device_file_is_not_opened(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE, skip=IDS[:1])
+    try:
+        os.mknod(os.path.join(res, IDS[0] + ".png"), stat.S_IFCHR | 0o600, os.makedev(1, 5))
+    except (PermissionError, AttributeError):
+        pytest.skip("cannot make a device node here")
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1 and "device file" in proc.stderr
+
+
+@pytest.mark.skipif(os.geteuid() == 0, reason="root reads files whatever their permissions")
+def test_an_unreadable_file_is_named(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    os.chmod(os.path.join(res, IDS[0] + ".png"), 0)
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1 and IDS[0] in proc.stderr and "cannot be read" in proc.stderr
+
+
+HOSTILE_NAMES = [b"evil\n  - FAKE.png", b"esc\x1b[2J\x1b[31mred.txt", b"bad\xff\xfeutf8.png",
+                 b"rtl\xe2\x80\xaegnp.txt", b"cr\rreturn.png"]
+
+
+def test_hostile_names_cannot_forge_lines_or_crash(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    for name in HOSTILE_NAMES:
+        with open(os.path.join(os.fsencode(res), name), "wb") as f:
+            f.write(b"x")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref,
+                           "--res", res, "--out", str(out)], capture_output=True, timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    text = proc.stdout.decode("utf-8")   # valid UTF-8 throughout
+    assert "\x1b" not in text and "\r" not in text and "\u202e" not in text
+    assert not any(line.startswith("  - FAKE") for line in text.splitlines())
+    for escaped in ("evil\\n  - FAKE.png", "esc\\x1b[2J\\x1b[31mred.txt", "bad\\xff\\xfeutf8.png",
+                    "rtl\\u202egnp.txt", "cr\\rreturn.png"):
+        assert escaped in text, escaped
+    page = (out / "detailed_results.html").read_text(encoding="utf-8")
+    assert "bad\\xff\\xfeutf8.png" in page and "\x1b" not in page
+    assert set(scores_of(out)) >= {"miou"}
+
+
+def test_a_hostile_name_of_a_broken_file_is_escaped_in_the_error(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(os.path.join(res, "a\nb"), IDS, SIZE)
+    with open(os.path.join(res, "a\nb", IDS[0] + ".png"), "wb") as f:
+        f.write(b"")
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 1
+    assert "a\\nb/" + IDS[0] + ".png: the file is empty" in proc.stderr
+
+
+# --- 2. zips: every way one can fail to unpack ---------------------------------------------------
+
+def _zip_of_good(tmp_path, name="sub.zip", method=zipfile.ZIP_STORED, arcname=lambda i: i + ".png"):
+    src = tmp_path / "src"
+    broken_cases.good(str(src), IDS, SIZE)
+    path = tmp_path / name
+    with zipfile.ZipFile(str(path), "w", method) as zf:
+        for i in IDS:   # ZipInfo keeps the name as given (zf.write would strip a leading /)
+            info = zipfile.ZipInfo(arcname(i), (2021, 1, 1, 0, 0, 0))
+            info.compress_type = method
+            zf.writestr(info, (src / (i + ".png")).read_bytes())
+    return path
+
+
+def _patch_zip(path, offset_in_header, value_bytes):
+    """Set a field in every local and central header (their layouts differ by 4 bytes...):
+    offset_in_header is the field's offset in the local header."""
+    data = bytearray(path.read_bytes())
+    for sig, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
+        pos = data.find(sig)
+        while pos >= 0:
+            at = pos + offset_in_header + shift
+            data[at:at + len(value_bytes)] = value_bytes
+            pos = data.find(sig, pos + 4)
+    path.write_bytes(bytes(data))
+
+
+def _encrypted(tmp_path):
+    path = _zip_of_good(tmp_path)
+    _patch_zip(path, 6, struct.pack("<H", 1))          # general purpose flag: encrypted
+    return path
+
+
+def _deflate64(tmp_path):
+    path = _zip_of_good(tmp_path, method=zipfile.ZIP_DEFLATED)
+    _patch_zip(path, 8, struct.pack("<H", 9))          # compression method 9: Deflate64
+    return path
+
+
+def _bad_crc(tmp_path):
+    path = _zip_of_good(tmp_path)
+    data = bytearray(path.read_bytes())
+    data[30 + len(IDS[0] + ".png") + 40] ^= 0xFF       # a byte of the first member's data
+    path.write_bytes(bytes(data))
+    return path
+
+
+def _long_name(tmp_path):
+    return _zip_of_good(tmp_path, arcname=lambda i: "x" * 300 + "/" + i + ".png")
+
+
+def _slip(tmp_path):
+    return _zip_of_good(tmp_path, arcname=lambda i: "../" + i + ".png")
+
+
+def _absolute(tmp_path):
+    return _zip_of_good(tmp_path, arcname=lambda i: "/tmp/" + i + ".png")
+
+
+def _file_and_folder(tmp_path):
+    path = _zip_of_good(tmp_path)
+    with zipfile.ZipFile(str(path), "a") as zf:
+        zf.writestr("a", b"x")
+        zf.writestr("a/b.png", b"x")
+    return path
+
+
+def _truncated_zip(tmp_path):
+    path = _zip_of_good(tmp_path)
+    data = path.read_bytes()
+    path.write_bytes(data[:200] + data[-22:])          # central directory points nowhere
+    return path
+
+
+ZIPS = {
+    "encrypted": (_encrypted, "encrypted"),
+    "deflate64": (_deflate64, "Deflate64"),
+    "bad_crc": (_bad_crc, "CRC"),
+    "long_name": (_long_name, "File name too long"),
+    "zip_slip": (_slip, "points outside the archive"),
+    "absolute": (_absolute, "points outside the archive"),
+    "file_and_folder": (_file_and_folder, "cannot be written"),
+    "truncated": (_truncated_zip, "sub.zip"),
+}
+
+
+@pytest.mark.parametrize("case", sorted(ZIPS))
+def test_a_zip_that_cannot_be_unpacked_is_a_submission_problem(tmp_path, ref, manifest, case):
+    build, phrase = ZIPS[case]
+    path = build(tmp_path)
+    proc = run_score("--ref", ref, "--res", path, "--out", tmp_path / "out")
+    assert proc.returncode == 1, proc.stderr
+    assert "Traceback" not in proc.stderr and "Fix:" in proc.stderr
+    assert phrase in proc.stderr and "sub.zip" in proc.stderr
+    assert not (tmp_path / "out" / "scores.json").exists()
+    code, _, err = run_main(check_submission.main, [path, "--manifest", manifest])
+    assert code == 1 and phrase in err and err.startswith(proc.stderr.split("\n\n")[0])
+    assert not os.path.exists("/tmp/" + IDS[0] + ".png") or case != "absolute"
+
+
+def test_a_reference_zip_that_cannot_be_unpacked_is_the_organizers(tmp_path, ref):
+    path = _slip(tmp_path)
+    broken_cases.good(str(tmp_path / "res"), IDS, SIZE)
+    proc = run_score("--ref", path, "--res", tmp_path / "res")
+    assert proc.returncode == 3 and "REFERENCE" in proc.stderr and "outside" in proc.stderr
+
+
+def test_unpacked_size_and_entry_caps(tmp_path, ref, monkeypatch):
+    path = _zip_of_good(tmp_path)
+    total = sum(i.file_size for i in zipfile.ZipFile(str(path)).infolist())
+    assert archive.MAX_UNPACKED_BYTES == 4 * 1024 ** 3
+    monkeypatch.setattr(archive, "MAX_UNPACKED_BYTES", total - 1)
+    code, _, err = run_main(cli.main, ["--ref", ref, "--res", path, "--workers", "1"])
+    assert code == 1 and "unpacks to more than {:,} bytes".format(total - 1) in err
+    monkeypatch.setattr(archive, "MAX_UNPACKED_BYTES", total)
+    assert run_main(cli.main, ["--ref", ref, "--res", path, "--workers", "1", "--quiet"])[0] == 0
+    monkeypatch.setattr(archive, "MAX_MEMBERS", len(IDS) - 1)
+    code, _, err = run_main(cli.main, ["--ref", ref, "--res", path, "--workers", "1"])
+    assert code == 1 and "entries" in err
+
+
+def test_a_zip_bomb_is_refused_before_anything_is_written(tmp_path, ref):
+    """5 GiB of zeros declared in a small zip (ZIP64): refused from the central directory."""
+    path = tmp_path / "bomb.zip"
+    with zipfile.ZipFile(str(path), "w", zipfile.ZIP_DEFLATED) as zf:
+        with zf.open("zeros.png", "w", force_zip64=True) as f:
+            chunk = bytes(1 << 24)
+            for _ in range(5 * 64):
+                f.write(chunk)
+    started = time.monotonic()
+    proc = run_score("--ref", ref, "--res", path)
+    assert proc.returncode == 1 and "4 GiB" in proc.stderr
+    assert time.monotonic() - started < 20
+
+
+def test_backslash_separators_get_a_hint(tmp_path, ref, manifest):
+    path = _zip_of_good(tmp_path, arcname=lambda i: "preds\\" + i + ".png")
+    proc = run_score("--ref", ref, "--res", path)
+    assert proc.returncode == 1
+    assert "backslash" in proc.stderr and "preds\\" + IDS[0] + ".png" in proc.stderr
+    code, _, err = run_main(check_submission.main, [path, "--manifest", manifest])
+    assert code == 1 and "backslash" in err
+
+
+# --- 3. outputs and exit codes -------------------------------------------------------------------
+
+def test_a_failed_run_leaves_no_scores_of_an_earlier_one(tmp_path, ref):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    out = tmp_path / "out"
+    assert run_score("--ref", ref, "--res", res, "--out", out).returncode == 0
+    assert (out / "scores.json").exists() and (out / "scores.txt").exists()
+    os.remove(os.path.join(res, IDS[0] + ".png"))
+    proc = run_score("--ref", ref, "--res", res, "--out", out)
+    assert proc.returncode == 1
+    assert sorted(os.listdir(str(out))) == []
+
+
+def test_scores_are_written_last_and_the_page_well_before_exit(tmp_path, ref):
+    inp = tmp_path / "input"
+    inp.mkdir()
+    os.symlink(ref, str(inp / "ref"))
+    broken_cases.good(str(inp / "res"), IDS, SIZE)
+    out = tmp_path / "output"
+    out.mkdir()
+    proc = run_score(inp, out)
+    ended = time.time()
+    assert proc.returncode == 0, proc.stderr
+    page, scores = (os.stat(str(out / n)).st_mtime for n in ("detailed_results.html",
+                                                              "scores.txt"))
+    assert page <= scores
+    assert ended - page >= cli.HTML_SETTLE_SECONDS - 0.05
+    assert sorted(os.listdir(str(out))) == ["detailed_results.html", "scores.json", "scores.txt"]
+
+
+def test_an_internal_error_after_scoring_leaves_no_scores(tmp_path, ref, monkeypatch):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    out = tmp_path / "out"
+
+    def boom(*args):
+        raise KeyError("a bug in the page")
+
+    monkeypatch.setattr(type(TASKS[DEFAULT]), "render_html", boom)
+    code, _, err = run_main(cli.main, ["--ref", ref, "--res", res, "--out", out, "--workers", "1"])
+    assert code == 4
+    assert not (out / "scores.json").exists() and not (out / "scores.txt").exists()
+
+
+def test_internal_error_tells_organizers_where_to_look(tmp_path, ref, monkeypatch):
+    inp = tmp_path / "input"
+    inp.mkdir()
+    os.symlink(ref, str(inp / "ref"))
+    broken_cases.good(str(inp / "res"), IDS, SIZE)
+
+    def boom(*args):
+        raise ZeroDivisionError("hidden value 0.123456")
+
+    monkeypatch.setattr(type(TASKS[DEFAULT]), "summarize", boom)
+    messages = set()
+    for k in range(2):
+        out = tmp_path / ("output%d" % k)
+        code, _, err = run_main(cli.main, [inp, out, "--workers", "1"])
+        assert code == 4
+        messages.add(err)
+        assert "ZeroDivisionError" in (out / "private" / "traceback.txt").read_text()
+    (err,) = messages
+    assert "ZeroDivisionError at tests/" not in err
+    for phrase in ("INTERNAL ERROR", "ZeroDivisionError", "CodaLab", "private/traceback.txt",
+                   "Codabench", "SCORING_DEBUG=1", "not a problem with the submission"):
+        assert phrase in err, phrase
+    assert "0.123456" not in err and "Traceback" not in err
+
+
+def test_usage_errors_for_output_paths(tmp_path, ref, manifest):
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    (tmp_path / "file").write_text("x")
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "file")
+    assert proc.returncode == 2 and "not a folder" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert (tmp_path / "file").read_text() == "x"
+    (tmp_path / "folder").mkdir()
+    for target in (tmp_path / "folder", tmp_path / "nowhere" / "sub.zip"):
+        code, _, err = run_main(make_submission.main, [res, "-o", target, "--manifest", manifest])
+        assert code == 2 and "Traceback" not in err, err
+    assert os.listdir(str(tmp_path / "folder")) == []
+    (tmp_path / "bad.json").write_text("{not json")
+    code, _, err = run_main(check_submission.main, [res, "--manifest", tmp_path / "bad.json"])
+    assert code == 2 and "manifest" in err
+
+
+@pytest.mark.parametrize("config,phrase", [
+    ("task: [a, b]\n", "task"),
+    ("task: {a: 1}\n", "task"),
+    ("task: nonexistent\n", "unknown task 'nonexistent'"),
+    ("storm_damage: [background]\n", "storm_damage"),
+    ("storm_damage: {x: 1}\n", "storm_damage"),
+    ("- just\n- a list\n", "not a mapping"),
+    ("storm_damage: [unclosed\n", "unreadable YAML"),
+])
+def test_config_of_the_wrong_shape_is_the_organizers(tmp_path, ref, config, phrase):
+    import shutil
+    bad = str(tmp_path / "ref")
+    shutil.copytree(ref, bad)
+    with open(os.path.join(bad, "config.yaml"), "w") as f:
+        f.write(config)
+    broken_cases.good(str(tmp_path / "res"), IDS, SIZE)
+    proc = run_score("--ref", bad, "--res", tmp_path / "res")
+    assert proc.returncode == 3, proc.stderr
+    assert "REFERENCE" in proc.stderr and "config.yaml" in proc.stderr and phrase in proc.stderr
+
+
+def test_config_inside_a_wrapped_reference_is_read(tmp_path):
+    """A reference zipped as a folder: its config.yaml is one level down and still counts."""
+    wrapped = tmp_path / "wrap" / "test_labels"
+    one = np.ones((1, 2), np.uint8)
+    write_reference(str(wrapped), "a", one, one, {"water": np.array([[1, 0]], np.uint8)},
+                    storm=np.array([[0, 1]], np.uint8))
+    res = tmp_path / "res"
+    res.mkdir()
+    save(str(res / "a.png"), np.array([[6, 6]]))
+    proc = run_score("--ref", tmp_path / "wrap", "--res", res, "--out", tmp_path / "o1")
+    assert proc.returncode == 0, proc.stderr
+    assert scores_of(tmp_path / "o1")["miou"] == 0.25
+    (wrapped / "config.yaml").write_text("storm_damage: ignore\n")
+    proc = run_score("--ref", tmp_path / "wrap", "--res", res, "--out", tmp_path / "o2")
+    assert proc.returncode == 0, proc.stderr
+    assert scores_of(tmp_path / "o2")["miou"] == 1.0
+    (wrapped / "config.yaml").write_text("task: nonexistent\n")
+    proc = run_score("--ref", tmp_path / "wrap", "--res", res)
+    assert proc.returncode == 3 and "nonexistent" in proc.stderr
+
+
+def test_a_fifo_given_as_the_submission_is_a_usage_error(tmp_path, ref):
+    os.mkfifo(str(tmp_path / "fifo.zip"))
+    proc = run_score("--ref", ref, "--res", tmp_path / "fifo.zip", timeout=30)
+    assert proc.returncode == 2 and "neither a folder nor a zip" in proc.stderr
