@@ -218,3 +218,29 @@ def test_default_workers_scale_with_the_set():
     assert engine.default_workers(engine.MIN_IMAGES_PER_WORKER - 1) == 1
     assert engine.default_workers(10 ** 6) == engine.usable_cpus()
     assert 1 <= engine.default_workers(2 * engine.MIN_IMAGES_PER_WORKER) <= 2
+
+
+@pytest.mark.parametrize("files,expected", [
+    ({"/sys/fs/cgroup/cpu.max": "150000 100000\n"}, 2),      # 1.5 CPUs: 2 workers use them all
+    ({"/sys/fs/cgroup/cpu.max": "50000 100000\n"}, 1),
+    ({"/sys/fs/cgroup/cpu.max": "200000 100000\n"}, 2),
+    ({"/sys/fs/cgroup/cpu.max": "200001 100000\n"}, 3),
+    ({"/sys/fs/cgroup/cpu.max": "max 100000\n"}, None),
+    ({"/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "250000\n",
+      "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n"}, 3),
+    ({"/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1\n",
+      "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n"}, None),
+    ({}, None),
+])
+def test_cgroup_quota_is_rounded_up(monkeypatch, files, expected):
+    """A fractional quota is rounded up: with 1.5 CPUs, 2 busy workers get all 1.5 (CFS
+    throttles them), 1 worker only 1. Files as cgroup v2 and v1 write them."""
+    import io as _io
+
+    def fake_open(path, *args, **kwargs):
+        if path in files:
+            return _io.StringIO(files[path])
+        raise FileNotFoundError(path)
+
+    monkeypatch.setattr(engine, "open", fake_open, raising=False)
+    assert engine._cgroup_cpus() == expected

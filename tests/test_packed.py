@@ -160,3 +160,86 @@ def test_fast_reader_equals_pillow_and_survives_resaving(seed, h, w, n_codes):
         img.save(buf, "PNG", pnginfo=info, optimize=True)
         resaved = packed.read_fast(buf.getvalue()) or packed._decode_pillow(buf.getvalue(), "x")
         assert (resaved.table[resaved.labels] == expected).all()
+
+
+def _rebuild(data, table_text=None, index_change=None, keep_crc=False):
+    """A packed PNG with its av-codes text replaced and/or one index byte set, every chunk CRC
+    recomputed unless keep_crc (then the changed tEXt keeps its old CRC)."""
+    import struct
+    import zlib
+    from scoring import png
+    out = png.SIGNATURE
+    for kind, body, crc in png.chunks(data):
+        if kind == b"tEXt" and table_text is not None:
+            new = packed.TABLE_KEY.encode() + b"\0" + table_text.encode()
+            out += (struct.pack(">I", len(new)) + kind + new + crc) if keep_crc else \
+                png.chunk(kind, new)
+            continue
+        if kind == b"IDAT" and index_change is not None:
+            raw = bytearray(zlib.decompress(body))
+            raw[1] = index_change          # first pixel of the first row (byte 0: filter)
+            body = zlib.compress(bytes(raw))
+        out += png.chunk(kind, body)
+    return out
+
+
+def _packed_set(tmp_path):
+    ids = make_set(tmp_path, np.random.RandomState(8), 2, 6, 6, density=0.5)
+    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    target = tmp_path / "packed" / "packed" / (ids[0] + ".png")
+    return ids, target
+
+
+def _table(target):
+    from scoring import png
+    text = [body for kind, body, _ in png.chunks(target.read_bytes()) if kind == b"tEXt"][0]
+    return text.split(b"\0", 1)[1].decode().split(",")
+
+
+@pytest.mark.parametrize("breakage,phrase", [
+    ("not_numbers", "comma-separated decimal codes"),
+    ("code_too_big", "above the largest code"),
+    ("repeated_code", "not strictly ascending"),
+    ("index_beyond_table", "exceed its code table"),
+    ("bad_crc", "packed/"),
+])
+def test_a_packed_table_not_as_the_format_says_is_the_organizers(tmp_path, breakage, phrase):
+    """docs/packed-format.md: 1-256 decimal 10-bit codes, ascending, every index within the
+    table, CRCs checked. A repeated code would silently drop counts; a code of 1024 or more would
+    alias another prediction's counts: both must be refused, as must a table whose digits were
+    changed after its CRC was written (read_fast's CRC check) and an index past the table."""
+    ids, target = _packed_set(tmp_path)
+    data = target.read_bytes()
+    table = _table(target)
+    assert len(table) >= 2
+    if breakage == "not_numbers":
+        data = _rebuild(data, "0,x512")
+    elif breakage == "code_too_big":
+        data = _rebuild(data, ",".join(table[:-1] + ["1024"]))
+    elif breakage == "repeated_code":
+        data = _rebuild(data, ",".join(table + table[-1:]))
+    elif breakage == "index_beyond_table":
+        data = _rebuild(data, index_change=len(table))
+    else:   # the last code changed by one, still a valid ascending table, CRC left as it was
+        last = int(table[-1])
+        changed = table[:-1] + [str(last + 1 if last + 1 < 1024 else last - 1)]
+        assert sorted(set(map(int, changed))) == list(map(int, changed))
+        data = _rebuild(data, ",".join(changed), keep_crc=True)
+    target.write_bytes(data)
+    proc = run_score("--ref", tmp_path / "packed", "--res", tmp_path / "res", "--workers", "1")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "REFERENCE" in proc.stderr and phrase in proc.stderr and ids[0] in proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_a_16_bit_packed_image_with_codes_beyond_10_bits_is_refused(tmp_path):
+    import io
+    from PIL import Image
+    ids, target = _packed_set(tmp_path)
+    code = np.full((6, 6), 512, np.uint16)
+    code[0, 0] = 1024 + 512
+    buf = io.BytesIO()
+    Image.frombytes("I;16", (6, 6), code.astype("<u2").tobytes()).save(buf, "PNG")
+    target.write_bytes(buf.getvalue())
+    proc = run_score("--ref", tmp_path / "packed", "--res", tmp_path / "res", "--workers", "1")
+    assert proc.returncode == 3 and "10-bit" in proc.stderr, proc.stderr
