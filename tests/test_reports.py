@@ -3,7 +3,6 @@ scores files, the console table (TP, FP, FN per class) and the detailed page (th
 confusion heat map with their orientation, and the pixel-count table). A report that swaps FP and
 FN (mIoU unchanged), transposes the matrix or mislabels a column fails here."""
 import json
-import os
 import re
 from html.parser import HTMLParser
 
