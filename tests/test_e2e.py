@@ -214,10 +214,27 @@ def test_problem_report_identical_for_any_worker_count(tmp_path, ref):
 
 
 def test_default_workers_scale_with_the_set():
+    cpus = engine.usable_cpus()
+    switch = engine.min_images_for_pool(cpus)
     assert engine.default_workers(0) == 1
-    assert engine.default_workers(engine.MIN_IMAGES_PER_WORKER - 1) == 1
-    assert engine.default_workers(10 ** 6) == engine.usable_cpus()
-    assert 1 <= engine.default_workers(2 * engine.MIN_IMAGES_PER_WORKER) <= 2
+    assert engine.default_workers(switch - 1) == 1
+    assert engine.default_workers(switch) == cpus
+    assert engine.default_workers(10 ** 6) == cpus
+    assert 1 <= engine.default_workers(2 * engine.MIN_IMAGES_PER_WORKER) <= cpus
+
+
+@pytest.mark.parametrize("cpus", [2, 3, 4, 8, 64])
+def test_the_pool_switch_is_where_all_cpus_start_to_win(cpus):
+    """All CPUs from the first N where the time they save on the slowest layout, N * t * (1 -
+    1/W), exceeds the pool's start-up cost; one process below it."""
+    n = engine.min_images_for_pool(cpus)
+    from fractions import Fraction as F
+    start, image = F(str(engine.POOL_START_SECONDS)), F(str(engine.IMAGE_SECONDS))
+    saved = lambda images: images * image * (1 - F(1, cpus))  # noqa: E731
+    assert saved(n) > start >= saved(n - 1)
+    assert engine.min_images_for_pool(1) > 10 ** 9
+    # The case of the issue: 240 images on 2 CPUs must use both.
+    assert engine.min_images_for_pool(2) <= 240
 
 
 @pytest.mark.parametrize("files,expected", [

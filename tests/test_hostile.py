@@ -10,6 +10,7 @@ import subprocess
 import sys
 import time
 import zipfile
+import zlib
 
 import numpy as np
 import pytest
@@ -545,3 +546,45 @@ def test_a_fifo_given_as_the_submission_is_a_usage_error(tmp_path, ref):
     os.mkfifo(str(tmp_path / "fifo.zip"))
     proc = run_score("--ref", ref, "--res", tmp_path / "fifo.zip", timeout=30)
     assert proc.returncode == 2 and "neither a folder nor a zip" in proc.stderr
+
+
+def adam7_png(arr):
+    """An interlaced (Adam7) 8-bit grayscale PNG of arr, written by hand (Pillow writes none)."""
+    h, w = arr.shape
+    passes = [(0, 0, 8, 8), (4, 0, 8, 8), (0, 4, 4, 8), (2, 0, 4, 4), (0, 2, 2, 4), (1, 0, 2, 2),
+              (0, 1, 1, 2)]
+    raw = b""
+    for x0, y0, dx, dy in passes:
+        sub = arr[y0::dy, x0::dx]
+        if sub.size:
+            raw += b"".join(b"\0" + row.astype(np.uint8).tobytes() for row in sub)
+    ihdr = broken_cases.png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 1))
+    return (b"\x89PNG\r\n\x1a\n" + ihdr + broken_cases.png_chunk(b"IDAT", zlib.compress(raw)) +
+            broken_cases.png_chunk(b"IEND", b""))
+
+
+def test_interlaced_predictions_read_exactly(tmp_path):
+    rng = np.random.RandomState(9)
+    for shape in ((16, 20), (1, 1), (3, 9), (9, 3)):
+        arr = rng.randint(0, 9, size=shape).astype(np.uint8)
+        path = str(tmp_path / "p.png")
+        with open(path, "wb") as f:
+            f.write(adam7_png(arr))
+        assert (read_prediction(path, shape, 8) == arr).all(), shape
+
+
+def test_an_unreadable_folder_is_named(tmp_path, monkeypatch):
+    from scoring import submission
+    res = tmp_path / "res"
+    broken_cases.good(str(res / "preds"), IDS, SIZE)
+    real = os.scandir
+
+    def scandir(path):
+        if str(path).endswith("preds"):
+            raise PermissionError(13, "Permission denied")
+        return real(path)
+
+    monkeypatch.setattr(submission.os, "scandir", scandir)
+    found = submission.discover(str(res), IDS)
+    text = "\n".join(found.log.summary_lines())
+    assert "preds/ (a folder that cannot be read)" in text

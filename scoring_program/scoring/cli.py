@@ -54,8 +54,9 @@ def build_parser() -> argparse.ArgumentParser:
                         "(local form; default: only print the scores)")
     p.add_argument("--workers", type=int, metavar="N",
                    help="processes to use (default: the CPUs this process may use, {}, or "
-                        "fewer for small sets: one per {} images)".format(
-                            engine.usable_cpus(), engine.MIN_IMAGES_PER_WORKER))
+                        "1 for sets under {} images)".format(
+                            engine.usable_cpus(),
+                            engine.min_images_for_pool(engine.usable_cpus())))
     p.add_argument("--task", choices=sorted(TASKS), default=None,
                    help="challenge to score (default: the reference's config.yaml, else {})".format(
                        DEFAULT))

@@ -6,7 +6,9 @@ result is the same for any worker count, chunking and completion order. Memory i
 worker plus the chunk in flight: flat in the number of images.
 """
 import multiprocessing
+from fractions import Fraction
 import os
+import sys
 import time
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -53,26 +55,56 @@ def usable_cpus() -> int:
     return max(1, min(n, quota) if quota else n)
 
 
-# Below this many images per worker, starting a worker costs more than it saves (about 0.25 s
-# for the fork server and its imports, against 1-4 ms an image).
-MIN_IMAGES_PER_WORKER = 150
+# The default worker count rests on two measured costs (bench/workers.py, 2 CPUs): starting a
+# pool of workers (forked, see FORK_BELOW_IMAGES) costs about POOL_START_SECONDS before the first
+# image is scored in parallel, and one image costs at most IMAGE_SECONDS in one process (the raw
+# layout, the slowest; the packed one costs about 60% of it). With W CPUs, all of them finish
+# N images sooner than one process as soon as N * IMAGE_SECONDS * (1 - 1/W) > POOL_START_SECONDS.
+# Taking the slowest layout's cost puts the switch at the smallest such N, so no set is slower
+# by default than with all CPUs (a fast layout just above the switch may lose at most
+# POOL_START_SECONDS against one worker).
+POOL_START_SECONDS = 0.1
+IMAGE_SECONDS = 0.005
+
+
+def min_images_for_pool(cpus: int) -> int:
+    """The smallest set for which `cpus` workers beat one process."""
+    if cpus <= 1:
+        return 1 << 62
+    # Exactly (decimal fractions), so the switch is the same on every machine.
+    start, image = Fraction(str(POOL_START_SECONDS)), Fraction(str(IMAGE_SECONDS))
+    return int(start / (image * (1 - Fraction(1, cpus)))) + 1
+
+
+# Kept for the command line's help text: the switch for 2 CPUs.
+MIN_IMAGES_PER_WORKER = min_images_for_pool(2)
 
 
 def default_workers(images: int) -> int:
-    """Workers for a run of `images` when the user did not say: the usable CPUs, fewer for
-    small runs."""
-    return max(1, min(usable_cpus(), images // MIN_IMAGES_PER_WORKER))
+    """Workers for a run of `images` when the user did not say: all usable CPUs once a pool
+    pays for its start-up, else one process."""
+    cpus = usable_cpus()
+    return cpus if images >= min_images_for_pool(cpus) else 1
 
 
 _CONTEXT: dict = {}
 
+# Below this many images, workers are forked from the main process itself (Linux): a pool then
+# starts in about 0.07 s, against 0.3-0.7 s for a fork server, which must start a new Python and
+# import numpy, Pillow and the scorer before the first worker exists (bench/workers.py). What the
+# forked workers inherit, the main process's per-image lists, is small at that size.
+FORK_BELOW_IMAGES = 4000
 
-def _context():
+
+def _context(images: int = FORK_BELOW_IMAGES):
     """Start workers from a fork server where the platform has one: a fork of the main process
     would inherit (and count in its memory) the main's per-image lists, so workers' memory would
     grow with the test set. The server is a clean process that has imported the scorer once, so
-    workers still start fast. Elsewhere (Windows), spawn."""
+    workers still start fast. Small runs fork directly (see FORK_BELOW_IMAGES). Elsewhere
+    (Windows), spawn."""
     methods = multiprocessing.get_all_start_methods()
+    if images < FORK_BELOW_IMAGES and "fork" in methods and sys.platform.startswith("linux"):
+        return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
         ctx.set_forkserver_preload(["numpy", "PIL.Image", "scoring.engine", "scoring.tasks"])
@@ -126,7 +158,8 @@ def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
         for chunk in chunks:
             absorb(function(chunk))
         return
-    pool = _context().Pool(min(workers, len(chunks)), _init_worker, (context,))
+    images = sum(len(chunk) for chunk in chunks)
+    pool = _context(images).Pool(min(workers, len(chunks)), _init_worker, (context,))
     try:
         for result in pool.imap_unordered(function, chunks):
             absorb(result)

@@ -34,7 +34,7 @@ def is_png_name(name: str) -> bool:
     return name.lower().endswith(".png")
 
 
-def _walk(top: str):
+def _walk(top: str, unreadable: Optional[List[str]] = None):
     """Yield (dir, png entries, other files, subdirs) under top, skipping ignored names.
 
     A folder named like a PNG is listed as a PNG entry (it will be refused as unreadable), not
@@ -49,6 +49,8 @@ def _walk(top: str):
         try:
             entries = sorted(os.scandir(d), key=lambda e: e.name)
         except OSError:
+            if unreadable is not None and d != top:
+                unreadable.append(d)
             continue
         for e in entries:
             if _ignored(e.name):
@@ -104,7 +106,10 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
     """Locate predictions in res_dir; expected_ids None means 'any PNG name is a prediction'."""
     expected: Optional[Set[str]] = None if expected_ids is None else set(expected_ids)
     log = ProblemLog()
-    listing = list(_walk(res_dir))
+    unreadable: List[str] = []
+    listing = list(_walk(res_dir, unreadable))
+    for d in unreadable:  # permissions: say so, or a folder of predictions silently vanishes
+        log.add(EXTRA_FILE, _rel(res_dir, d) + "/", "a folder that cannot be read")
 
     def matches(names: List[str]) -> int:
         if expected is None:

@@ -26,6 +26,7 @@ import numpy as np
 from PIL import Image
 
 from ... import engine, png
+from ...predictions import pillow_says
 from ...problems import REF_LAYOUT, REF_MISSING, BrokenReference, ProblemLog
 from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
@@ -138,7 +139,7 @@ def _decode_pillow(data: bytes, name: str) -> CodedLabels:
             arr = np.asarray(img)
             mode = img.mode
     except Exception as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
+        raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
     if mode == "L" and text is not None:
         return CodedLabels(arr, parse_table(text))
     if mode in ("I", "I;16") and text is None:

@@ -7,6 +7,7 @@ import numpy as np
 
 from ... import layers
 from ...layers import Layer
+from ...predictions import pillow_says
 from ...submission import sole_subfolder
 from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
                          BrokenReference, Kind, ProblemLog)
@@ -30,7 +31,7 @@ def read_layer(path: str, name: str) -> Layer:
         with open(path, "rb") as f:
             return layers.read_layer(f.read(), REF_MODES)
     except Exception as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
+        raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
 
 
 class RawReference:
