@@ -3,6 +3,7 @@ scores files, the console table (TP, FP, FN per class) and the detailed page (th
 confusion heat map with their orientation, and the pixel-count table). A report that swaps FP and
 FN (mIoU unchanged), transposes the matrix or mislabels a column fails here."""
 import json
+import os
 import re
 from html.parser import HTMLParser
 
@@ -168,3 +169,17 @@ def test_task_summary_counts_equal_the_definition(tmp_path):
     summary = TASKS["agriculture-vision"].summarize(state, {"storm_damage": "background"})
     m = summary["confusion"]
     assert (summary["tp"], summary["fp"], summary["fn"]) == oracle_counts(m)
+
+
+def test_every_mutation_of_tests_mutants_still_applies():
+    """tests/mutants.py breaks the code in named ways (run it by hand: each must be CAUGHT).
+    Here only: each piece of source it replaces still exists exactly once, so the list does not
+    silently rot when the code moves."""
+    import importlib.util
+    here = os.path.dirname(os.path.abspath(__file__))
+    spec = importlib.util.spec_from_file_location("mutants", os.path.join(here, "mutants.py"))
+    mutants = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(mutants)
+    for name, path, old, _, _ in mutants.MUTATIONS:
+        with open(os.path.join(mutants.ROOT, path)) as f:
+            assert f.read().count(old) == 1, name

@@ -44,7 +44,7 @@ _OBJECT_REPR = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
 
 
 def pillow_says(exc: Exception) -> str:
-    text = _OBJECT_REPR.sub("the file", str(exc).strip())
+    text = " ".join(_OBJECT_REPR.sub("", str(exc)).split())
     return text or type(exc).__name__
 
 # Pillow modes that hold one value per pixel (16-bit grayscale is 'I;16' or 'I' by version).

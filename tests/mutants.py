@@ -1,0 +1,127 @@
+"""Break the code on purpose, one way at a time, and check that a test fails (issue 7 section 6).
+
+    python3 tests/mutants.py [NAME_PART ...]
+
+Each mutation replaces one exact piece of source (it must occur once), runs the tests that must
+catch it, prints CAUGHT or MISSED, and restores the file. Not collected by pytest: it edits the
+sources while it runs. Add a line here with every new metric, report or guard.
+"""
+import os
+import subprocess
+import sys
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SP = "scoring_program/scoring/"
+# (name, file, exact source, its replacement, the pytest arguments that must fail)
+MUTATIONS = [
+    ('FP and FN swapped',
+     SP + 'tasks/agrivision/metric.py',
+     '    return tp, fp, fn\n',
+     '    return tp, fn, fp\n',
+     'tests/test_reports.py'),
+    ('HTML confusion transposed',
+     SP + 'tasks/agrivision/task.py',
+     '"confusion": summary["confusion"],',
+     '"confusion": [list(r) for r in zip(*summary["confusion"])],',
+     'tests/test_reports.py'),
+    ('TP and FN swapped in console table',
+     SP + 'tasks/agrivision/task.py',
+     'zip(CLASSES, summary["tp"], summary["fp"], summary["fn"])',
+     'zip(CLASSES, summary["fn"], summary["fp"], summary["tp"])',
+     'tests/test_reports.py'),
+    ('zip-slip guard removed',
+     SP + 'archive.py',
+     '        if not (target == dest_real or target.startswith(dest_real + os.sep)):',
+     '        if False:',
+     'tests/test_hostile.py -k zip'),
+    ('packed CRC check removed',
+     SP + 'tasks/agrivision/packed.py',
+     '            if not png.crc_ok(kind, body, crc):\n                return None',
+     '            pass',
+     'tests/test_packed.py'),
+    ('packed index beyond table accepted',
+     SP + 'tasks/agrivision/packed.py',
+     '    if coded.labels.size and int(coded.labels.max()) >= len(coded.table):',
+     '    if False:',
+     'tests/test_packed.py'),
+    ('mode 1 mishandled (bytes viewed, not compared)',
+     SP + 'predictions.py',
+     '        return (arr.view(np.uint8) != 0).view(np.uint8)\n    scale',
+     '        return arr.view(np.uint8)\n    scale',
+     'tests/test_hostile.py -k bit_depth'),
+    ('low depths not unscaled',
+     SP + 'predictions.py',
+     '        arr = _stored_samples(arr, header.bit_depth)',
+     '        pass',
+     'tests/test_hostile.py -k bit_depth'),
+    ('unknown task in config.yaml -> exit 4',
+     SP + 'cli.py',
+     '        if not isinstance(task_name, str) or task_name not in TASKS:',
+     '        if not isinstance(task_name, str):',
+     'tests/test_hostile.py -k config'),
+    ('config.yaml in a wrapped reference ignored',
+     SP + 'cli.py',
+     '        sub = submission.sole_subfolder(ref_dir)\n',
+     '        sub = None\n',
+     'tests/test_hostile.py -k config'),
+    ('cgroup quota rounded down',
+     SP + 'engine.py',
+     'max(1, -(-int(quota) // int(period)))',
+     'max(1, int(quota) // int(period))',
+     'tests/test_e2e.py -k cgroup'),
+    ('second IHDR not checked',
+     SP + 'predictions.py',
+     '            if img.size != (header.width, header.height) or img.mode not in png.pillow_modes(header):',
+     '            if False:',
+     'tests/test_checks.py -k ihdr'),
+    ('size cap removed',
+     SP + 'predictions.py',
+     '            if size > cap:',
+     '            if False:',
+     'tests/test_checks.py -k padded'),
+    ('links followed',
+     SP + 'predictions.py',
+     '    what = _kind_of_file(st.st_mode)\n    if what == "a folder":',
+     '    what = _kind_of_file(os.stat(path).st_mode)\n    if what == "a folder":',
+     'tests/test_checks.py -k symlink'),
+    ('names not escaped',
+     SP + 'problems.py',
+     '        name, detail = shown(name), shown(detail)\n',
+     '',
+     'tests/test_hostile.py -k hostile_name'),
+    ('stale scores kept',
+     SP + 'cli.py',
+     '        if paths["out"]:\n            clear_outputs(paths["out"])\n',
+     '',
+     'tests/test_hostile.py -k earlier'),
+]
+
+
+def main(only) -> int:
+    missed = 0
+    for name, path, old, new, tests in MUTATIONS:
+        if only and not any(o in name for o in only):
+            continue
+        full = os.path.join(ROOT, path)
+        with open(full) as f:
+            src = f.read()
+        assert src.count(old) == 1, (name, src.count(old))
+        with open(full, "w") as f:
+            f.write(src.replace(old, new))
+        try:
+            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
+                                   "no:cacheprovider"] + tests.split(), cwd=ROOT,
+                                  capture_output=True, text=True, timeout=900)
+        finally:
+            with open(full, "w") as f:
+                f.write(src)
+        lines = [line for line in proc.stdout.splitlines() if line.strip()]
+        failed = [line[7:] for line in lines if line.startswith("FAILED")]
+        missed += not proc.returncode
+        print("%-48s %s  %s | %s" % (name, "CAUGHT" if proc.returncode else "MISSED", tests,
+                                     (failed or lines[-1:] or [""])[0][:100]), flush=True)
+    return 1 if missed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main(sys.argv[1:]))
