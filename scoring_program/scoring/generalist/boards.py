@@ -43,6 +43,11 @@ class _FileProblems:
         if self.count <= MAX_PER_FILE:
             self.problems.add(self.path, line, text)
 
+    def add_in(self, path: str, line: Optional[int], text: str) -> None:
+        """A problem of this board that is fixed in another file (the configuration)."""
+        self.count += 1
+        self.problems.add(path, line, text)
+
     def close(self) -> None:
         if self.count > MAX_PER_FILE:
             self.problems.add(self.path, None, "... and {} more problems in this file".format(
@@ -97,22 +102,26 @@ def _rank(cell: str, column: str, fp: _FileProblems, line: int) -> Optional[int]
     return int(cell)
 
 
-def read(spec: BoardSpec, aliases: Dict[str, str], problems: Collector) -> Optional[ReadBoard]:
+def read(spec: BoardSpec, aliases: Dict[str, str], problems: Collector,
+         config_path: str = "") -> Optional[ReadBoard]:
     """One board, or None after adding its problems to `problems`."""
     fp = _FileProblems(spec.path, problems)
     try:
-        result = _read(spec, aliases, fp)
+        result = _read(spec, aliases, fp, config_path)
     finally:
         fp.close()
     return result if fp.count == 0 else None
 
 
-def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems) -> Optional[ReadBoard]:
+def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
+          config_path: str) -> Optional[ReadBoard]:
     try:
         with open(spec.path, "rb") as f:
             raw = f.read()
     except OSError as exc:
-        fp.add(None, "cannot read leaderboard {!r} ({})".format(spec.name, exc.strerror))
+        # Named where the organizer can fix it: the configuration's entry for this board.
+        fp.add_in(config_path, spec.line, "leaderboard {!r}: cannot read {} ({})".format(
+            spec.name, spec.path, exc.strerror))
         return None
     try:
         text = raw.decode("utf-8-sig")
@@ -124,7 +133,8 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems) -> Option
         return None
     fmt = spec.format or exports.detect(rows)
     if spec.table is not None and fmt != "codalab":
-        fp.add(None, "`table:` is for CodaLab exports; this file is read as {}".format(fmt))
+        fp.add_in(config_path, spec.line, "leaderboard {!r}: `table:` is for CodaLab "
+                  "exports; {} is read as {}".format(spec.name, spec.path, fmt))
         return None
     if fmt == "codalab":
         table = exports.codalab_table(rows, spec.table, fp)
@@ -134,8 +144,8 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems) -> Option
         return None
     model_col_name = spec.model_column or exports.DEFAULT_MODEL_COLUMN.get(fmt)
     if model_col_name is None:
-        fp.add(None, "leaderboard {!r}: a plain CSV needs model_column: in the configuration"
-               .format(spec.name))
+        fp.add_in(config_path, spec.line, "leaderboard {!r}: a plain CSV needs "
+                  "model_column:".format(spec.name))
         return None
     mcol = _find_column(table, model_col_name, fmt, "model", fp)
     wanted = spec.score_column or spec.rank_column
@@ -198,7 +208,8 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems) -> Option
     if fp.count:
         return None
     if len(models) < 2:
-        fp.add(None, "leaderboard {!r} has {} entr{}; a leaderboard needs at least 2".format(
+        fp.add(table.header_line, "leaderboard {!r} has {} entr{} below this header; a "
+               "leaderboard needs at least 2".format(
             spec.name, len(models), "y" if len(models) == 1 else "ies"))
         return None
     if spec.score_column:

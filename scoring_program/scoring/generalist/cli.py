@@ -67,7 +67,8 @@ def run(args, stdout, stderr) -> int:
         raise UsageError("--out {} exists and is not a folder".format(args.out))
     config = config_mod.load(args.config)
     problems = Collector()
-    read = [boards_mod.read(spec, config.aliases, problems) for spec in config.boards]
+    read = [boards_mod.read(spec, config.aliases, problems, config.path)
+            for spec in config.boards]
     problems.raise_if_any()
     boards = [b for b in read if b is not None]
 
