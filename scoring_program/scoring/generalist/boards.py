@@ -61,7 +61,7 @@ def _rows(text: str, fp: _FileProblems) -> Optional[List[exports.Row]]:
         for cells in reader:
             rows.append((reader.line_num, cells))
     except csv.Error as exc:
-        fp.add(reader.line_num + 1, "not readable as CSV ({})".format(exc))
+        fp.add(max(1, reader.line_num), "not readable as CSV ({})".format(exc))
         return None
     return rows
 
@@ -127,6 +127,10 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
         text = raw.decode("utf-8-sig")
     except UnicodeDecodeError as exc:
         fp.add(raw[:exc.start].count(b"\n") + 1, "not UTF-8 text (byte {})".format(exc.start))
+        return None
+    if "\x00" in text:        # Python 3.7's csv refuses it, 3.11's reads it: refuse it on both
+        fp.add(text[:text.index("\x00")].count("\n") + 1,
+               "a NUL byte: this is not a text CSV file")
         return None
     rows = _rows(text, fp)
     if rows is None:
