@@ -295,3 +295,14 @@ def test_s_is_the_exact_fraction(n, data):
     r = data.draw(st.integers(1, n + 1))
     assert cons.s_value(r, n) == float(max(Fraction(0), 1 - Fraction(r - 1, n - 1)))
     assert cons.s_value(1, n) == 1.0 and cons.s_value(n, n) == 0.0 and cons.s_value(n + 1, n) == 0.0
+
+
+def test_write_atomically_leaves_nothing_on_failure(tmp_path):
+    from scoring.generalist import output
+    out = tmp_path / "out"
+    with pytest.raises(TypeError):
+        output.write_atomically(str(out), {"ranking.json": "{}", "ranking.csv": None})
+    assert os.listdir(str(tmp_path)) == []
+    output.write_atomically(str(out), {"ranking.json": "{}"})
+    assert os.listdir(str(out)) == ["ranking.json"]
+    assert os.stat(str(out)).st_mode & 0o777 != 0o700     # not mkdtemp's private mode

@@ -7,7 +7,7 @@ codalab/apps/web/views.py -> `Competition.get_results_csv` in codalab/apps/web/m
   - one table per leaderboard group, one after the other, each starting with the header row
     `submission_pk,User,<column label>,...`; the platform runs on Python 3, where the labels,
     passed as bytes to csv.writer, come out as `b'label'`;
-  - a second row `,<sub label>,...` (shifted one cell left) when a column has sub-columns;
+  - a second row `,<sub label>,...` when a column has sub-columns (refused: see codalab_table);
   - data rows `<submission id>,<username>,<value> (<rank>),...,` with one extra empty cell at the
     end; the value is rounded to the column's numeric_format and the rank is CodaLab's own
     *dense* ranking (1, 2, 2, 3); `-` where a value or rank is missing;
@@ -102,12 +102,11 @@ def plain_table(rows: List[Row], problems) -> Optional[Table]:
 
 
 def codalab_table(rows: List[Row], table: Optional[int], problems) -> Optional[Table]:
-    """Pick one table of a CodaLab export and name its columns (`Parent / Sub` for sub-columns)."""
+    """Pick one table of a CodaLab export; its header labels unwrapped from `b'...'`."""
     starts = [i for i, (_, c) in enumerate(rows) if c and c[0].strip() == CODALAB_ID]
-    offset = 1                       # the sub-header row lacks the submission_pk cell
-    if not starts:                   # the older export: `User,...` header rows
+    older = not starts
+    if older:                        # the older export: `User,...` header rows
         starts = [i for i, (_, c) in enumerate(rows) if c and c[0].strip() == CODALAB_USER]
-        offset = 0
     if not starts:
         problems.add(None, "no CodaLab header row (`submission_pk,User,...`) found")
         return None
@@ -126,13 +125,14 @@ def codalab_table(rows: List[Row], table: Optional[int], problems) -> Optional[T
     header_line, header = rows[begin]
     columns = [unwrap_label(c) for c in header]
     body = [r for r in rows[begin + 1:end] if not blank(r[1])]
-    if body and body[0][1][0].strip() == "":       # sub-column labels
-        subs = body.pop(0)[1]
-        for j, sub in enumerate(subs):
-            col = j + offset
-            if sub.strip() and 0 < col < len(columns):
-                columns[col] = "{} / {}".format(columns[col], unwrap_label(sub))
-    if offset == 0 and body and len([c for c in body[-1][1] if c.strip()]) == 1 \
+    if body and body[0][1][0].strip() == "":
+        # Sub-column labels. get_results_csv writes them shifted and only for the columns that
+        # have sub-columns, and writes every sub-column's value of a group into one cell, so
+        # the cells no longer line up with the header: refuse rather than guess.
+        problems.add(body[0][0], "this CodaLab export has sub-columns, whose values CodaLab "
+                     "writes out of line with the header; copy the leaderboard into a plain CSV")
+        return None
+    if older and body and len([c for c in body[-1][1] if c.strip()]) == 1 \
             and end < len(rows):
         body.pop()                                  # the next group's label row
     return Table(header_line, columns, body)
