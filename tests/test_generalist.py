@@ -306,3 +306,68 @@ def test_write_atomically_leaves_nothing_on_failure(tmp_path):
     output.write_atomically(str(out), {"ranking.json": "{}"})
     assert os.listdir(str(out)) == ["ranking.json"]
     assert os.stat(str(out)).st_mode & 0o777 != 0o700     # not mkdtemp's private mode
+
+
+@st.composite
+def csv_boards(draw):
+    """2-3 plain CSV boards: scores with ties in either direction, or a rank column."""
+    pool = ["m{}".format(i) for i in range(6)]
+    boards = []
+    for i in range(draw(st.integers(2, 3))):
+        models = draw(st.lists(st.sampled_from(pool), min_size=2, max_size=6, unique=True))
+        if draw(st.booleans()):
+            values = [draw(st.integers(0, 4)) for _ in models]
+            boards.append(("b{}".format(i), models, values, draw(st.booleans())))
+        else:
+            values = [draw(st.integers(1, len(models))) for _ in models]
+            boards.append(("b{}".format(i), models, values, None))
+    return boards, draw(st.integers(1, 2))
+
+
+@settings(max_examples=15, deadline=None)
+@given(csv_boards())
+def test_command_matches_naive_oracle(tmp_path_factory, case):
+    boards, min_lb = case
+    tmp = tmp_path_factory.mktemp("e2e")
+    lines = ["min_leaderboards: {}".format(min_lb), "leaderboards:"]
+    files = {}
+    for name, models, values, hib in boards:
+        lines += ["  - name: {}".format(name), "    file: {}.csv".format(name),
+                  "    model_column: model"]
+        if hib is None:
+            lines.append("    rank_column: value")
+        else:
+            lines += ["    score_column: value",
+                      "    higher_is_better: {}".format("true" if hib else "false")]
+        # Scores written as 2, 2.0 or 2.00: equal values must tie whatever their spelling.
+        cells = [str(v) if hib is None else "{}{}".format(v, [".0", "", ".00"][k % 3])
+                 for k, v in enumerate(values)]
+        files[name + ".csv"] = "model,value\n" + "".join(
+            "{},{}\n".format(m, c) for m, c in zip(models, cells))
+    _, doc = rank_case(tmp, "\n".join(lines) + "\n", files)
+    oracle = {}
+    for name, models, values, hib in boards:
+        ranks = values if hib is None else naive_competition_ranks(values, hib)
+        oracle[name] = (len(models), dict(zip(models, ranks)))
+    got = by_model(doc)
+    everyone = sorted({m for _, models, _, _ in boards for m in models})
+    assert sorted(got) == everyone
+    c = {}
+    for model in everyone:
+        svals = []
+        for name, (n, ranks) in oracle.items():
+            r = ranks.get(model, n + 1)
+            s = max(0.0, 1 - (r - 1) / (n - 1))
+            svals.append(s)
+            assert got[model]["leaderboards"][name]["rank"] == ranks.get(model)
+            assert got[model]["leaderboards"][name]["s"] == pytest.approx(s, abs=1e-15)
+        c[model] = naive_c(svals)
+        assert got[model]["consistency"] == pytest.approx(c[model], rel=1e-9)
+    present = {m: sum(1 for _, models, _, _ in boards if m in models) for m in everyone}
+    ranked = [m for m in everyone if present[m] >= min_lb]
+    for model in everyone:
+        if present[model] < min_lb:
+            assert got[model]["rank"] is None
+        else:
+            c_got = {m: got[m]["consistency"] for m in ranked}
+            assert got[model]["rank"] == 1 + sum(1 for m in ranked if c_got[m] > c_got[model])
