@@ -28,7 +28,6 @@ if KIT not in sys.path:
 import check_submission  # noqa: E402
 import make_submission  # noqa: E402
 from scoring.tasks import DEFAULT, TASKS  # noqa: E402
-from scoring.validate import make_manifest  # noqa: E402
 
 IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
 SIZE = (16, 20)
@@ -49,7 +48,7 @@ def manifest(ref, tmp_path_factory):
     task = TASKS[DEFAULT]
     path = str(tmp_path_factory.mktemp("manifest") / "manifest.json")
     with open(path, "w") as f:
-        json.dump(make_manifest(task.name, task.max_id, ref, IDS), f)
+        json.dump(task.make_manifest(task.open_reference(ref)), f)
     return path
 
 

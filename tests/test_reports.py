@@ -166,7 +166,7 @@ def test_task_summary_counts_equal_the_definition(tmp_path):
     rng = np.random.RandomState(5)
     state = metric.LabelSetHistogram()
     state.counts[:] = rng.randint(0, 50, size=state.counts.shape)
-    summary = TASKS["agriculture-vision"].summarize(state, {"storm_damage": "background"})
+    summary = TASKS["agriculture-vision"].summarize(state, None, {"storm_damage": "background"})
     m = summary["confusion"]
     assert (summary["tp"], summary["fp"], summary["fn"]) == oracle_counts(m)
 

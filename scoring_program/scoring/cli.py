@@ -13,7 +13,7 @@ from typing import Any, Dict, List, Optional
 
 from . import __version__, engine, submission
 from .archive import ArchiveProblem
-from .problems import BAD_ZIP, REF_EMPTY, REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, \
+from .problems import BAD_ZIP, REF_ARCHIVE, REF_CONFIG, BrokenReference, ProblemLog, ScoringError, \
     SubmissionError, UsageError
 from .report import scores_file
 from .tasks import DEFAULT, TASKS
@@ -42,13 +42,13 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="score.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score a segmentation submission against the reference labels and write "
+        description="Score a submission against the reference data and write "
                     "scores.txt, scores.json and detailed_results.html.")
     p.add_argument("input", nargs="?", help="worker form: folder holding ref/ and res/")
     p.add_argument("output", nargs="?", help="worker form: folder to write the results into")
     p.add_argument("--ref", metavar="DIR_OR_ZIP", help="reference data (ground truth)")
     p.add_argument("--res", metavar="DIR_OR_ZIP",
-                   help="the submission: a folder or a zip of <image id>.png predictions")
+                   help="the submission: a folder or a zip of predictions")
     p.add_argument("--out", metavar="DIR",
                    help="write scores.txt, scores.json and detailed_results.html here "
                         "(local form; default: only print the scores)")
@@ -112,7 +112,7 @@ def unpack(path: str, side: str) -> "tuple":
     except ArchiveProblem as exc:
         log = ProblemLog()
         if side == "ref":
-            log.add(REF_LAYOUT, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
+            log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
             raise BrokenReference(log) from None
         log.add(BAD_ZIP, os.path.basename(path), str(exc))
         raise SubmissionError(log) from None
@@ -135,13 +135,13 @@ def read_config(ref_dir: str) -> Dict[str, Any]:
     except Exception as exc:
         log = ProblemLog()
         # YAML's messages name the file by its full path, which may be a temporary folder.
-        log.add(REF_LAYOUT, CONFIG_FILE, "unreadable YAML ({})".format(
+        log.add(REF_CONFIG, CONFIG_FILE, "unreadable YAML ({})".format(
             str(exc).replace(path, CONFIG_FILE)))
         raise BrokenReference(log) from None
     for key, value in config.items():
         if not isinstance(value, (str, int, float, bool)) and value is not None:
             log = ProblemLog()
-            log.add(REF_LAYOUT, CONFIG_FILE, "the value of {} must be a single word or number, "
+            log.add(REF_CONFIG, CONFIG_FILE, "the value of {} must be a single word or number, "
                     "not a {}".format(key, type(value).__name__))
             raise BrokenReference(log)
     return config
@@ -180,35 +180,33 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
         task_name = args.task or ref_config.get("task", DEFAULT)
         if not isinstance(task_name, str) or task_name not in TASKS:
             log = ProblemLog()
-            log.add(REF_LAYOUT, CONFIG_FILE, "unknown task '{}' (known: {})".format(
+            log.add(REF_CONFIG, CONFIG_FILE, "unknown task '{}' (known: {})".format(
                 task_name, ", ".join(sorted(TASKS))))
             raise BrokenReference(log)
         task = TASKS[task_name]
         config = task.configure(args, ref_config)
-        reference = task.open_reference(ref_dir)
+        reference = task.open_reference(ref_dir, config)
+        fmt = task.submission_format(config)
+        units = fmt.words.get("units", "units")
 
-        found = submission.discover(res_dir, reference.ids)
+        found = fmt.discover(res_dir, reference.ids)
         items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
         workers = args.workers or engine.default_workers(len(items))
-        say("{} scoring program {}: {:,} reference images, {:,} predictions found, {} worker{}".format(
-            task.title, __version__, len(reference.ids), len(items), workers,
+        say("{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
+            task.title, __version__, len(reference.ids), units, len(items), workers,
             "s" if workers > 1 else ""))
         progress = None if args.quiet else engine.Progress(len(items), stdout,
-                                                          args.progress_every)
-        acc = engine.evaluate(task, reference, items, workers, progress)
+                                                          args.progress_every, noun=units)
+        acc = engine.evaluate(task, reference, fmt, config, items, workers, progress)
         if acc.reference_log.fatal:
             raise BrokenReference(acc.reference_log)
         log = found.log
         log.merge(acc.submission_log)
         if log.fatal:
-            raise SubmissionError(log, max_id=str(task.max_id))
+            raise SubmissionError(log, **fmt.words)
 
-        summary = task.summarize(acc.state, config)
-        if summary["scores"][0][1] is None:  # the ranking score needs at least one valid pixel
-            log = ProblemLog()
-            log.add(REF_EMPTY, ref_dir, "{:,} images scored".format(acc.state.images))
-            raise BrokenReference(log)
-        warnings = log.summary_lines()
+        summary = task.summarize(acc.state, reference, config)
+        warnings = log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
             say("WARNING: " + w)
@@ -217,13 +215,15 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             print_table(*task.table(summary), stream=stdout)
             stdout.write("\n")
         if paths["out"]:
-            run_info = {
-                "images": acc.state.images, "pixels": acc.state.pixels, "workers": workers,
+            run_info = {units: acc.state.units}
+            run_info.update(task.run_facts(acc.state))
+            run_info.update({
+                "workers": workers,
                 "seconds": round(seconds, 2), "reference_layout": reference.layout,
                 "scorer_version": __version__,
                 "finished": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
-            }
+            })
             run_info.update(config)
             # The page first, the scores last: nothing is scored until everything is written.
             os.makedirs(paths["out"], exist_ok=True)
@@ -235,7 +235,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
                 paths["out"]))
             if args.output:  # the worker form: let CodaLab v1's watcher upload the page
                 time.sleep(max(0.0, HTML_SETTLE_SECONDS - (time.monotonic() - html_written)))
-        say("Scored {:,} images in {:.1f} s.".format(acc.images, time.monotonic() - started))
+        say("Scored {:,} {} in {:.1f} s.".format(acc.units, units, time.monotonic() - started))
         return EXIT_OK
     finally:
         for cleanup in cleanups:
