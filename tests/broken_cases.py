@@ -119,7 +119,7 @@ def png_chunk(kind, data):
             struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
 
 
-def _second_ihdr(width, height, color_type=0):
+def _second_ihdr(width, height, color_type=0, bit_depth=8):
     """First IHDR says the expected size and 8-bit grayscale; a second one, which Pillow obeys,
     says width x height of another colour type: the data decodes to that."""
     def write(path, size):
@@ -127,10 +127,10 @@ def _second_ihdr(width, height, color_type=0):
         first = png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
         ww, hh = width or w, height or h
         channels = 3 if color_type == 2 else 1
-        rows = b"".join(b"\0" + bytes(ww * channels) for _ in range(hh))
+        rows = b"".join(b"\0" + bytes((ww * channels * bit_depth + 7) // 8) for _ in range(hh))
+        data = png_bytes(ww, hh, rows, bit_depth, color_type)
         with open(path, "wb") as f:
-            f.write(png_bytes(ww, hh, rows, 8, color_type)[:8] + first +
-                    png_bytes(ww, hh, rows, 8, color_type)[8:])
+            f.write(data[:8] + first + data[8:])
     return write
 
 
@@ -221,6 +221,7 @@ CASES["palette_index_9"] = (_values("P", 9), "{0}.png", "values 9")
 CASES["16bit_value_300"] = (_values("I;16", 300, np.uint16), "{0}.png", "values 300")
 CASES["second_ihdr_9000"] = (_replacing(_second_ihdr(9000, 9000)), "{0}.png", "9000 x 9000")
 CASES["second_ihdr_rgb"] = (_replacing(_second_ihdr(None, None, 2)), "{0}.png", "mode RGB")
+CASES["second_ihdr_4_bit"] = (_replacing(_second_ihdr(None, None, 0, 4)), "{0}.png", "L;4")
 CASES["padded_above_cap"] = (_replacing(_padded), "{0}.png", "1 MiB + 4 bytes per pixel")
 CASES["gray4_value_9"] = (_replacing(_low_depth(4, 9)), "{0}.png", "values 9")
 CASES["gray4_value_15"] = (_replacing(_low_depth(4, 15)), "{0}.png", "values 15")

@@ -489,6 +489,8 @@ def test_usage_errors_for_output_paths(tmp_path, ref, manifest):
     assert proc.returncode == 2 and "not a folder" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (tmp_path / "file").read_text() == "x"
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "file" / "below")
+    assert proc.returncode == 2 and "cannot write into the output folder" in proc.stderr
     (tmp_path / "folder").mkdir()
     for target in (tmp_path / "folder", tmp_path / "nowhere" / "sub.zip"):
         code, _, err = run_main(make_submission.main, [res, "-o", target, "--manifest", manifest])

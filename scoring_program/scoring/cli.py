@@ -165,7 +165,12 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
     cleanups = []
     try:
         if paths["out"]:
-            clear_outputs(paths["out"])
+            try:
+                os.makedirs(paths["out"], exist_ok=True)
+                clear_outputs(paths["out"])
+            except OSError as exc:
+                raise UsageError("cannot write into the output folder {} ({})".format(
+                    paths["out"], exc.strerror or type(exc).__name__)) from None
         ref_dir, cleanup = unpack(paths["ref"], "ref")
         cleanups.append(cleanup)
         if ref_dir != paths["ref"]:

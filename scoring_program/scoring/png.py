@@ -69,6 +69,15 @@ def parse_header(head: bytes) -> Header:
     return Header(width, height, bit_depth, color_type)
 
 
+def pillow_rawmode(header: Header) -> str:
+    """The raw mode Pillow decodes a single-channel PNG's data with (its tile's argument): it
+    names the bit depth, which the image mode alone does not (2-, 4- and 8-bit grayscale are all
+    'L')."""
+    if header.color_type == PALETTE:
+        return "P" if header.bit_depth == 8 else "P;{}".format(header.bit_depth)
+    return {1: "1", 2: "L;2", 4: "L;4", 8: "L", 16: "I;16B"}[header.bit_depth]
+
+
 def pillow_modes(header: Header) -> Tuple[str, ...]:
     """The Pillow modes a correct decoder gives for this header (single-channel types only).
     16-bit grayscale is 'I' in old Pillow, 'I;16' in new."""

@@ -82,11 +82,15 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
         with Image.open(io.BytesIO(data)) as img:
             if img.format != "PNG":
                 raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
-            if img.size != (header.width, header.height) or img.mode not in png.pillow_modes(header):
+            tile = img.tile[0] if len(img.tile) == 1 else ()
+            rawmode = tile[3] if len(tile) > 3 else None
+            if img.size != (header.width, header.height) or \
+                    img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):
                 # Pillow takes the last IHDR before the image data; we checked the first.
                 raise PredictionProblem(NOT_PNG, "it is not a valid PNG: its first image header "
-                                        "says {} but a later one says {} x {} (mode {})".format(
-                                            _describe(header), img.size[0], img.size[1], img.mode))
+                                        "says {} but a later one says {} x {} (mode {}, {})".format(
+                                            _describe(header), img.size[0], img.size[1], img.mode,
+                                            rawmode))
             img.load()
             arr = np.asarray(img)
     except PredictionProblem:
@@ -185,10 +189,9 @@ def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int)
                 raise PredictionProblem(TOO_LARGE, "it is {:,} bytes; the limit for a {} x {} "
                                         "prediction is {:,} bytes (1 MiB + 4 bytes per pixel)".format(
                                             size, header.width, header.height, cap))
-            data = head + f.read(cap + 1 - len(head))
-            if len(data) > cap:  # grew while we read it
-                raise PredictionProblem(TOO_LARGE, "it is more than {:,} bytes, the limit for a "
-                                        "{} x {} prediction".format(cap, header.width, header.height))
+            # Exactly the size checked (<= cap), whatever the file does meanwhile: asking read()
+            # for the cap itself would allocate cap bytes for every file.
+            data = head + f.read(max(0, size - len(head)))
     except OSError as exc:
         raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
             exc.strerror or type(exc).__name__)) from None
