@@ -71,7 +71,8 @@ MUTATIONS = [
      'tests/test_e2e.py -k cgroup'),
     ('second IHDR not checked',
      SP + 'predictions.py',
-     '            if img.size != (header.width, header.height) or img.mode not in png.pillow_modes(header):',
+     '            if img.size != (header.width, header.height) or \\\n'
+     '                    img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
      '            if False:',
      'tests/test_checks.py -k ihdr'),
     ('size cap removed',
