@@ -1,0 +1,120 @@
+"""VQA accuracy as an additive state of integer counts.
+
+Official rule: a question's accuracy is the mean, over its ten answer records, of
+min(1, matches among the OTHER records / 3), where the other records are those not equal to the
+one left out. Each term is a multiple of 1/3, so a question's accuracy is n/30 with n an integer
+in 0..30. With ten distinct records and m records matching the result answer:
+n = m * min(3, m - 1) + (10 - m) * min(3, m), i.e. 0, 9, 18, 27, 30 for m = 0, 1, 2, 3, >= 4
+(accuracy 0, 0.3, 0.6, 0.9, 1). The state counts questions per (answer type, question type, n):
+every reported number is a sum of these counts, exact, whatever the order of the updates.
+"""
+from typing import Dict, List, Mapping, Tuple
+
+from .reference import HUMANS, Question, Truth
+
+STEPS = 3 * HUMANS  # a question's accuracy is n / STEPS
+# n for m matching records out of ten distinct ones.
+NUMERATOR = tuple(m * min(3, max(m - 1, 0)) + (HUMANS - m) * min(3, m) for m in range(HUMANS + 1))
+assert NUMERATOR[:5] == (0, 9, 18, 27, 30) and set(NUMERATOR[4:]) == {30}
+
+
+def numerator(form: str, q: Question) -> int:
+    """n (accuracy = n / 30) of the compared form of a result answer for one question."""
+    m = q.forms.count(form)
+    if q.twins is None:
+        return NUMERATOR[m]
+    # Duplicated records: leaving one out removes every record equal to it (same class, same
+    # form), so a matching record sees m minus its twins, not m - 1.
+    n = 0
+    for cls, f in zip(q.twins, q.forms):
+        if f == form:
+            equal = sum(1 for c2, f2 in zip(q.twins, q.forms) if c2 == cls and f2 == form)
+            n += min(3, m - equal)
+        else:
+            n += min(3, m)
+    return n
+
+
+class AccuracyState:
+    """counts[(answer type, question type, n)] = questions; changed = result answers that the
+    normalization changed (their compared form differs from the submitted string)."""
+
+    def __init__(self) -> None:
+        self.counts: Dict[Tuple[str, str, int], int] = {}
+        self.changed = 0
+        self.disagreeing = 0   # questions whose humans disagree (full normalization applied)
+        self.units = 0
+
+    def update(self, prediction: Mapping[int, str], truth: Truth) -> None:
+        """prediction: question id -> answer, for every question of truth (already checked)."""
+        # The reference's caches: result answers are mostly strings the humans gave too.
+        clean, full = truth.norm.clean, truth.norm.full
+        table = NUMERATOR
+        hist = [0] * (len(truth.groups) * (STEPS + 1))
+        changed = 0
+        for q in truth.questions:
+            raw = prediction[q.qid]
+            form = clean[raw] if q.unanimous else full[raw]
+            if form != raw:
+                changed += 1
+            n = table[q.forms.count(form)] if q.twins is None else numerator(form, q)
+            hist[q.group * (STEPS + 1) + n] += 1
+        for g, (atype, qtype) in enumerate(truth.groups):
+            for n in range(STEPS + 1):
+                c = hist[g * (STEPS + 1) + n]
+                if c:
+                    key = (atype, qtype, n)
+                    self.counts[key] = self.counts.get(key, 0) + c
+        self.changed += changed
+        self.disagreeing += truth.disagreeing
+        self.units += 1
+
+    def merge(self, other: "AccuracyState") -> "AccuracyState":
+        for key, c in other.counts.items():
+            self.counts[key] = self.counts.get(key, 0) + c
+        self.changed += other.changed
+        self.disagreeing += other.disagreeing
+        self.units += other.units
+        return self
+
+    # --- aggregates (exact integers; floats only in percent()) ---
+
+    def questions(self) -> int:
+        return sum(self.counts.values())
+
+    def totals(self, by: int) -> Dict[str, Tuple[int, int]]:
+        """{answer type (by=0) or question type (by=1): (questions, sum of n)}."""
+        out: Dict[str, List[int]] = {}
+        for key, c in self.counts.items():
+            t = out.setdefault(key[by], [0, 0])
+            t[0] += c
+            t[1] += c * key[2]
+        return {k: (v[0], v[1]) for k, v in out.items()}
+
+    def overall(self) -> Tuple[int, int]:
+        return (sum(self.counts.values()), sum(c * k[2] for k, c in self.counts.items()))
+
+    def distribution(self) -> Dict[int, int]:
+        """{n: questions}; n / 30 is the per-question accuracy."""
+        out: Dict[int, int] = {}
+        for key, c in self.counts.items():
+            out[key[2]] = out.get(key[2], 0) + c
+        return out
+
+
+def percent(total: Tuple[int, int]) -> float:
+    """Mean accuracy in percent of (questions, sum of n): one rounding, at the very end."""
+    questions, n = total
+    return 100 * n / (STEPS * questions)
+
+
+def summary_scores(state: AccuracyState) -> List[Tuple[str, float]]:
+    """Leaderboard keys in order; an answer type with no question has no key."""
+    by_type = state.totals(0)
+    scores = [("accuracy", percent(state.overall()))]
+    for key, atype in (("accuracy_yes_no", "yes/no"), ("accuracy_number", "number"),
+                       ("accuracy_other", "other")):
+        if atype in by_type:
+            scores.append((key, percent(by_type[atype])))
+    return scores
+
