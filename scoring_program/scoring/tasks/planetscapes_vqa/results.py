@@ -10,6 +10,7 @@ import operator
 from typing import AbstractSet, Any, Dict, Optional
 
 from ...problems import ProblemLog
+from ...task_api import PredictionProblem
 from .kinds import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
                     NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
 
@@ -27,11 +28,12 @@ def size_cap(questions: int) -> int:
     return CAP_BASE + CAP_PER_QUESTION * questions
 
 
-class ResultsProblems(Exception):
+class ResultsProblems(PredictionProblem):
     """The results file cannot be scored; log holds every problem found (all fatal)."""
 
     def __init__(self, log: ProblemLog) -> None:
-        super().__init__("results file problems")
+        first = log.kinds(fatal=True)[0]
+        super().__init__(first, "{} problems".format(len(log.kinds(fatal=True))))
         self.log = log
 
     def __reduce__(self):  # picklable across worker processes
