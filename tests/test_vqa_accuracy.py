@@ -208,3 +208,29 @@ def test_broken_reference_is_refused(tmp_path):
     with pytest.raises(BrokenReference) as exc:
         read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer())
     assert "ten human answers" in exc.value.message()
+
+
+def both_readers(folder):
+    from scoring.tasks.planetscapes_vqa import reference
+    from scoring.problems import ProblemLog
+    questions = reference.read_questions(folder)
+    with open(os.path.join(folder, "annotations.json")) as f:
+        entries = json.load(f)["annotations"]
+    fast = reference._read_fast(entries, questions, Normalizer())
+    checking = reference._read_checking(entries, questions, Normalizer(), ProblemLog())
+    return fast, checking
+
+
+def test_fast_and_checking_readers_agree_on_the_sample():
+    fast, checking = both_readers(os.path.join(ROOT, "reference_data_vqa"))
+    assert fast is not None
+    assert fast[:-1] == checking[:-1]  # everything but the caches
+
+
+@settings(max_examples=60, deadline=None)
+@given(questions())
+def test_fast_and_checking_readers_agree(tmp_path_factory, case):
+    folder = str(tmp_path_factory.mktemp("ref"))
+    write_reference(folder, case[0])
+    fast, checking = both_readers(folder)
+    assert fast is not None and fast[:-1] == checking[:-1]

@@ -53,8 +53,25 @@ QUESTION_KINDS: List[Tuple[str, str, str, List[str]]] = [
 ]
 THINGS = ["crater", "rover", "ridge", "moon", "boulder", "dune", "canyon", "lander", "plume",
           "cliff", "ice cap", "volcano"]
+# Free-form answers (real VQA answers are long-tailed: most distinct strings are rare): words
+# built from syllables, deterministic.
+SYLLABLES = ["ka", "ro", "mi", "te", "su", "lo", "ve", "ni", "da", "pu", "sha", "gri", "on",
+             "el", "ar", "ix"]
+VOCABULARY = sorted({a + b + c for a in SYLLABLES for b in SYLLABLES for c in ("", "n", "s")})
+FREE_SHARE = 0.08  # of the human answers, and of a participant's wrong answers
 NUMBER_WORDS = {"0": "zero", "1": "one", "2": "two", "3": "three", "4": "four", "5": "five",
                 "6": "six", "10": "ten"}
+
+
+def free_answer(rng: random.Random) -> str:
+    """A rare, free-form answer: 1 to 4 words, sometimes with punctuation or a number."""
+    words = [rng.choice(VOCABULARY) for _ in range(rng.randint(1, 4))]
+    r = rng.random()
+    if r < 0.2:
+        words.insert(rng.randrange(len(words) + 1), str(rng.randint(0, 2000)))
+    elif r < 0.3:
+        words[-1] += rng.choice([".", "!", "?", ","])
+    return " ".join(words)
 
 
 def variant(answer: str, rng: random.Random) -> str:
@@ -96,7 +113,11 @@ def make_question(seed: int, k: int) -> Tuple[dict, dict, str]:
     else:              # mostly agreeing, written in several ways, some disagreeing
         agree = rng.randint(2, 10)
         for i in range(10):
-            humans.append(variant(canonical, rng) if i < agree else variant(rng.choice(answers), rng))
+            if i >= agree and rng.random() < FREE_SHARE * 2:
+                humans.append(free_answer(rng))
+            else:
+                humans.append(variant(canonical, rng) if i < agree else
+                              variant(rng.choice(answers), rng))
         rng.shuffle(humans)
     records = [{"answer": a, "answer_confidence": rng.choice(["yes", "yes", "maybe", "no"]),
                 "answer_id": i + 1} for i, a in enumerate(humans)]
@@ -107,8 +128,10 @@ def make_question(seed: int, k: int) -> Tuple[dict, dict, str]:
     r = rng.random()
     if r < 0.6:
         guess = variant(canonical, rng)
-    elif r < 0.97:
+    elif r < 0.6 + 0.37 * (1 - FREE_SHARE):
         guess = variant(rng.choice(answers), rng)
+    elif r < 0.97:
+        guess = free_answer(rng)
     else:
         guess = ""
     return question, annotation, guess

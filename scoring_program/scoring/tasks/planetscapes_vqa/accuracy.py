@@ -8,9 +8,12 @@ n = m * min(3, m - 1) + (10 - m) * min(3, m), i.e. 0, 9, 18, 27, 30 for m = 0, 1
 (accuracy 0, 0.3, 0.6, 0.9, 1). The state counts questions per (answer type, question type, n):
 every reported number is a sum of these counts, exact, whatever the order of the updates.
 """
+import operator
+from collections import Counter
 from typing import Dict, List, Mapping, Tuple
 
-from .reference import HUMANS, Question, Truth
+from ...task_api import MetricState
+from .reference import HUMANS, Truth
 
 STEPS = 3 * HUMANS  # a question's accuracy is n / STEPS
 # n for m matching records out of ten distinct ones.
@@ -18,24 +21,21 @@ NUMERATOR = tuple(m * min(3, max(m - 1, 0)) + (HUMANS - m) * min(3, m) for m in 
 assert NUMERATOR[:5] == (0, 9, 18, 27, 30) and set(NUMERATOR[4:]) == {30}
 
 
-def numerator(form: str, q: Question) -> int:
-    """n (accuracy = n / 30) of the compared form of a result answer for one question."""
-    m = q.forms.count(form)
-    if q.twins is None:
-        return NUMERATOR[m]
-    # Duplicated records: leaving one out removes every record equal to it (same class, same
-    # form), so a matching record sees m minus its twins, not m - 1.
+def numerator_with_twins(form: str, forms: Tuple[str, ...], classes: Tuple[int, ...]) -> int:
+    """n for a question whose answer records may repeat. Leaving one record out removes every
+    record equal to it (same class, same form), so a matching record sees m minus its twins."""
+    m = forms.count(form)
     n = 0
-    for cls, f in zip(q.twins, q.forms):
+    for cls, f in zip(classes, forms):
         if f == form:
-            equal = sum(1 for c2, f2 in zip(q.twins, q.forms) if c2 == cls and f2 == form)
+            equal = sum(1 for c2, f2 in zip(classes, forms) if c2 == cls and f2 == form)
             n += min(3, m - equal)
         else:
             n += min(3, m)
     return n
 
 
-class AccuracyState:
+class AccuracyState(MetricState):
     """counts[(answer type, question type, n)] = questions; changed = result answers that the
     normalization changed (their compared form differs from the submitted string)."""
 
@@ -46,26 +46,22 @@ class AccuracyState:
         self.units = 0
 
     def update(self, prediction: Mapping[int, str], truth: Truth) -> None:
-        """prediction: question id -> answer, for every question of truth (already checked)."""
-        # The reference's caches: result answers are mostly strings the humans gave too.
-        clean, full = truth.norm.clean, truth.norm.full
-        table = NUMERATOR
-        hist = [0] * (len(truth.groups) * (STEPS + 1))
-        changed = 0
-        for q in truth.questions:
-            raw = prediction[q.qid]
-            form = clean[raw] if q.unanimous else full[raw]
-            if form != raw:
-                changed += 1
-            n = table[q.forms.count(form)] if q.twins is None else numerator(form, q)
-            hist[q.group * (STEPS + 1) + n] += 1
-        for g, (atype, qtype) in enumerate(truth.groups):
-            for n in range(STEPS + 1):
-                c = hist[g * (STEPS + 1) + n]
-                if c:
-                    key = (atype, qtype, n)
-                    self.counts[key] = self.counts.get(key, 0) + c
-        self.changed += changed
+        """prediction: question id -> answer, for every question of truth (already checked).
+
+        Whole-list C-level passes, no Python work per question: the answers in the reference's
+        order, their cleaned and normalized forms through the caches (a distinct string is
+        processed once), the form that applies, the count of humans giving it."""
+        answers = list(map(prediction.__getitem__, truth.qids))
+        cleaned = list(map(truth.norm.clean.__getitem__, answers))
+        full = truth.norm.full.__getitem__
+        forms = [full(a) if d else c for a, c, d in zip(answers, cleaned, truth.disagree)]
+        ns = list(map(NUMERATOR.__getitem__, map(tuple.count, truth.forms, forms)))
+        for i, classes in truth.twins.items():
+            ns[i] = numerator_with_twins(forms[i], truth.forms[i], classes)
+        for (g, n), c in Counter(zip(truth.group_of, ns)).items():
+            key = truth.groups[g] + (n,)
+            self.counts[key] = self.counts.get(key, 0) + c
+        self.changed += sum(map(operator.ne, forms, answers))
         self.disagreeing += truth.disagreeing
         self.units += 1
 

@@ -7,10 +7,12 @@ and the participant's own entries are named; nothing about the reference answers
 """
 import json
 import operator
+import os
 from typing import AbstractSet, Any, Dict, Optional
 
 from ...problems import ProblemLog
 from ...task_api import PredictionProblem
+from .gcpause import paused
 from .kinds import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
                     NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
 
@@ -57,15 +59,13 @@ def describe(value: Any) -> str:
     return "an object"
 
 
-def parse(data: bytes, shown: str, log: ProblemLog) -> Optional[Any]:
+def parse(text: str, shown: str, log: ProblemLog) -> Optional[Any]:
     """json.loads with the failure turned into a problem (line and column); None on failure."""
     try:
-        return json.loads(data)
+        with paused():
+            return json.loads(text)
     except json.JSONDecodeError as exc:
         log.add(NOT_JSON, shown, "line {}, column {}: {}".format(exc.lineno, exc.colno, exc.msg))
-    except UnicodeDecodeError as exc:
-        log.add(NOT_JSON, shown, "it is not UTF-8 text (byte {} is {!r})".format(
-            exc.start, exc.object[exc.start:exc.start + 1]))
     except RecursionError:
         log.add(NOT_JSON, shown, "it is nested too deeply")
     return None
@@ -76,21 +76,26 @@ def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[
 
     shown is the file's name as the participant knows it (its path inside the submission)."""
     log = ProblemLog()
+    cap = size_cap(len(expected_ids))
     try:
-        with open(path, "rb") as f:
-            size = f.seek(0, 2)
-            cap = size_cap(len(expected_ids))
-            if size > cap:
-                log.add(TOO_LARGE, shown, "{:,} bytes; the limit for {:,} questions is {:,} bytes "
-                        "(1 MiB + 1,000 bytes a question)".format(size, len(expected_ids), cap))
-                raise ResultsProblems(log)
-            f.seek(0)
-            data = f.read()
+        size = os.path.getsize(path)
+        if size > cap:
+            log.add(TOO_LARGE, shown, "{:,} bytes; the limit for {:,} questions is {:,} bytes "
+                    "(1 MiB + 1,000 bytes a question)".format(size, len(expected_ids), cap))
+            raise ResultsProblems(log)
+        # Text, not bytes: json.loads(bytes) would hold the file twice (bytes and text).
+        # UTF-8, as the official code reads it; a byte-order mark is tolerated.
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()  # the whole file is decoded at once: exc.start is its offset
     except OSError as exc:
         log.add(NOT_JSON, shown, "it cannot be read ({})".format(exc.strerror or exc))
         raise ResultsProblems(log) from None
-    entries = parse(data, shown, log)
-    del data
+    except UnicodeDecodeError as exc:
+        log.add(NOT_JSON, shown, "it is not UTF-8 text (byte {} is {!r})".format(
+            exc.start, exc.object[exc.start:exc.start + 1]))
+        raise ResultsProblems(log) from None
+    entries = parse(text, shown, log)
+    del text
     if log.fatal:
         raise ResultsProblems(log)
     if not isinstance(entries, list):
@@ -98,17 +103,18 @@ def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[
         raise ResultsProblems(log)
 
     # Fast path, C-level only: a well-formed file is checked without a Python loop per entry.
-    try:
-        ids = list(map(_QUESTION_ID, entries))
-        answers = list(map(_ANSWER, entries))
-    except (KeyError, TypeError):
-        pass
-    else:
-        # type(True) is bool, so a boolean id fails here and is reported by the slow path.
-        if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
-            prediction = dict(zip(ids, answers))
-            if len(prediction) == len(entries) and prediction.keys() == expected_ids:
-                return prediction
+    with paused():
+        try:
+            ids = list(map(_QUESTION_ID, entries))
+            answers = list(map(_ANSWER, entries))
+        except (KeyError, TypeError):
+            pass
+        else:
+            # type(True) is bool, so a boolean id fails here and the slow path reports it.
+            if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
+                prediction = dict(zip(ids, answers))
+                if len(prediction) == len(entries) and prediction.keys() == expected_ids:
+                    return prediction
     check_entries(entries, expected_ids, log)
     raise ResultsProblems(log)
 
