@@ -1,8 +1,9 @@
 """Baseline for bench/vqa.py: the official VQA evaluation's algorithm, in this Python.
 
-Written from ../shared/spec/planetscapes.md (not copied): questions are indexed by id as the
-official VQA helper does, then evaluated one by one; every answer of every question is cleaned,
-and when the humans disagree every answer (and the result's) goes through the punctuation and
+Written from ../shared/spec/planetscapes.md (not copied). The official pipeline
+(vqaEvalDemo.py: VQA(annotations, questions), loadRes(results, questions), VQAEval.evaluate())
+loads and indexes the files as load() does here, then evaluates the questions one by one: every
+answer of every question is cleaned, and when the humans disagree every answer (and the result's) goes through the punctuation and
 digit/article steps with the regexes, without any cache; the leave-one-out builds the list of
 other records for each of the ten; per-question accuracies are rounded and kept per question,
 per question type and per answer type, and the means are taken at the end. Only the tables come
@@ -12,6 +13,7 @@ import json
 import os
 import re
 import sys
+import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scoring_program"))
@@ -45,13 +47,40 @@ def digits_articles(text):
     return " ".join(out)
 
 
-def load(annotations_path, results_path):
-    """The two files, indexed by question id (as the official helper's createIndex/loadRes)."""
+def _index(annotations, questions):
+    """The official helper's createIndex: by image, by question id, questions by id."""
+    img_to_qa = {a["image_id"]: [] for a in annotations}
+    qa = {a["question_id"]: [] for a in annotations}
+    qqa = {a["question_id"]: [] for a in annotations}
+    for a in annotations:
+        img_to_qa[a["image_id"]] += [a]
+        qa[a["question_id"]] = a
+    for q in questions:
+        qqa[q["question_id"]] = q
+    return img_to_qa, qa, qqa
+
+
+def load(annotations_path, questions_path, results_path):
+    """As the official pipeline runs: VQA(annotations, questions) loads and indexes both files;
+    loadRes(results, questions) loads the questions again and the results, checks the id sets,
+    copies three fields of the annotation into each result and indexes the results."""
     with open(annotations_path) as f:
-        gts = {a["question_id"]: a for a in json.load(f)["annotations"]}
+        dataset = json.load(f)
+    with open(questions_path) as f:
+        questions = json.load(f)
+    _, gts, _ = _index(dataset["annotations"], questions["questions"])
+    with open(questions_path) as f:
+        res_questions = json.load(f)
     with open(results_path) as f:
-        res = {r["question_id"]: r for r in json.load(f)}
-    assert set(res) == set(gts), "results do not correspond to the annotations"
+        anns = json.load(f)
+    assert isinstance(anns, list), "results is not an array of objects"
+    assert set(a["question_id"] for a in anns) == set(gts), "results do not correspond"
+    for a in anns:
+        qa = gts[a["question_id"]]
+        a["image_id"] = qa["image_id"]
+        a["question_type"] = qa["question_type"]
+        a["answer_type"] = qa["answer_type"]
+    _, res, _ = _index(anns, res_questions["questions"])
     return gts, res
 
 
@@ -88,11 +117,15 @@ def evaluate(gts, res):
 
 
 def main(argv):
-    """python3 bench/vqa_baseline.py ANNOTATIONS RESULTS: prints the scores as JSON."""
-    gts, res = load(argv[0], argv[1])
+    """python3 bench/vqa_baseline.py ANNOTATIONS QUESTIONS RESULTS: prints the scores and the
+    split of the CPU time (loading and indexing / evaluating) as JSON."""
+    start = time.process_time()
+    gts, res = load(argv[0], argv[1], argv[2])
+    loaded = time.process_time()
     out = evaluate(gts, res)
-    sys.stdout.write(json.dumps({"overall": out["overall"], "perAnswerType": out["perAnswerType"]})
-                     + "\n")
+    sys.stdout.write(json.dumps({"overall": out["overall"], "perAnswerType": out["perAnswerType"],
+                                 "cpu_load": loaded - start,
+                                 "cpu_evaluate": time.process_time() - loaded}) + "\n")
     return 0
 
 

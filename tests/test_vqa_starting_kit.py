@@ -46,7 +46,9 @@ def test_check_results_refuses_what_the_scorer_refuses(tmp_path):
     (res / "bad.json").write_text(bad.read_text())
     scored = run_score("--ref", os.path.join(ROOT, "reference_data_vqa"), "--res", res)
     assert scored.returncode == 1
-    assert scored.stderr.split("\n\n")[1:] == proc.stderr.split("\n\n")[1:-1]
+    def paragraphs(text):
+        return [p.strip() for p in text.split("\n\n")]
+    assert paragraphs(scored.stderr)[1:] == paragraphs(proc.stderr)[1:-1]
 
 
 def test_check_results_without_questions_file(tmp_path):

@@ -168,8 +168,7 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
         # All answer records in one flat sequence (every question has ten): one C-level pass
         # per field instead of one per question. A non-string answer fails in the cache
         # (AttributeError in str.replace, or TypeError if unhashable).
-        flat = list(map(_ANSWER, chain.from_iterable(records)))
-        flat = list(map(norm.clean.__getitem__, flat))
+        flat = list(map(norm.clean.__getitem__, map(_ANSWER, chain.from_iterable(records))))
     except (KeyError, TypeError, AttributeError):
         return None
     cleaned = list(zip(*[iter(flat)] * HUMANS))  # back to ten per question
