@@ -3,11 +3,11 @@
 Written from ../shared/spec/planetscapes.md (not copied). The official pipeline
 (vqaEvalDemo.py: VQA(annotations, questions), loadRes(results, questions), VQAEval.evaluate())
 loads and indexes the files as load() does here, then evaluates the questions one by one: every
-answer of every question is cleaned, and when the humans disagree every answer (and the result's) goes through the punctuation and
-digit/article steps with the regexes, without any cache; the leave-one-out builds the list of
-other records for each of the ten; per-question accuracies are rounded and kept per question,
-per question type and per answer type, and the means are taken at the end. Only the tables come
-from the scorer (they are data).
+answer of every question is cleaned, and when the humans disagree every answer (and the
+result's) goes through the punctuation and digit/article steps with the regexes, without any
+cache; the leave-one-out builds the list of other records for each of the ten; per-question
+accuracies are rounded and kept per question, per question type and per answer type, and the
+means are taken at the end. Only the tables come from the scorer (they are data).
 """
 import json
 import os
