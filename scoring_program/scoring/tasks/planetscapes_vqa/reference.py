@@ -17,7 +17,7 @@ question, which names every problem. A broken reference ends the run with exit s
 import json
 import operator
 import os
-from itertools import chain
+from itertools import chain, repeat
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...problems import BrokenReference, ProblemLog
@@ -160,9 +160,9 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
         qtypes = list(map(_QUESTION_TYPE, entries))
         records = list(map(_ANSWERS, entries))
         images = list(map(_IMAGE_ID, entries))
+        # (answers that are not a list of ten objects fail below, in _ANSWER)
         if not (n and set(map(type, qids)) == {int} and set(atypes) <= set(ANSWER_TYPES)
-                and set(map(type, qtypes)) == {str} and set(map(type, records)) == {list}
-                and set(map(len, records)) == {HUMANS}
+                and set(map(type, qtypes)) == {str} and set(map(len, records)) == {HUMANS}
                 and len(questions) == n and dict(zip(qids, images)) == questions):
             return None
         # All answer records in one flat sequence (every question has ten): one C-level pass
@@ -172,15 +172,15 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
     except (KeyError, TypeError, AttributeError):
         return None
     cleaned = list(zip(*[iter(flat)] * HUMANS))  # back to ten per question
+    normalized = list(zip(*[iter(list(map(norm.normalize.__getitem__, flat)))] * HUMANS))
     del flat
     disagree = [c != HUMANS for c in map(tuple.count, cleaned, map(_FIRST, cleaned))]
-    normalize = norm.normalize.__getitem__
-    forms = [tuple(map(normalize, f)) if d else f for f, d in zip(cleaned, disagree)]
+    forms = [f if d else c for c, f, d in zip(cleaned, normalized, disagree)]
     # Records can only repeat where answer ids do: with ids 1..10 everywhere (the official
-    # files), one list comparison settles it for the whole file.
+    # files), one pass settles it for the whole file.
     try:
-        ids = list(map(_ANSWER_ID, chain.from_iterable(records)))
-        regular = ids == USUAL_IDS * n
+        regular = all(map(operator.eq, map(_ANSWER_ID, chain.from_iterable(records)),
+                          chain.from_iterable(repeat(USUAL_IDS, n))))
     except KeyError:
         regular = False
     twins = {}
