@@ -144,7 +144,8 @@ def kit_entries(program_dir: str, sample_submission: Optional[str]) -> List[Tupl
 
 def phase_json(track: bundle_yaml.Track) -> bytes:
     info = dry_run.phase_info_from_yaml(track.v15)
-    kept = {k: info[k] for k in ("title", "execution_time_limit", "columns")}
+    kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
+                                 "enable_detailed_results")}
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
