@@ -19,6 +19,7 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
     if path not in sys.path:
         sys.path.insert(0, path)
 
+import bundle  # noqa: E402
 import bundle_check  # noqa: E402
 import rawdata  # noqa: E402
 from scoring.tasks import DEFAULT, TASKS  # noqa: E402
@@ -296,3 +297,119 @@ def test_bad_dates_are_a_usage_error(tmp_path):
     assert proc.returncode == 2 and "is not a date" in proc.stderr
     proc = run_bundle("--out", tmp_path, "--competition", "nope")
     assert proc.returncode == 2 and "no competition 'nope' (known: agriculture-vision)" in proc.stderr
+
+
+# --- the schedule, unit by unit --------------------------------------------------------------
+
+import bundle_yaml  # noqa: E402
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+
+def _definition():
+    with open(os.path.join(ROOT, "competition.yaml")) as f:
+        return yaml.safe_load(f)
+
+
+def test_start_moves_every_phase_by_the_same_amount():
+    doc = _definition()
+    doc["phases"][2] = dict(doc["phases"][1], phasenumber=2, label="Final",
+                            start_date=datetime.date(2021, 5, 20))
+    out = bundle_yaml.apply_schedule(doc, bundle_yaml.Schedule(
+        start=datetime.datetime(2030, 1, 1, 12), end=datetime.datetime(2030, 3, 1)))
+    assert [p["start_date"] for p in (out["phases"][1], out["phases"][2], out["phases"][3])] == [
+        "2030-01-01 12:00:00", "2030-02-05 12:00:00", "2030-03-01 00:00:01"]
+    assert out["phases"][3]["label"] == "Post-challenge" and "end_date" not in out
+    assert doc["phases"][1]["start_date"] == datetime.date(2021, 4, 15)   # the input is untouched
+
+
+def test_a_post_challenge_phase_needs_a_deadline_before_which_the_challenge_starts():
+    doc = _definition()
+    del doc["end_date"]
+    with pytest.raises(ValueError, match="there is none"):
+        bundle_yaml.apply_schedule(doc, bundle_yaml.Schedule())
+    out = bundle_yaml.apply_schedule(doc, bundle_yaml.Schedule(post_challenge=False))
+    assert list(out["phases"]) == [1]
+    with pytest.raises(ValueError, match="not before the deadline"):
+        bundle_yaml.apply_schedule(_definition(), bundle_yaml.Schedule(
+            end=datetime.datetime(2021, 4, 1)))
+
+
+def test_the_post_challenge_template_comes_from_the_source():
+    source = bundle_yaml.find_sources(ROOT)["agriculture-vision"]
+    out = bundle_yaml.apply_schedule(_definition(), bundle_yaml.Schedule(),
+                                     dict(source.post_challenge, max_submissions_per_day=5))
+    post = out["phases"][2]
+    assert post["color"] == "purple" and post["max_submissions_per_day"] == 5
+    assert post["label"] == source.post_challenge["label"]
+
+
+@settings(max_examples=100, deadline=None)
+@given(start=st.datetimes(min_value=datetime.datetime(2020, 1, 1),
+                          max_value=datetime.datetime(2035, 1, 1)).map(
+           lambda d: d.replace(microsecond=0)),
+       days=st.integers(1, 400), seconds=st.integers(0, 86399),
+       offset=st.integers(-10 ** 8, 10 ** 8), post=st.booleans())
+def test_codalab_and_codabench_open_the_same_phase_at_any_time(start, days, seconds, offset,
+                                                               post):
+    """The v2 yaml is derived from the v1.5 one: at any moment both platforms take
+    submissions for the same phase, but at the edges: CodaLab opens a phase at its start
+    second, Codabench after it; a v1.5 phase ends when the next starts, a v2 phase at its end,
+    one second earlier (Codabench refuses an end equal to the next start)."""
+    end = start + datetime.timedelta(days=days, seconds=seconds)
+    v15 = bundle_yaml.apply_schedule(_definition(), bundle_yaml.Schedule(
+        start=start, end=end, post_challenge=post))
+    v2 = yaml.safe_load(yaml.safe_dump(bundle_yaml.to_v2(v15)))
+    v15 = yaml.safe_load(yaml.safe_dump(v15))   # as the platforms read the written files
+    now = end + datetime.timedelta(seconds=offset)
+    edges = [start, end, end + datetime.timedelta(seconds=1)]
+    if any(abs((now - s).total_seconds()) < 1 for s in edges):
+        return
+    assert bundle_check.v15_open_phases(v15, now) == bundle_check.v2_open_phases(v2, now)
+
+
+def test_a_second_competition_is_a_source_folder(tmp_path):
+    """Another competition: a folder with source.json, its competition.yaml and pages; the
+    same code builds it (here with Agriculture-Vision's scoring program and sample)."""
+    folder = tmp_path / "competitions" / "other"
+    (folder / "pages").mkdir(parents=True)
+    for page in ("overview", "evaluation", "data", "terms"):
+        (folder / "pages" / (page + ".html")).write_text("<p>{}</p>".format(page))
+    (folder / "logo.png").write_bytes(open(os.path.join(ROOT, "competition", "logo.png"),
+                                           "rb").read())
+    doc = _definition()
+    doc["title"] = "Another challenge"
+    doc["image"] = "logo.png"
+    doc["html"] = {p: "pages/{}.html".format(p) for p in ("overview", "evaluation", "data",
+                                                          "terms")}
+    (folder / "competition.yaml").write_text(yaml.safe_dump(doc, sort_keys=False))
+    (folder / "source.json").write_text(json.dumps({
+        "name": "other", "prefix": "other2030", "root": ".", "base_track": "main",
+        "scoring_program": os.path.relpath(os.path.join(ROOT, "scoring_program"), str(folder)),
+        "sample_reference": os.path.relpath(os.path.join(ROOT, "reference_data"), str(folder)),
+        "sample_submission": ""}))
+    (tmp_path / "competition").mkdir()
+    sources = bundle_yaml.find_sources(str(tmp_path))
+    assert list(sources) == ["other"]
+    source = sources["other"]
+    os.mkdir(str(tmp_path / "build"))
+    built, _ = bundle.build_all(str(tmp_path / "build"), source, bundle_yaml.Schedule(),
+                                source.sample_reference, "raw", lambda line: None)
+    assert [b.name for b in built] == ["other2030-main-codalab.zip", "other2030-main-codabench.zip"]
+    for b in built:
+        report = bundle_check.check_bundle(b.path)
+        assert not report.errors, report.lines()
+        assert report.open_phases == ["Post-challenge"]
+        with zipfile.ZipFile(b.path) as zf:
+            assert "pages/terms.html" in zf.namelist() and "logo.png" in zf.namelist()
+            assert yaml.safe_load(zf.read("competition.yaml"))["title"] == "Another challenge"
+
+
+def test_a_bare_deadline_date_means_the_end_of_that_day():
+    assert bundle_yaml.parse_date("2030-03-31", end_of_day=True) == \
+        datetime.datetime(2030, 3, 31, 23, 59, 59)
+    assert bundle_yaml.parse_date("2030-03-31 18:00", end_of_day=True) == \
+        datetime.datetime(2030, 3, 31, 18, 0)
+    assert bundle_yaml.parse_date("2030-03-31") == datetime.datetime(2030, 3, 31)
+    with pytest.raises(ValueError, match="is not a date"):
+        bundle_yaml.parse_date("31/03/2030")

@@ -267,8 +267,9 @@ def build_parser() -> argparse.ArgumentParser:
                        help="the first phase starts then; later phases move by the same amount "
                             "(default: the definition's)")
     dates.add_argument("--end", metavar="DATE",
-                       help="the deadline: the last challenge phase ends then (default: the "
-                            "definition's end_date)")
+                       help="the deadline: the last challenge phase ends then; a bare date "
+                            "means the end of that day, 23:59:59 (default: the definition's "
+                            "end_date)")
     dates.add_argument("--no-post-challenge", action="store_true",
                        help="do not add the open-ended post-challenge phase after the deadline")
     dates.add_argument("--open-on", metavar="DATE",
@@ -286,7 +287,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         sources = bundle_yaml.find_sources(ROOT)
         schedule = bundle_yaml.Schedule(
             start=bundle_yaml.parse_date(args.start) if args.start else None,
-            end=bundle_yaml.parse_date(args.end) if args.end else None,
+            end=bundle_yaml.parse_date(args.end, end_of_day=True) if args.end else None,
             post_challenge=not args.no_post_challenge)
         open_on = bundle_yaml.parse_date(args.open_on) if args.open_on else None
     except ValueError as exc:

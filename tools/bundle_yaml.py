@@ -124,12 +124,15 @@ def as_datetime(value: Any) -> Optional[datetime.datetime]:
     return None
 
 
-def parse_date(text: str) -> datetime.datetime:
-    """An organizer's date option: YYYY-MM-DD or 'YYYY-MM-DD HH:MM[:SS]', UTC."""
+def parse_date(text: str, end_of_day: bool = False) -> datetime.datetime:
+    """An organizer's date option: YYYY-MM-DD or 'YYYY-MM-DD HH:MM[:SS]', UTC. With
+    end_of_day, a bare date means its last second (a deadline "2030-03-31" is the end of it)."""
     when = as_datetime(text)
     if when is None:
         raise ValueError("{!r} is not a date: give YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS' "
                          "(UTC)".format(text))
+    if end_of_day and re.match(r"^\s*\d{4}-\d{2}-\d{2}\s*$", text):
+        when += datetime.timedelta(days=1) - ONE_SECOND
     return when
 
 
