@@ -159,7 +159,6 @@ CASES = [
      "phases.1: missing required key `start_date`"),
     ("v15 phases as a list", V15, dict(edit_yaml=lambda d: d.update(phases=list(d["phases"].values()))),
      "phases: must be a non-empty mapping"),
-    ("v15 no logo", V15, dict(edit_yaml=_del(["image"])), "missing required key `image`"),
     ("v15 no leaderboard", V15, dict(edit_yaml=_del(["leaderboard"])),
      "missing required key `leaderboard`"),
     ("v15 no columns", V15, dict(edit_yaml=_del(["leaderboard", "columns"])),
@@ -368,6 +367,17 @@ def test_a_quoted_date_and_time_is_read_by_codalab(good, tmp_path):
     assert not report.errors
     assert "keeps only the date of an unquoted timestamp: quote it ('2021-04-15 08:30:00')" in \
         "\n".join(report.lines())
+
+
+def test_a_v15_bundle_without_a_logo_is_accepted_as_codalab_does(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=_del(["image"]))
+    assert not report.errors, report.lines()
+    assert "Codabench's v1.5 importer refuses a bundle without one" in "\n".join(report.lines())
+
+
+def test_a_v15_column_key_with_a_colon_can_never_be_scored(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=_rename_column("iou_water", "iou:water"))
+    assert "holds a colon: CodaLab's worker splits each scores.txt line" in errors_of(report)
 
 
 def test_a_whitespace_page_is_accepted_as_the_unpacker_does(good, tmp_path):
