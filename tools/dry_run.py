@@ -5,11 +5,16 @@
     python3 dry_run.py submission.zip --bundle dist/agrivision2021-supervised-codalab.zip
 
 It unpacks the submission as the platform does (CodaLab v1 keeps a single top-level folder
-unless it holds a file named `metadata`; Codabench keeps it and adds `res/metadata`), runs the
-scoring program's `metadata` command with $program, $input and $output substituted, split on
-spaces and without a shell, under the phase's time limit, then reads scores.txt / scores.json the
-way that platform reads them and prints the leaderboard row it would show, or the error text the
-participant would see (the scorer's stderr). Differences from the worker, on purpose: the command's
+unless it holds a file named `metadata`, and unpacks every zip at the top into a folder;
+Codabench keeps it as it is, adds `res/metadata`, and takes a submission with `metadata.yaml` or
+`metadata` at its root for code), refuses a zip that cannot be unpacked (encrypted, Deflate64,
+bad CRC, a name too long, over MAX_UNPACKED_BYTES) as a submission failure, runs the scoring
+program's `metadata` command with $program, $input and $output substituted, split on spaces and
+without a shell, in each worker's working directory, under the phase's time limit (at most 600 s
+on Codabench), then reads scores.txt / scores.json the way that platform reads them and prints
+the leaderboard row it would show, or the error text the participant would see (the scorer's
+stderr), and whether CodaLab v1's watcher could upload the final detailed results page.
+Differences from the worker, on purpose: the command's
 `python3` is replaced by the Python running this script (the worker uses its Docker image's), and
 a reference given as a folder is linked, not copied.
 
