@@ -413,3 +413,15 @@ def test_a_bare_deadline_date_means_the_end_of_that_day():
     assert bundle_yaml.parse_date("2030-03-31") == datetime.datetime(2030, 3, 31)
     with pytest.raises(ValueError, match="is not a date"):
         bundle_yaml.parse_date("31/03/2030")
+
+
+def test_the_smoke_run_passes_on_a_detailed_page_at_risk(monkeypatch):
+    """The v1 watcher timing is the scoring program's business: said, not a refusal."""
+    def fake_main(argv):
+        print("Detailed results on CodaLab v1: AT RISK: late")
+        return 0
+    monkeypatch.setattr(bundle.dry_run, "main", fake_main)
+    said = []
+    built = [bundle.Built("x-{}.zip".format(i), "/nowhere", "", "codalab") for i in range(2)]
+    bundle.smoke(built, "sub", said.append)
+    assert said[1:] == ["WARNING (scoring program): Detailed results on CodaLab v1: AT RISK: late"]

@@ -212,7 +212,7 @@ def check_all(built: List[Built], say, now: Optional[datetime.datetime] = None,
 
 def smoke(built: List[Built], submission: str, say) -> None:
     """Dry-run the submission through every bundle, as each bundle's platform would."""
-    results = []
+    results, notes = [], []  # type: List[str], List[str]
     for b in built:
         captured = io.StringIO()
         with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
@@ -221,8 +221,12 @@ def smoke(built: List[Built], submission: str, say) -> None:
             raise Refused("{}: the dry run of {} did not score (exit {}):\n{}".format(
                 b.name, shown(submission), code, captured.getvalue()))
         results.append(b.name)
+        notes += [line for line in captured.getvalue().splitlines()
+                  if "Detailed results on CodaLab v1: AT RISK" in line and line not in notes]
     say("Dry run: {} scores on all {} bundles, every leaderboard column filled.".format(
         shown(submission), len(results)))
+    for line in notes:  # a scorer's timing, not the bundle's: said, not refused
+        say("WARNING (scoring program): " + line.strip())
 
 
 def update_kit_manifest(manifest: bytes, say) -> None:
