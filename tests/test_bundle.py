@@ -425,3 +425,10 @@ def test_the_smoke_run_passes_on_a_detailed_page_at_risk(monkeypatch):
     built = [bundle.Built("x-{}.zip".format(i), "/nowhere", "", "codalab") for i in range(2)]
     bundle.smoke(built, "sub", said.append)
     assert said[1:] == ["WARNING (scoring program): Detailed results on CodaLab v1: AT RISK: late"]
+
+
+def test_a_source_without_a_name_is_refused_with_its_path(tmp_path):
+    (tmp_path / "competition").mkdir()
+    (tmp_path / "competition" / "source.json").write_text('{"prefix": "x"}')
+    with pytest.raises(ValueError, match="source.json: a source needs"):
+        bundle_yaml.find_sources(str(tmp_path))

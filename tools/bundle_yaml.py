@@ -65,8 +65,10 @@ def _source_from(path: str) -> Source:
         value = raw.get(key, "")
         return os.path.normpath(os.path.join(here, value)) if value else ""
 
-    if "_comment" in raw:
-        del raw["_comment"]
+    if not isinstance(raw, dict) or not all(isinstance(raw.get(k), str) and raw.get(k)
+                                            for k in ("name", "prefix")):
+        raise ValueError("{}: a source needs \"name\" and \"prefix\"".format(path))
+    raw.pop("_comment", None)
     return Source(name=raw["name"], prefix=raw["prefix"], root=repo_path("root"),
                   definition=raw.get("definition", "competition.yaml"),
                   tracks=raw.get("tracks", ""), base_track=raw.get("base_track", "main"),
