@@ -24,7 +24,7 @@ add_scoring_to_path()
 
 from scoring import engine, submission  # noqa: E402
 from scoring.problems import SubmissionError, UsageError  # noqa: E402
-from scoring.validate import load_manifest, validate_submission  # noqa: E402
+from scoring.validate import load_manifest, manifest_words, validate_submission  # noqa: E402
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 
@@ -52,11 +52,11 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
     finally:
         cleanup()
     if log.fatal:
-        stderr.write(SubmissionError(log, max_id=str(manifest["max_id"])).message())
+        stderr.write(SubmissionError(log, **manifest_words(manifest)).message())
         stderr.write("\n{} checked against {} ({} test images).\n".format(
             path, os.path.basename(manifest_path), total))
         return 1
-    for line in log.summary_lines():
+    for line in log.summary_lines(**manifest_words(manifest)):
         stdout.write("WARNING: " + line + "\n")
     stdout.write("OK: {} passes every check of the scoring program: {:,} predictions for the "
                  "{:,} test images in {} (names, sizes, single channel, values 0-{}).\n".format(

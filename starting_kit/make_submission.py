@@ -21,9 +21,10 @@ from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
-from scoring import engine, submission  # noqa: E402
+from scoring import engine  # noqa: E402
 from scoring.problems import SubmissionError, UsageError  # noqa: E402
-from scoring.validate import load_manifest, validate_submission  # noqa: E402
+from scoring.validate import (load_manifest, manifest_words, open_manifest,  # noqa: E402
+                              validate_submission)
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 
@@ -59,15 +60,16 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
     log, _ = validate_submission(folder, manifest, workers,
                                  engine.Progress(len(manifest["images"]), stdout, verb="checked"))
     if log.fatal:
-        stderr.write(SubmissionError(log, max_id=str(manifest["max_id"])).message())
+        stderr.write(SubmissionError(log, **manifest_words(manifest)).message())
         stderr.write("\nNo zip was written: fix the problems above and run again.\n")
         return 1
     # The same discovery the scorer uses decides which files are the predictions.
-    found = submission.discover(folder, manifest["images"])
+    reference, fmt = open_manifest(manifest)
+    found = fmt.discover(folder, reference.ids)
     out_real = os.path.realpath(output)
     files = [p for p in found.files.values() if os.path.realpath(p) != out_real]
     write_zip(files, output)
-    for line in log.summary_lines():
+    for line in log.summary_lines(**fmt.words):
         stdout.write("Left out of the zip: " + line + "\n")
     stdout.write("Wrote {} ({:,} predictions at the root of the zip, {:,} bytes). Upload it.\n"
                  .format(output, len(files), os.path.getsize(output)))

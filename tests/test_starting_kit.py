@@ -26,7 +26,6 @@ import make_submission  # noqa: E402
 import rawdata  # noqa: E402
 from scoring import cli  # noqa: E402
 from scoring.tasks import DEFAULT, TASKS  # noqa: E402
-from scoring.validate import make_manifest  # noqa: E402
 
 SIZE = (48, 64)  # (height, width): not square, so a swapped size is caught too
 
@@ -41,7 +40,8 @@ def ref(tmp_path_factory):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, *SIZE)
         rawdata.write_reference(str(tmp / "ref"), image_id, boundary, mask, labels, storm)
     task = TASKS[DEFAULT]
-    manifest = make_manifest(task.name, task.max_id, str(tmp / "ref"), ids)
+    manifest = task.make_manifest(task.open_reference(str(tmp / "ref")))
+    assert sorted(manifest["images"]) == sorted(ids)
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     return tmp, ids
 
@@ -150,7 +150,8 @@ def test_the_committed_manifest_is_the_samples():
                  if n.endswith(".png"))
     with open(os.path.join(KIT, "manifest.json")) as f:
         committed = json.load(f)
-    assert committed == make_manifest(task.name, task.max_id, sample, ids)
+    assert committed == task.make_manifest(task.open_reference(sample))
+    assert sorted(committed["images"]) == ids
     assert "labels" not in json.dumps(committed)
 
 

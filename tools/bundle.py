@@ -107,7 +107,8 @@ def open_reference(ref_dir: str):
         name = config.get("task", DEFAULT)
         if name not in TASKS:
             raise Refused("{}/config.yaml names an unknown task {!r}".format(ref_dir, name))
-        reference = TASKS[name].open_reference(ref_dir)
+        task = TASKS[name]
+        reference = task.open_reference(ref_dir, task.configure(None, config))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
     if getattr(reference, "layout", "raw") != "raw":
@@ -119,8 +120,7 @@ def open_reference(ref_dir: str):
 
 def manifest_bytes(task, reference) -> bytes:
     """Test image names and sizes (no labels) for the kit's check_submission.py."""
-    from scoring.validate import make_manifest
-    manifest = make_manifest(task.name, task.max_id, reference.root, reference.ids)
+    manifest = task.make_manifest(reference)
     # One image a line: readable, diffable, and about 50 bytes an image for the real test set.
     head = json.dumps({k: v for k, v in manifest.items() if k != "images"}, sort_keys=True)
     images = ",\n".join(" {}: {}".format(json.dumps(i), json.dumps(manifest["images"][i]))

@@ -12,7 +12,7 @@ import traceback
 from typing import Any, Dict, List, Optional
 
 from . import __version__, engine, submission
-from .problems import REF_EMPTY, REF_LAYOUT, BrokenReference, ProblemLog, ScoringError, SubmissionError, \
+from .problems import REF_CONFIG, BrokenReference, ProblemLog, ScoringError, SubmissionError, \
     UsageError
 from .report import scores_file
 from .tasks import DEFAULT, TASKS
@@ -34,13 +34,13 @@ examples:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="score.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
-        description="Score a segmentation submission against the reference labels and write "
+        description="Score a submission against the reference data and write "
                     "scores.txt, scores.json and detailed_results.html.")
     p.add_argument("input", nargs="?", help="worker form: folder holding ref/ and res/")
     p.add_argument("output", nargs="?", help="worker form: folder to write the results into")
     p.add_argument("--ref", metavar="DIR_OR_ZIP", help="reference data (ground truth)")
     p.add_argument("--res", metavar="DIR_OR_ZIP",
-                   help="the submission: a folder or a zip of <image id>.png predictions")
+                   help="the submission: a folder or a zip of predictions")
     p.add_argument("--out", metavar="DIR",
                    help="write scores.txt, scores.json and detailed_results.html here "
                         "(local form; default: only print the scores)")
@@ -88,7 +88,7 @@ def read_config(ref_dir: str) -> Dict[str, Any]:
         return config
     except Exception as exc:
         log = ProblemLog()
-        log.add(REF_LAYOUT, CONFIG_FILE, "unreadable YAML ({})".format(exc))
+        log.add(REF_CONFIG, CONFIG_FILE, "unreadable YAML ({})".format(exc))
         raise BrokenReference(log) from None
 
 
@@ -117,34 +117,32 @@ def run(args, stdout) -> int:
         task_name = args.task or ref_config.get("task", DEFAULT)
         if task_name not in TASKS:
             log = ProblemLog()
-            log.add(REF_LAYOUT, CONFIG_FILE, "unknown task {!r}".format(task_name))
+            log.add(REF_CONFIG, CONFIG_FILE, "unknown task {!r}".format(task_name))
             raise BrokenReference(log)
         task = TASKS[task_name]
         config = task.configure(args, ref_config)
-        reference = task.open_reference(ref_dir)
+        reference = task.open_reference(ref_dir, config)
+        fmt = task.submission_format(config)
+        units = fmt.words.get("units", "units")
 
-        found = submission.discover(res_dir, reference.ids)
+        found = fmt.discover(res_dir, reference.ids)
         items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
         workers = args.workers or engine.default_workers(len(items))
-        say("{} scoring program {}: {:,} reference images, {:,} predictions found, {} worker{}".format(
-            task.title, __version__, len(reference.ids), len(items), workers,
+        say("{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
+            task.title, __version__, len(reference.ids), units, len(items), workers,
             "s" if workers > 1 else ""))
         progress = None if args.quiet else engine.Progress(len(items), stdout,
-                                                          args.progress_every)
-        acc = engine.evaluate(task, reference, items, workers, progress)
+                                                          args.progress_every, noun=units)
+        acc = engine.evaluate(task, reference, fmt, config, items, workers, progress)
         if acc.reference_log.fatal:
             raise BrokenReference(acc.reference_log)
         log = found.log
         log.merge(acc.submission_log)
         if log.fatal:
-            raise SubmissionError(log, max_id=str(task.max_id))
+            raise SubmissionError(log, **fmt.words)
 
-        summary = task.summarize(acc.state, config)
-        if summary["scores"][0][1] is None:  # the ranking score needs at least one valid pixel
-            log = ProblemLog()
-            log.add(REF_EMPTY, ref_dir, "{:,} images scored".format(acc.state.images))
-            raise BrokenReference(log)
-        warnings = log.summary_lines()
+        summary = task.summarize(acc.state, reference, config)
+        warnings = log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
             say("WARNING: " + w)
@@ -153,13 +151,15 @@ def run(args, stdout) -> int:
             print_table(*task.table(summary), stream=stdout)
             stdout.write("\n")
         if paths["out"]:
-            run_info = {
-                "images": acc.state.images, "pixels": acc.state.pixels, "workers": workers,
+            run_info = {units: acc.state.units}
+            run_info.update(task.run_facts(acc.state))
+            run_info.update({
+                "workers": workers,
                 "seconds": round(seconds, 2), "reference_layout": reference.layout,
                 "scorer_version": __version__,
                 "finished": datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
-            }
+            })
             run_info.update(config)
             scores_file.write(paths["out"], summary["scores"])
             with open(os.path.join(paths["out"], "detailed_results.html"), "w",
@@ -167,7 +167,7 @@ def run(args, stdout) -> int:
                 f.write(task.render_html(summary, warnings, run_info))
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(
                 paths["out"]))
-        say("Scored {:,} images in {:.1f} s.".format(acc.images, time.monotonic() - started))
+        say("Scored {:,} {} in {:.1f} s.".format(acc.units, units, time.monotonic() - started))
         return EXIT_OK
     finally:
         for cleanup in cleanups:

@@ -1,6 +1,6 @@
-"""Score every image through a process pool, merging additive per-chunk state.
+"""Score every unit (image) through a process pool, merging additive per-chunk state.
 
-Each chunk of images is scored into its own fresh state and problem logs; the main process merges
+Each chunk of units is scored into its own fresh state and problem logs; the main process merges
 them as they arrive. Merges are exact integer sums and problem logs keep sorted examples, so the
 result is the same for any worker count, chunking and completion order. Memory is one state per
 worker plus the chunk in flight: flat in the number of images.
@@ -10,17 +10,18 @@ import os
 import time
 from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
 
-from .predictions import PredictionProblem, read_prediction
 from .problems import ProblemLog
+from .task_api import PredictionProblem, ReferenceProblem
 
-# (image id, prediction path, name shown in messages)
+# (unit id, prediction path, name shown in messages)
 Item = Tuple[str, str, str]
+
 
 class Accumulated(NamedTuple):
     state: object
     submission_log: ProblemLog
     reference_log: ProblemLog
-    images: int
+    units: int  # units processed (scored or refused)
 
 
 def _cgroup_cpus() -> Optional[int]:
@@ -86,21 +87,22 @@ def _init_worker(context: dict) -> None:
 
 
 def _score_chunk(items: Sequence[Item]):
-    task, reference = _CONTEXT["task"], _CONTEXT["reference"]
-    state = task.new_state()
+    """The task interface's loop (task_api.py) over one chunk, into a fresh state."""
+    reference, fmt = _CONTEXT["reference"], _CONTEXT["format"]
+    state = _CONTEXT["task"].new_state(_CONTEXT["config"])
     sub_log, ref_log = ProblemLog(), ProblemLog()
-    for image_id, path, shown in items:
+    for unit_id, path, shown in items:
         try:
-            ref = reference.read(image_id)
-        except task.ReferenceProblem as exc:
+            truth = reference.read(unit_id)
+        except ReferenceProblem as exc:
             ref_log.add(exc.kind, exc.name, exc.detail)
             continue
         try:
-            pred = read_prediction(path, ref.shape[:2], task.max_id)
+            prediction = fmt.read(path, reference.expect(unit_id, truth))
         except PredictionProblem as exc:
             sub_log.add(exc.kind, shown, exc.detail)
             continue
-        state.update(pred, ref)
+        state.update(prediction, truth)
     return state, sub_log, ref_log, len(items)
 
 
@@ -136,9 +138,10 @@ def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
         pool.join()
 
 
-def evaluate(task, reference, items: List[Item], workers: int,
+def evaluate(task, reference, fmt, config: dict, items: List[Item], workers: int,
              progress: Optional[Callable[[int], None]] = None) -> Accumulated:
-    total = task.new_state()
+    """Score every item: task, reference and fmt (its SubmissionFormat) as in task_api.py."""
+    total = task.new_state(config)
     sub_log, ref_log = ProblemLog(), ProblemLog()
     done = [0]
 
@@ -151,7 +154,8 @@ def evaluate(task, reference, items: List[Item], workers: int,
         if progress:
             progress(done[0])
 
-    map_chunks(_score_chunk, {"task": task, "reference": reference},
+    map_chunks(_score_chunk,
+               {"task": task, "reference": reference, "format": fmt, "config": config},
                chunked(sorted(items), workers), workers, absorb)
     return Accumulated(total, sub_log, ref_log, done[0])
 
@@ -159,8 +163,10 @@ def evaluate(task, reference, items: List[Item], workers: int,
 class Progress:
     """A progress line on stdout every `interval` seconds, so the worker's live log moves."""
 
-    def __init__(self, total: int, stream, interval: float = 5.0, verb: str = "scored") -> None:
+    def __init__(self, total: int, stream, interval: float = 5.0, verb: str = "scored",
+                 noun: str = "images") -> None:
         self.total, self.stream, self.interval, self.verb = total, stream, interval, verb
+        self.noun = noun
         self.start = self.last = time.monotonic()
 
     def __call__(self, done: int) -> None:
@@ -170,7 +176,7 @@ class Progress:
         self.last = now
         rate = done / max(now - self.start, 1e-9)
         left = (self.total - done) / rate if rate else 0
-        self.stream.write("  {} {:,} / {:,} images ({:.0f}%), {:.0f} images/s, about {:.0f} s "
-                          "left\n".format(self.verb, done, self.total, 100.0 * done / self.total,
-                                          rate, left))
+        self.stream.write("  {} {:,} / {:,} {} ({:.0f}%), {:.0f} {}/s, about {:.0f} s left\n".format(
+            self.verb, done, self.total, self.noun, 100.0 * done / self.total, rate, self.noun,
+            left))
         self.stream.flush()

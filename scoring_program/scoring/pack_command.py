@@ -1,8 +1,10 @@
-"""`pack.py RAW_DIR OUT_DIR`: convert a raw Agriculture-Vision reference into the packed layout.
+"""`pack.py RAW_DIR OUT_DIR`: convert a raw reference into its task's packed layout.
 
-Every layer of every image is read and checked on the way (a broken raw reference is refused with
-the same messages the scorer gives), the work is spread over the usable CPUs, and packed.json is
-written last, so an interrupted run never leaves something that looks like a packed reference.
+The task is the reference's (config.yaml `task:`, as the scorer decides it); tasks with a packed
+layout provide pack() (Agriculture-Vision: docs/packed-format.md). Every layer of every image is
+read and checked on the way (a broken raw reference is refused with the same messages the scorer
+gives), the work is spread over the usable CPUs, and the packed reference's manifest is written
+last, so an interrupted run never leaves something that looks like a packed reference.
 """
 import argparse
 import os
@@ -10,10 +12,9 @@ import sys
 import time
 from typing import List, Optional
 
-from . import engine
+from . import cli, engine
 from .problems import ScoringError
-from .tasks.agrivision import packed
-from .tasks.agrivision.reference import find_root, open_raw
+from .tasks import DEFAULT, TASKS
 
 
 def folder_bytes(root: str) -> int:
@@ -33,14 +34,23 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     started = time.monotonic()
     try:
-        total = len(open_raw(find_root(args.raw)).ids)
+        task = TASKS.get(cli.read_config(args.raw).get("task", DEFAULT))
+        if task is None or not hasattr(task, "pack"):
+            sys.stderr.write("ERROR: {}'s task has no packed layout; score it as it is.\n".format(
+                args.raw))
+            return 2
+        reference = task.open_reference(args.raw, {})
+        if reference.layout != "raw":
+            sys.stderr.write("ERROR: {} is already {}.\n".format(args.raw, reference.layout))
+            return 2
+        total = len(reference.ids)
         print("Packing {:,} images from {} into {}".format(total, args.raw, args.out), flush=True)
-        images, _ = packed.pack(args.raw, args.out, args.workers or engine.default_workers(total),
-                                engine.Progress(total, sys.stdout, args.progress_every, "packed"))
+        images, _ = task.pack(args.raw, args.out, args.workers or engine.default_workers(total),
+                              engine.Progress(total, sys.stdout, args.progress_every, "packed"))
     except ScoringError as exc:
         sys.stderr.write(exc.message())
         return exc.exit_code
-    raw_bytes, packed_bytes = folder_bytes(find_root(args.raw)), folder_bytes(args.out)
+    raw_bytes, packed_bytes = folder_bytes(reference.root), folder_bytes(args.out)
     print("Packed {:,} images in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x smaller)"
           .format(images, time.monotonic() - started, raw_bytes, packed_bytes,
                   raw_bytes / max(packed_bytes, 1)))

@@ -1,28 +1,21 @@
-"""Read one prediction PNG, checking it on the way: the checks need no ground truth.
+"""PNG label predictions, shared by the image tasks: one single-channel PNG of label ids per
+image, named <image id>.png. Reading checks it on the way; the checks need no ground truth.
 
 The order matters: everything that can be refused from the header (not a PNG, wrong size, colour
 image) is refused before a single pixel is decoded, so a decompression bomb costs nothing.
 """
 import io
-from typing import Optional, Tuple
+from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from PIL import Image
 
-from . import png
-from .problems import BAD_VALUES, NOT_PNG, NOT_SINGLE_CHANNEL, WRONG_SIZE, Kind
+from . import png, submission
+from .problems import BAD_VALUES, NOT_PNG, NOT_SINGLE_CHANNEL, WRONG_SIZE
+from .task_api import PredictionProblem, Submission, SubmissionFormat
 
 # Pillow modes that hold one value per pixel (16-bit grayscale is 'I;16' or 'I' by version).
 SINGLE_CHANNEL_MODES = ("1", "L", "P", "I", "I;16", "I;16B", "I;16L")
-
-
-class PredictionProblem(Exception):
-    """A prediction file is unusable; kind is a problems.Kind, detail a short phrase."""
-
-    def __init__(self, kind: Kind, detail: str) -> None:
-        super().__init__(detail)
-        self.kind = kind
-        self.detail = detail
 
 
 def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header:
@@ -86,3 +79,42 @@ def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int)
         raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
             exc.strerror or exc)) from None
     return check_values(decode(data), max_id)
+
+
+class PngLabels(SubmissionFormat):
+    """One PNG of label ids per image. Values must lie in 0..max_id and, if `allowed` is given,
+    be one of those ids (a table with gaps); the checked array is what the metric state gets."""
+
+    def __init__(self, max_id: int, allowed: Optional[Sequence[int]] = None,
+                 allowed_values: str = "") -> None:
+        self.max_id = max_id
+        self.allowed = None if allowed is None else sorted(set(int(v) for v in allowed))
+        if self.allowed == list(range(max_id + 1)):
+            self.allowed = None  # every id in range: the range check says it all
+        self.words = {
+            "files": "PNG files", "file": "PNG", "ext": ".png", "unit": "image",
+            "units": "images",
+            "allowed_values": allowed_values or "a class id from 0 to {}".format(max_id),
+        }  # type: Dict[str, str]
+
+    def discover(self, res_dir: str, expected_ids) -> Submission:
+        return submission.discover(res_dir, expected_ids, ".png")
+
+    def read(self, path: str, expectation: Optional[Tuple[int, int]]) -> np.ndarray:
+        arr = read_prediction(path, expectation, self.max_id)
+        if self.allowed is not None:
+            check_allowed(arr, self.allowed)
+        return arr
+
+
+def check_allowed(arr: np.ndarray, allowed: Sequence[int]) -> None:
+    """Raise unless every value (already within 0..max) is one of the allowed ids."""
+    ok = np.zeros(int(max(allowed)) + 2 if allowed else 1, dtype=bool)
+    ok[list(allowed)] = True
+    hit = ok[np.minimum(arr, len(ok) - 1)]
+    if hit.all():
+        return
+    bad = arr[~hit]
+    values = np.unique(bad)
+    shown = ", ".join(str(int(v)) for v in values[:8]) + (", ..." if values.size > 8 else "")
+    raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(bad.size, shown))

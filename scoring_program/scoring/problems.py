@@ -12,8 +12,22 @@ from typing import Dict, List, Optional, Tuple
 EXAMPLES = 5
 
 
+class _Words(dict):
+    """Format mapping that leaves unknown {placeholders} as they are."""
+
+    def __missing__(self, key: str) -> str:
+        return "{" + key + "}"
+
+
+def _fill(text: str, words: Dict[str, str]) -> str:
+    return text.format_map(_Words(words))
+
+
 class Kind:
     """One kind of problem: a stable code, a headline and the fix a participant should apply.
+
+    Headlines and fixes of the kinds shared by every task hold {placeholders} that the task's
+    submission format fills in (SubmissionFormat.words), e.g. {files} = "PNG files".
 
     Kinds are reported in the order they are defined here: the structural problems (where are the
     files?) before the per-file ones.
@@ -32,17 +46,17 @@ class Kind:
 
 # Participant-side problems (fatal unless fatal=False: those are warnings, not scored).
 NO_PREDICTIONS = Kind(
-    "no_predictions", "no PNG files found in the submission",
-    "zip the PNG files themselves (e.g. `cd predictions && zip ../submission.zip *.png`).")
+    "no_predictions", "no {files} found in the submission",
+    "zip the {files} themselves (e.g. `cd predictions && zip ../submission.zip *{ext}`).")
 AMBIGUOUS_ROOT = Kind(
     "ambiguous_root", "folders that each could be the submission",
     "put all predictions in one folder (or at the root of the zip) and remove the others.")
 MISSING = Kind(
-    "missing", "reference images without a prediction",
-    "submit one PNG named <image id>.png for every test image.")
+    "missing", "reference {units} without a prediction",
+    "submit one {file} named <{unit} id>{ext} for every test {unit}.")
 DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
-    "keep exactly one file per image id.")
+    "keep exactly one file per {unit} id.")
 NOT_PNG = Kind(
     "not_png", "files that are not readable PNG images",
     "save each prediction with a PNG encoder, e.g. "
@@ -56,32 +70,19 @@ NOT_SINGLE_CHANNEL = Kind(
     "not a colour visualisation.")
 BAD_VALUES = Kind(
     "bad_values", "predictions with pixel values outside the class ids",
-    "every pixel must hold a class id from 0 to {max_id}.")
+    "every pixel must hold {allowed_values}.")
 EXTRA_PNG = Kind(
-    "extra_png", "PNG files that match no test image (ignored, not scored)",
-    "remove them, or check their names against the test image ids.", fatal=False)
+    "extra_png", "{files} that match no test {unit} (ignored, not scored)",
+    "remove them, or check their names against the test {unit} ids.", fatal=False)
 EXTRA_FILE = Kind(
-    "extra_file", "files that are not PNG predictions (ignored)",
+    "extra_file", "files that are not {file} predictions (ignored)",
     "nothing to do if they are intended; they are not scored.", fatal=False)
 
-# Organizer-side problems: the reference data itself is broken.
-REF_MISSING = Kind(
-    "ref_missing", "reference files missing",
-    "the reference data is incomplete: every image id in boundaries/ needs its mask and its "
-    "label files.")
-REF_UNREADABLE = Kind(
-    "ref_unreadable", "reference files that are not readable 8-bit PNG images",
-    "re-export the reference files as single-channel PNGs.")
-REF_WRONG_SIZE = Kind(
-    "ref_wrong_size", "reference files whose size differs from the image's boundary file",
-    "every layer of one image must have the same width and height.")
-REF_EMPTY = Kind(
-    "ref_empty", "reference without a single valid pixel in the images scored",
-    "every boundary or mask is empty: check that the reference holds the test labels.")
-REF_LAYOUT = Kind(
-    "ref_layout", "reference data layout not recognised",
-    "the reference folder must hold boundaries/, masks/ and labels/<class>/ "
-    "(or a packed reference).")
+# Organizer-side problems shared by every task (a task defines its own reference kinds).
+REF_CONFIG = Kind(
+    "ref_config", "reference configuration (config.yaml) unusable",
+    "correct config.yaml in the reference data: a YAML mapping with the keys the task documents "
+    "(e.g. `task: <name>`).")
 
 
 class ProblemLog:
@@ -126,28 +127,29 @@ class ProblemLog:
     def fatal(self) -> bool:
         return bool(self.kinds(fatal=True))
 
-    def describe(self, kinds: List[Kind], **fmt: str) -> List[str]:
+    def describe(self, kinds: List[Kind], **words: str) -> List[str]:
         """One paragraph per kind: count, headline, first names with details, the fix."""
         out = []
         for kind in kinds:
             n = self._count[kind.code]
-            lines = ["{}{} ({}):".format(kind.headline[0].upper(), kind.headline[1:], n)]
+            headline = _fill(kind.headline, words)
+            lines = ["{}{} ({}):".format(headline[0].upper(), headline[1:], n)]
             for name, detail in self.examples(kind):
                 lines.append("  - {}{}".format(name, ": " + detail if detail else ""))
             if n > EXAMPLES:
                 lines.append("  ... and {} more".format(n - EXAMPLES))
-            lines.append("  Fix: " + kind.fix.format(**fmt))
+            lines.append("  Fix: " + _fill(kind.fix, words))
             out.append("\n".join(lines))
         return out
 
-    def summary_lines(self) -> List[str]:
+    def summary_lines(self, **words: str) -> List[str]:
         """Short one-line-per-kind text for warnings shown in outputs (non-fatal kinds)."""
         out = []
         for kind in self.kinds(fatal=False):
             names = ", ".join(n for n, _ in self.examples(kind))
             more = self._count[kind.code] - EXAMPLES
             out.append("{} {}: {}{}".format(
-                self._count[kind.code], kind.headline, names,
+                self._count[kind.code], _fill(kind.headline, words), names,
                 " and {} more".format(more) if more > 0 else ""))
         return out
 
@@ -158,14 +160,14 @@ class ScoringError(Exception):
     exit_code = 1
     preamble = ""
 
-    def __init__(self, log: ProblemLog, **fmt: str) -> None:
+    def __init__(self, log: ProblemLog, **words: str) -> None:
         super().__init__()
         self.log = log
-        self.fmt = fmt
+        self.words = words
 
     def message(self) -> str:
-        paras = self.log.describe(self.log.kinds(fatal=True), **self.fmt)
-        noted = self.log.summary_lines()
+        paras = self.log.describe(self.log.kinds(fatal=True), **self.words)
+        noted = self.log.summary_lines(**self.words)
         if noted:
             paras.append("Also noted (not errors):\n" + "\n".join("  - " + n for n in noted))
         return self.preamble + "\n\n" + "\n\n".join(paras) + "\n"

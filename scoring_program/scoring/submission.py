@@ -9,33 +9,34 @@ import os
 import shutil
 import tempfile
 import zipfile
-from typing import Dict, Iterable, List, NamedTuple, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set
 
 from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
                        ProblemLog, UsageError)
+from .task_api import Submission
 
 # Written by the platform or the OS, never by the participant on purpose: ignored silently.
 PLATFORM_FILES = ("metadata",)
 IGNORED_DIRS = ("__MACOSX",)
-
-class Submission(NamedTuple):
-    root: str
-    files: Dict[str, str]
-    log: ProblemLog
-
 
 def _ignored(name: str) -> bool:
     return name.startswith(".") or name in IGNORED_DIRS
 
 
 def is_png_name(name: str) -> bool:
-    return name.lower().endswith(".png")
+    return has_suffix(name, ".png")
 
 
-def _walk(top: str):
-    """Yield (dir, png entries, other files, subdirs) under top, skipping ignored names.
+def has_suffix(name: str, suffix: str) -> bool:
+    """The extension's case is ignored: x.PNG is a PNG."""
+    return name.lower().endswith(suffix)
 
-    A folder named like a PNG is listed as a PNG entry (it will be refused as unreadable), not
+
+def _walk(top: str, suffix: str = ".png"):
+    """Yield (dir, prediction entries, other files, subdirs) under top, skipping ignored names.
+    Prediction entries are the names ending in suffix.
+
+    A folder named like a prediction is listed as one (it will be refused as unreadable), not
     descended into.
     """
     stack = [top]
@@ -49,7 +50,7 @@ def _walk(top: str):
         for e in entries:
             if _ignored(e.name):
                 continue
-            if is_png_name(e.name):
+            if has_suffix(e.name, suffix):
                 pngs.append(e.name)
             elif e.is_dir():
                 subdirs.append(e.name)
@@ -72,11 +73,13 @@ def _rel(top: str, path: str) -> str:
     return "." if rel == "." else rel.replace(os.sep, "/")
 
 
-def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
-    """Locate predictions in res_dir; expected_ids None means 'any PNG name is a prediction'."""
+def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = ".png") -> Submission:
+    """Locate one prediction file `<unit id><suffix>` per unit in res_dir; expected_ids None
+    means 'any name ending in suffix is a prediction'."""
     expected: Optional[Set[str]] = None if expected_ids is None else set(expected_ids)
+    noun = suffix.lstrip(".").upper() + " files"  # ".png" -> "PNG files"
     log = ProblemLog()
-    listing = list(_walk(res_dir))
+    listing = list(_walk(res_dir, suffix))
 
     def matches(names: List[str]) -> int:
         if expected is None:
@@ -90,8 +93,8 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
     if not with_pngs:
         others = [os.path.join(d, o) for d, _, oo, _ in listing for o in oo]
         zips = [_rel(res_dir, o) for o in others if o.lower().endswith(".zip")]
-        detail = ("it contains another zip ({}): zip the PNG files, not a zip".format(
-            ", ".join(zips[:3])) if zips else "found {} other files".format(len(others)))
+        detail = ("it contains another zip ({}): zip the {}, not a zip".format(
+            ", ".join(zips[:3]), noun) if zips else "found {} other files".format(len(others)))
         log.add(NO_PREDICTIONS, "submission", detail)
         for o in others:
             log.add(EXTRA_FILE, _rel(res_dir, o))
@@ -101,12 +104,12 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
             for n in p:
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for image_id in sorted(expected or ()):
-            log.add(MISSING, image_id + ".png")
+            log.add(MISSING, image_id + suffix)
         return Submission("", {}, log)
     if len(candidates) > 1:
         for d, p in candidates:
             log.add(AMBIGUOUS_ROOT, _rel(res_dir, d) + "/",
-                    "{} PNG files{}".format(len(p), "" if expected is None else
+                    "{} {}{}".format(len(p), noun, "" if expected is None else
                                             ", {} named like test images".format(matches(p))))
         return Submission("", {}, log)
 
@@ -133,8 +136,9 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]]) -> Submission:
         lower = {k.lower(): k for k in by_id}
         for image_id in sorted(expected - set(by_id)):
             near = lower.get(image_id.lower())
-            log.add(MISSING, image_id + ".png",
-                    "found {}.png instead: names are case-sensitive".format(near) if near else "")
+            log.add(MISSING, image_id + suffix,
+                    "found {}{} instead: names are case-sensitive".format(near, suffix) if near
+                    else "")
     return Submission(root, files, log)
 
 

@@ -518,7 +518,7 @@ def page(title, sections, footer):
 
 
 # --------------------------------------------------------------------------
-# Agriculture-Vision (generic semantic segmentation) page
+# Semantic segmentation page (one class per pixel and its confusion matrix)
 # --------------------------------------------------------------------------
 
 _RUN_FIELDS = [
@@ -526,7 +526,6 @@ _RUN_FIELDS = [
     ("pixels", "Pixels scored"),
     ("workers", "Worker processes"),
     ("seconds", "Time taken"),
-    ("storm_damage", "storm_damage policy"),
     ("reference_layout", "Reference layout"),
     ("scorer_version", "Scorer version"),
     ("finished", "Finished"),
@@ -631,10 +630,13 @@ def render_segmentation_report(data):
 
     # run information
     run_rows = []
-    for key, label in _RUN_FIELDS:
+    # The task's own run fields (e.g. its options) go after the generic counts and timing.
+    fields = list(_RUN_FIELDS)
+    fields[4:4] = [tuple(f) for f in data.get("run_fields") or []]
+    for key, label in fields:
         if run.get(key) is not None:
             run_rows.append([label, _run_value(key, run[key])])
-    known = set(k for k, _ in _RUN_FIELDS)
+    known = set(k for k, _ in fields)
     for key in sorted(k for k in run if k not in known):
         if run[key] is not None:
             run_rows.append([str(key).replace("_", " ").capitalize(), _run_value(key, run[key])])

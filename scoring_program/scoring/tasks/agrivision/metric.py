@@ -13,6 +13,7 @@ from typing import List, NamedTuple, Optional, Tuple
 import numpy as np
 
 from ...histogram import histogram
+from ...task_api import MetricState
 
 from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT
 
@@ -42,7 +43,7 @@ def _valid_columns(table: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
 _IDENTITY_COLUMNS = _valid_columns(IDENTITY_TABLE)
 
 
-class LabelSetHistogram:
+class LabelSetHistogram(MetricState):
     """counts[x, s]: valid pixels predicted x whose reference label-set bitmask is s."""
 
     def __init__(self) -> None:
@@ -69,6 +70,10 @@ class LabelSetHistogram:
         self.counts += other.counts
         self.images += other.images
         return self
+
+    @property
+    def units(self) -> int:  # type: ignore[override]
+        return self.images
 
     @property
     def pixels(self) -> int:

@@ -26,10 +26,11 @@ import numpy as np
 from PIL import Image
 
 from ... import engine, png
-from ...problems import REF_LAYOUT, REF_MISSING, BrokenReference, ProblemLog
+from ...problems import BrokenReference, ProblemLog
 from .classes import VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
-from .reference import REF_UNREADABLE, RawReference, ReferenceProblem, find_root, open_raw
+from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE
+from .reference import CodedReference, RawReference, ReferenceProblem, find_root, open_raw
 
 FORMAT = "agriculture-vision-packed"
 VERSION = 1
@@ -125,7 +126,7 @@ def _decode_pillow(data: bytes, name: str) -> CodedLabels:
     raise ReferenceProblem(REF_UNREADABLE, name, "not a packed reference image")
 
 
-class PackedReference:
+class PackedReference(CodedReference):
     layout = "packed"
 
     def __init__(self, root: str, ids: List[str]) -> None:

@@ -8,20 +8,15 @@ import numpy as np
 from ... import layers
 from ...layers import Layer
 from ...submission import sole_subfolder
-from ...problems import (REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE,
-                         BrokenReference, Kind, ProblemLog)
+from ...problems import BrokenReference, ProblemLog
+from ...task_api import Reference, ReferenceProblem
+from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE
 from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
 # read() sets pattern k-1 at bit k-1 and storm_damage right after the patterns.
 assert STORM_BIT == 1 << len(PATTERNS) and VALID_BIT == STORM_BIT << 1
-
-
-class ReferenceProblem(Exception):
-    def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
-        super().__init__(detail)
-        self.kind, self.name, self.detail = kind, name, detail
 
 
 def read_layer(path: str, name: str) -> Layer:
@@ -33,7 +28,15 @@ def read_layer(path: str, name: str) -> Layer:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) from None
 
 
-class RawReference:
+class CodedReference(Reference):
+    """An Agriculture-Vision reference in any layout: read() gives CodedLabels."""
+
+    def expect(self, unit_id: str, truth: CodedLabels) -> Tuple[int, int]:
+        """A prediction must have the image's (height, width)."""
+        return truth.shape[:2]
+
+
+class RawReference(CodedReference):
     """The dataset's own layout: boundaries/, masks/, labels/<class>/ (storm_damage optional)."""
 
     layout = "raw"

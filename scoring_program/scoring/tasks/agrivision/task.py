@@ -1,12 +1,16 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
 from typing import Any, Dict, List, Tuple
 
-from ...problems import BrokenReference, ProblemLog, REF_LAYOUT
+from ...predictions import PngLabels
+from ...problems import BrokenReference, ProblemLog
 from ...report import html
+from ...task_api import Reference, Task
+from ...validate import image_manifest, image_sizes
 from . import metric
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
-from .reference import ReferenceProblem, find_root, open_raw
+from .problems import REF_EMPTY, REF_LAYOUT
+from .reference import find_root, open_raw
 
 NOTES = [
     "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
@@ -21,11 +25,10 @@ NOTES = [
 ]
 
 
-class AgricultureVision:
+class AgricultureVision(Task):
     name = "agriculture-vision"
     title = "Agriculture-Vision 2021"
     max_id = MAX_ID
-    ReferenceProblem = ReferenceProblem
     score_keys = ["miou"] + ["iou_" + c for c in CLASSES]
 
     def add_options(self, parser) -> None:
@@ -36,7 +39,7 @@ class AgricultureVision:
                  "config.yaml, else background.")
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
-        policy = args.storm_damage or ref_config.get("storm_damage", "background")
+        policy = getattr(args, "storm_damage", None) or ref_config.get("storm_damage", "background")
         if policy not in STORM_POLICIES:
             log = ProblemLog()
             log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {!r}".format(
@@ -44,28 +47,48 @@ class AgricultureVision:
             raise BrokenReference(log)
         return {"storm_damage": policy}
 
-    def open_reference(self, ref_dir: str):
+    def open_reference(self, ref_dir: str, config: Dict[str, Any] = None) -> Reference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
         return open_packed(root) if is_packed(root) else open_raw(root)
+
+    def submission_format(self, config: Dict[str, Any] = None) -> PngLabels:
+        return PngLabels(MAX_ID)
+
+    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+        """Image ids and sizes (from the raw layout's boundaries/), no labels."""
+        return image_manifest(self.name, reference.root, reference.ids, "boundaries",
+                              max_id=MAX_ID)
+
+    def open_manifest(self, manifest: Dict[str, Any]):
+        return image_sizes(manifest), self.submission_format()
 
     def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
         """Convert a raw reference into the packed layout (docs/packed-format.md)."""
         return pack(raw_dir, out_dir, workers, progress)
 
-    def new_state(self) -> metric.LabelSetHistogram:
+    def new_state(self, config: Dict[str, Any] = None) -> metric.LabelSetHistogram:
         return metric.LabelSetHistogram()
 
-    def summarize(self, state: metric.LabelSetHistogram, config: Dict[str, Any]) -> Dict[str, Any]:
+    def summarize(self, state: metric.LabelSetHistogram, reference: Reference,
+                  config: Dict[str, Any]) -> Dict[str, Any]:
         m = metric.confusion(state.counts, config["storm_damage"])
         tp, fp, fn = metric.pixel_counts(m)
         ious = metric.iou(tp, fp, fn)
         miou = metric.mean_iou(ious)
+        if miou is None:  # the ranking score needs at least one valid pixel
+            log = ProblemLog()
+            log.add(REF_EMPTY, getattr(reference, "root", "reference"),
+                    "{:,} images scored".format(state.images))
+            raise BrokenReference(log)
         scores = [("miou", miou)] + [("iou_" + c, v) for c, v in zip(CLASSES, ious)]
         return {
             "scores": [(k, None if v is None else float(v)) for k, v in scores],
             "confusion": m, "tp": tp, "fp": fp, "fn": fn,
         }
+
+    def run_facts(self, state: metric.LabelSetHistogram) -> Dict[str, Any]:
+        return {"pixels": state.pixels}
 
     def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
         """Console table: one row per class plus the mean."""
@@ -91,6 +114,7 @@ class AgricultureVision:
             "confusion": summary["confusion"],
             "warnings": warnings,
             "run": run,
+            "run_fields": [("storm_damage", "storm_damage policy")],
             "notes": NOTES,
         })
 

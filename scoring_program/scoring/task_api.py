@@ -1,0 +1,154 @@
+"""The seam between the shared engine and one challenge's task.
+
+The engine (engine.py), the command line (cli.py) and the label-free check (validate.py) know
+nothing of pixels, PNGs, class ids or questions: they move *units* (an image; for a task scored
+from one results file, that file) through four objects a task provides. For every unit, in a
+worker process:
+
+    truth       = reference.read(unit_id)              # hidden ground truth (ReferenceProblem)
+    expectation = reference.expect(unit_id, truth)     # public facts a prediction must meet
+    prediction  = fmt.read(path, expectation)          # checked prediction (PredictionProblem)
+    state.update(prediction, truth)
+
+and the main process merges the workers' states. A state is additive (update on one unit, merge
+two states, compute at the end: the torchmetrics shape), so the result is the same for any worker
+count and unit order. Checking a submission without the ground truth (validate.py) runs the same
+loop with a stand-in reference built from a public manifest, whose read() returns None.
+"""
+import abc
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+
+from .problems import Kind, ProblemLog
+
+Scores = List[Tuple[str, Optional[float]]]
+
+
+class PredictionProblem(Exception):
+    """One submitted file is unusable; kind is a problems.Kind, detail a short phrase."""
+
+    def __init__(self, kind: Kind, detail: str) -> None:
+        super().__init__(detail)
+        self.kind = kind
+        self.detail = detail
+
+
+class ReferenceProblem(Exception):
+    """One unit of the reference is broken (the organizers' data): name says which file."""
+
+    def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
+        super().__init__(detail)
+        self.kind, self.name, self.detail = kind, name, detail
+
+
+class Submission(NamedTuple):
+    """What discovery found: the folder holding the predictions, unit id -> file, problems."""
+
+    root: str
+    files: Dict[str, str]
+    log: ProblemLog
+
+
+class MetricState(abc.ABC):
+    """Additive metric state. `units` counts the units folded in."""
+
+    units = 0
+
+    @abc.abstractmethod
+    def update(self, prediction: Any, truth: Any) -> None:
+        """Fold in one unit."""
+
+    @abc.abstractmethod
+    def merge(self, other: "MetricState") -> "MetricState":
+        """Add another state of the same task into this one; return self."""
+
+
+class Reference(abc.ABC):
+    """The ground truth, opened once in the main process and pickled to the workers (keep it
+    small: paths and tables, not data)."""
+
+    layout = "raw"
+    ids = ()  # type: Sequence[str]
+
+    @abc.abstractmethod
+    def read(self, unit_id: str) -> Any:
+        """The hidden truth of one unit; raise ReferenceProblem if it is broken."""
+
+    @abc.abstractmethod
+    def expect(self, unit_id: str, truth: Any) -> Any:
+        """What a prediction for this unit must match (e.g. (height, width)). `truth` is what
+        read() returned; a manifest's stand-in gets None and answers from the manifest."""
+
+
+class SubmissionFormat(abc.ABC):
+    """How a task's predictions are found in a submission folder and read, with their checks.
+    Needs no ground truth: the participant's local check runs it too."""
+
+    # Words for the shared problem messages (problems.py), e.g. {"files": "PNG files"}.
+    words = {}  # type: Dict[str, str]
+
+    @abc.abstractmethod
+    def discover(self, res_dir: str, expected_ids: Optional[Sequence[str]]) -> Submission:
+        """Locate the prediction of every unit; expected_ids None accepts any name."""
+
+    @abc.abstractmethod
+    def read(self, path: str, expectation: Any) -> Any:
+        """The checked prediction in the form the state's update() takes; raise
+        PredictionProblem if it is unusable."""
+
+
+class Task(abc.ABC):
+    """One challenge task: everything the shared pipeline needs to score and report it."""
+
+    name = ""         # the `task:` value of the reference's config.yaml
+    title = ""        # shown in logs and page titles
+    score_keys = []   # type: List[str]  # leaderboard keys, the ranking score first
+
+    def add_options(self, parser) -> None:  # noqa: B027 (optional hook, not abstract)
+        """Task-specific command-line options (default: none)."""
+
+    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+        """Options from the command line and the reference's config.yaml, validated
+        (BrokenReference on a bad value). The result is shown on the page."""
+        return {}
+
+    @abc.abstractmethod
+    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
+        """Open (and cheaply check) the reference; BrokenReference if it is unusable."""
+
+    @abc.abstractmethod
+    def submission_format(self, config: Dict[str, Any]) -> SubmissionFormat:
+        """How this task's predictions are found and checked."""
+
+    @abc.abstractmethod
+    def new_state(self, config: Dict[str, Any]) -> MetricState:
+        """An empty metric state."""
+
+    @abc.abstractmethod
+    def summarize(self, state: MetricState, reference: Reference,
+                  config: Dict[str, Any]) -> Dict[str, Any]:
+        """The scores and what the reports need: a dict whose "scores" is a list of
+        (key, value or None), the ranking score first; None means undefined (never written).
+        BrokenReference if the reference makes the ranking score undefined."""
+
+    def run_facts(self, state: MetricState) -> Dict[str, Any]:
+        """Extra facts of the run for the page (e.g. pixels scored)."""
+        return {}
+
+    @abc.abstractmethod
+    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+        """Console table: (headers, rows)."""
+
+    @abc.abstractmethod
+    def render_html(self, summary: Dict[str, Any], warnings: List[str],
+                    run: Dict[str, Any]) -> str:
+        """detailed_results.html: aggregate results only, nothing per unit."""
+
+    @abc.abstractmethod
+    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+        """Public, label-free facts (ids, sizes...) that let a participant check a submission
+        (validate.py). Must hold "task" = self.name."""
+
+    @abc.abstractmethod
+    def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[Reference, SubmissionFormat]:
+        """From make_manifest()'s output: a stand-in reference whose expect(unit, None) works and
+        whose read() returns None, and the submission format to check against."""
