@@ -12,9 +12,9 @@ import numpy as np
 import pytest
 
 from planetscapes_util import save_16bit, write_predictions, write_reference
-from scoring.tasks.planetscapes_semantic import cityscapes_labels, labels as ps_labels, metric
-from scoring.tasks.planetscapes_semantic.prediction import read_prediction
-from scoring.tasks.planetscapes_semantic.reference import open_reference
+from scoring import engine
+from scoring.tasks import TASKS
+from scoring.tasks.planetscapes_semantic import cityscapes_labels, labels as ps_labels
 
 if not hasattr(np, "in1d"):
     pytest.skip("cityscapesScripts calls np.in1d, which numpy {} no longer has (the anchor runs "
@@ -68,16 +68,17 @@ def anchor(gt_files, pred_files):
     return ev.evaluateImgLists(pred_files, gt_files, args)
 
 
-def ours(ref_root, res_root, ids):
-    table = ps_labels.load({"labels": "cityscapes"})
-    reference = open_reference(ref_root, table)
-    state = metric.SemanticState(metric.MetricSpec(table))
-    for i in ids:
-        truth = reference.read(i)
-        pred = read_prediction(os.path.join(res_root, i + ".png"), truth.shape, table.allowed,
-                               table.contiguous, table.size)
-        state.update(pred, truth)
-    return dict(metric.score_list(metric.summarize(state, table), table))
+def ours(ref_root, res_root):
+    """Our task through the shared engine (task interface), 2 workers."""
+    task = TASKS["planetscapes-semantic"]
+    config = task.configure(None, {"labels": "cityscapes"})
+    reference = task.open_reference(ref_root, config)
+    fmt = task.submission_format(config)
+    found = fmt.discover(res_root, reference.ids)
+    items = [(i, p, i) for i, p in sorted(found.files.items())]
+    acc = engine.evaluate(task, reference, fmt, config, items, 2)
+    assert not acc.submission_log.fatal and not acc.reference_log.fatal
+    return dict(task.summarize(acc.state, reference, config)["scores"])
 
 
 def compare(theirs, mine):
@@ -124,7 +125,7 @@ def run_case(tmp_path, seed, n_images=6, h=48, w=64):
         pred_files.append(str(res / (image_id + ".png")))
     write_reference(str(ref), "cityscapes", images)
     write_predictions(str(res), preds)
-    return compare(anchor(gt_files, pred_files), ours(str(ref), str(res), [i for i, _, _ in images]))
+    return compare(anchor(gt_files, pred_files), ours(str(ref), str(res)))
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])

@@ -5,14 +5,14 @@ pixels and the label id elsewhere (the Cityscapes *_instanceIds.png convention).
 checked as it is read; a problem is the organizers' (exit 3), reported with the file.
 """
 import os
-from typing import Dict, List, Optional, Tuple
+from typing import List, Optional, Tuple
 
 import numpy as np
 from PIL import Image
 
-from ... import png
 from ...problems import BrokenReference, Kind, ProblemLog
 from ...submission import sole_subfolder
+from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import Truth
 
@@ -41,12 +41,6 @@ REF_INSTANCE_CLASS = Kind(
 
 LABEL_MODES = ("L", "P")
 INSTANCE_MODES = ("L", "P", "I", "I;16", "I;16B", "I;16L")
-
-
-class ReferenceProblem(Exception):
-    def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
-        super().__init__(detail)
-        self.kind, self.name, self.detail = kind, name, detail
 
 
 def _values(values: np.ndarray, limit: int = 8) -> str:
@@ -136,7 +130,7 @@ def find_root(ref_dir: str) -> str:
     raise BrokenReference(log)
 
 
-class SemanticReference:
+class SemanticReference(Reference):
     layout = "planetscapes"
 
     def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
@@ -149,14 +143,9 @@ class SemanticReference:
         # Workers read images by id: the id list, which grows with the test set, stays behind.
         return dict(self.__dict__, ids=None)
 
-    def expect(self, unit_id: str) -> Tuple[int, int]:
+    def expect(self, unit_id: str, truth: Truth) -> Tuple[int, int]:
         """(height, width) of the image: the public fact a prediction must meet."""
-        name = "{}/{}.png".format(LABELS, unit_id)
-        try:
-            header = png.read_header(os.path.join(self.root, name))
-        except png.NotPNG as exc:
-            raise ReferenceProblem(REF_UNREADABLE, name, str(exc)) from None
-        return header.height, header.width
+        return truth.shape
 
     def read(self, unit_id: str) -> Truth:
         label_name = "{}/{}.png".format(LABELS, unit_id)
@@ -165,9 +154,6 @@ class SemanticReference:
         instances = read_png(os.path.join(self.root, instance_name), instance_name,
                              INSTANCE_MODES)
         return check_truth(labels, instances, self.spec, label_name, instance_name)
-
-    def sizes(self) -> Dict[str, Tuple[int, int]]:
-        return {i: self.expect(i) for i in self.ids}
 
 
 def open_reference(ref_dir: str, table: LabelTable) -> SemanticReference:
