@@ -36,6 +36,19 @@ class Truth(NamedTuple):
         return self.labels.shape
 
 
+class PackedTruth(NamedTuple):
+    """One image of the packed reference (packed.py): per pixel an index into a table of the
+    (label id, instance) pairs present."""
+
+    index: np.ndarray      # 2-D uint8 or uint16
+    labels: np.ndarray     # 1-D uint8: label id of each table entry
+    instances: np.ndarray  # 1-D uint16: instance value (> 1000) of each entry, 0 if none
+
+    @property
+    def shape(self):
+        return self.index.shape
+
+
 class MetricSpec:
     """What update() needs from the label table, as small lookup arrays (pickled with states)."""
 
@@ -70,35 +83,67 @@ class SemanticState:
     def pixels(self) -> int:
         return int(self.matrix.sum())
 
-    def update(self, prediction: np.ndarray, truth: Truth) -> None:
-        """prediction: label ids of the table (checked), the shape of truth.labels."""
+    def update(self, prediction: np.ndarray, truth) -> None:
+        """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
+        (raw layout) or a PackedTruth."""
+        if isinstance(truth, PackedTruth):
+            self._update_packed(prediction, truth)
+        else:
+            self._update_raw(prediction, truth)
+        self.units += 1
+
+    def _update_raw(self, prediction: np.ndarray, truth: Truth) -> None:
         k = self.spec.size
         key = truth.labels.astype(np.uint16)  # ids < k <= 256: keys fit in 16 bits
         key *= k
         key += prediction
-        self.matrix += np.bincount(key.ravel(), minlength=k * k).reshape(k, k)
-        self._add_instances(prediction, truth.instances)
-        self.units += 1
-
-    def _add_instances(self, prediction: np.ndarray, instances: np.ndarray) -> None:
-        chosen = instances >= FIRST_INSTANCE
+        # bincount casts its input to intp; an explicit cast first is 2-3x faster under numpy 2
+        # (and no slower under 1.x) than letting it cast a uint16 array.
+        counts = np.bincount(key.ravel().astype(np.intp), minlength=k * k)
+        self.matrix += counts.reshape(k, k)
+        chosen = truth.instances >= FIRST_INSTANCE
         if not chosen.any():
             return
-        ids = instances[chosen]
+        ids = truth.instances[chosen]
         predicted = prediction[chosen]
         classes = ids // 1000
         sizes = np.bincount(ids)
         tp = np.bincount(ids[predicted == classes], minlength=sizes.size)
         category = self.spec.category
         cat_tp = np.bincount(ids[category[predicted] == category[classes]], minlength=sizes.size)
-        for i in np.flatnonzero(sizes).tolist():
+        present = np.flatnonzero(sizes)
+        self._add_instances(present, sizes[present], tp[present], cat_tp[present])
+
+    def _update_packed(self, prediction: np.ndarray, truth: PackedTruth) -> None:
+        """One joint histogram of (table entry, prediction) gives everything: the confusion
+        rows of each entry's label, and each instance's size and hits."""
+        k, t = self.spec.size, len(truth.labels)
+        key = truth.index.astype(np.intp)
+        key *= k
+        key += prediction
+        hist = np.bincount(key.ravel(), minlength=t * k).reshape(t, k)
+        np.add.at(self.matrix, truth.labels.astype(np.intp), hist)
+        entries = np.flatnonzero(truth.instances >= FIRST_INSTANCE)
+        if not entries.size:
+            return
+        ids = truth.instances[entries].astype(np.int64)
+        classes = ids // 1000
+        rows = hist[entries]
+        category = self.spec.category[:k]
+        same = category[None, :] == category[classes][:, None]
+        self._add_instances(ids, rows.sum(axis=1), rows[np.arange(len(ids)), classes],
+                            (rows * same).sum(axis=1))
+
+    def _add_instances(self, ids, sizes, tp, cat_tp) -> None:
+        """Fold in one image's instances (arrays over its instances)."""
+        for i, s, t, ct in zip(ids.tolist(), sizes.tolist(), tp.tolist(), cat_tp.tolist()):
             c = i // 1000
-            if not self.spec.counted[c]:
+            if not s or not self.spec.counted[c]:
                 continue
-            entry = self.instances.setdefault(c, {}).setdefault(int(sizes[i]), [0, 0, 0])
+            entry = self.instances.setdefault(c, {}).setdefault(s, [0, 0, 0])
             entry[0] += 1
-            entry[1] += int(tp[i])
-            entry[2] += int(cat_tp[i])
+            entry[1] += t
+            entry[2] += ct
 
     def merge(self, other: "SemanticState") -> "SemanticState":
         self.matrix += other.matrix

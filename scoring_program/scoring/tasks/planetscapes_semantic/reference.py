@@ -17,6 +17,7 @@ from .labels import LabelTable
 from .metric import Truth
 
 LABELS, INSTANCES = "labels", "instances"
+PACKED_MANIFEST = "packed.json"  # marks the packed layout (packed.py)
 
 REF_LAYOUT = Kind(
     "ps_ref_layout", "reference data layout not recognised",
@@ -123,15 +124,16 @@ def _stems(folder: str) -> Optional[set]:
 def find_root(ref_dir: str) -> str:
     """ref_dir itself or its single sub-folder (a zip of a folder)."""
     for folder in (ref_dir, sole_subfolder(ref_dir)):
-        if folder is not None and os.path.isdir(os.path.join(folder, LABELS)):
+        if folder is not None and (os.path.isdir(os.path.join(folder, LABELS)) or
+                                   os.path.isfile(os.path.join(folder, PACKED_MANIFEST))):
             return folder
     log = ProblemLog()
-    log.add(REF_LAYOUT, ref_dir, "no labels/ folder in it")
+    log.add(REF_LAYOUT, ref_dir, "no labels/ folder (nor packed.json) in it")
     raise BrokenReference(log)
 
 
 class SemanticReference(Reference):
-    layout = "planetscapes"
+    layout = "raw"
 
     def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
         self.root = root
@@ -156,9 +158,8 @@ class SemanticReference(Reference):
         return check_truth(labels, instances, self.spec, label_name, instance_name)
 
 
-def open_reference(ref_dir: str, table: LabelTable) -> SemanticReference:
+def open_raw(root: str, table: LabelTable) -> SemanticReference:
     """Check the listing (both files of every image) and return the reader."""
-    root = find_root(ref_dir)
     log = ProblemLog()
     label_ids = _stems(os.path.join(root, LABELS)) or set()
     instance_ids = _stems(os.path.join(root, INSTANCES))

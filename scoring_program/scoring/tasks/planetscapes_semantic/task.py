@@ -7,7 +7,8 @@ from ...task_api import Reference, Task
 from ...validate import image_manifest, image_sizes
 from . import labels as ps_labels
 from . import metric, report
-from .reference import LABELS, open_reference
+from .packed import is_packed, open_packed, pack
+from .reference import LABELS, find_root, open_raw
 
 REF_EMPTY = Kind(
     "ps_ref_empty", "reference without a single evaluated pixel",
@@ -57,7 +58,17 @@ class PlanetscapesSemantic(Task):
         return config["_table"].score_keys()
 
     def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
-        return open_reference(ref_dir, config["_table"])
+        """Raw or packed layout, detected from the folder's contents."""
+        root = find_root(ref_dir)
+        table = config.get("_table")
+        if table is None:  # opened without configure() (pack.py): the reference's own table
+            from ...cli import read_config  # here: cli imports the task registry
+            table = ps_labels.load(read_config(root))
+        return open_packed(root, table) if is_packed(root) else open_raw(root, table)
+
+    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
+        """Convert a raw reference into the packed layout (packed.py), checking every image."""
+        return pack(self.open_reference(raw_dir, {}), out_dir, workers, progress)
 
     def submission_format(self, config: Dict[str, Any]) -> PngLabels:
         return _format([lab.id for lab in config["_table"].in_images])
