@@ -47,7 +47,9 @@ from scoring.tasks.planetscapes_semantic import cityscapes_labels  # noqa: E402
 from scoring.tasks.planetscapes_semantic.labels import key_name  # noqa: E402
 
 H, W = 1024, 2048
-STAMP_FORMAT = 1
+STAMP_FORMAT = 2
+PACK = os.path.join(ROOT, "scoring_program", "pack.py")
+LAYOUTS = ("raw", "packed")
 SPEEDUP_VS_ANCHOR = 4.0
 FLOOR_FACTOR = 1.5
 FLAT_MEMORY_FACTOR = 1.25  # peak at N images within this factor of the peak at N/3
@@ -137,7 +139,21 @@ def prepare(data, n, seed):
                    os.path.join(gt, i + "_gtFine_instanceIds.png"))
         if (k + 1) % 20 == 0:
             say("  generated {} / {} images".format(k + 1, n))
-    _link_set(data, "third", ids[:max(1, n // 3)])
+    third = ids[:max(1, n // 3)]
+    _link_set(data, "third", third)
+    subprocess.check_call([sys.executable, PACK, ref, os.path.join(data, "packed")],
+                          stdout=subprocess.DEVNULL)
+    small = os.path.join(data, "third", "packed")
+    os.makedirs(os.path.join(small, "packed"))
+    shutil.copy(os.path.join(data, "packed", "config.yaml"), small)
+    with open(os.path.join(data, "packed", "packed.json")) as f:
+        manifest = json.load(f)
+    manifest["ids"] = third
+    with open(os.path.join(small, "packed.json"), "w") as f:
+        json.dump(manifest, f)
+    for i in third:
+        os.symlink(os.path.join(data, "packed", "packed", i + ".png"),
+                   os.path.join(small, "packed", i + ".png"))
     want["seconds"] = round(time.perf_counter() - started, 1)
     common._write_json(stamp_path, want)
     del want["seconds"]
@@ -222,7 +238,8 @@ def main(argv=None):
     ids, made, gen_seconds = prepare(args.data, n, args.seed)
     labels, instances, preds = files_of(args.data, ids)
     all_files = labels + instances + preds
-    warm = common.warm_up(all_files)
+    warm = common.warm_up(all_files + [os.path.join(args.data, "packed", "packed", i + ".png")
+                                       for i in ids])
     sizes = {name: sum(os.path.getsize(f) for f in files)
              for name, files in (("labels", labels), ("instances", instances), ("predictions", preds))}
 
@@ -237,25 +254,28 @@ def main(argv=None):
         say("    {:.2f} s".format(anchor[0]))
 
     say("(c) score.py")
-    ref, pred = os.path.join(args.data, "ref"), os.path.join(args.data, "pred")
-    runs = {}
-    for workers in sorted({1, cpus}):
-        runs[workers] = common.run_scorer(ref, pred, workers, "planetscapes", args.repeat)
-        say("    {} worker(s): {:.2f} s, peak {} MB".format(workers, runs[workers].wall,
-                                                            common.mb(runs[workers].peak_mb)))
+    runs, third = {}, {}
     third_ids = ids[:max(1, n // 3)]
-    third = common.run_scorer(os.path.join(args.data, "third", "ref"),
-                              os.path.join(args.data, "third", "pred"), cpus, "planetscapes",
-                              args.repeat)
-    say("    {} images, {} worker(s): peak {} MB".format(len(third_ids), cpus,
-                                                        common.mb(third.peak_mb)))
-    ours = parse_scores(runs[cpus].scores)
-    if runs[1].scores != runs[cpus].scores:
-        raise common.BenchError("scores.txt differs between 1 and {} workers".format(cpus))
+    pred = os.path.join(args.data, "pred")
+    for layout in LAYOUTS:
+        ref = os.path.join(args.data, "ref" if layout == "raw" else "packed")
+        for workers in sorted({1, cpus}):
+            r = common.run_scorer(ref, pred, workers, layout, args.repeat)
+            runs[layout, workers] = r
+            say("    {} reference, {} worker(s): {:.2f} s, peak {} MB".format(
+                layout, workers, r.wall, common.mb(r.peak_mb)))
+        third[layout] = common.run_scorer(
+            os.path.join(args.data, "third", "ref" if layout == "raw" else "packed"),
+            os.path.join(args.data, "third", "pred"), cpus, layout, args.repeat)
+        say("    {} reference, {} images, {} worker(s): peak {} MB".format(
+            layout, len(third_ids), cpus, common.mb(third[layout].peak_mb)))
+    texts = {r.scores for r in runs.values()}
+    if len(texts) != 1:
+        raise common.BenchError("scores.txt differs between runs (layouts or worker counts)")
+    ours = parse_scores(texts.pop())
     checked = compare(anchor[1], ours) if anchor else None
 
     # ---------------------------------------------------------------- report
-    best = runs[cpus]
     ideal = floor / cpus
     rows = [
         ["(a) decode floor: 3 PNGs / image, 1 process", 1, common.f2(floor),
@@ -267,30 +287,35 @@ def main(argv=None):
         rows.append(["(b) cityscapesScripts evaluateImgLists (pure Python path)", 1,
                      common.f2(anchor[0]), common.f1(1000 * anchor[0] / n), "-",
                      common.pct(anchor[2])])
-    for workers in sorted(runs):
-        r = runs[workers]
-        rows.append(["(c) score.py, real command, start-up included", workers, common.f2(r.wall),
-                     common.f1(1000 * r.wall / n), common.mb(r.peak_mb), common.pct(r.other)])
-    rows.append(["(c) score.py on {} of the images".format(len(third_ids)), cpus,
-                 common.f2(third.wall), common.f1(1000 * third.wall / len(third_ids)),
-                 common.mb(third.peak_mb), common.pct(third.other)])
+    for (layout, workers), r in sorted(runs.items()):
+        rows.append(["(c) score.py, {} reference (start-up included)".format(layout), workers,
+                     common.f2(r.wall), common.f1(1000 * r.wall / n), common.mb(r.peak_mb),
+                     common.pct(r.other)])
+    for layout in LAYOUTS:
+        r = third[layout]
+        rows.append(["(c) score.py, {} reference, {} of the images".format(layout, len(third_ids)),
+                     cpus, common.f2(r.wall), common.f1(1000 * r.wall / len(third_ids)),
+                     common.mb(r.peak_mb), common.pct(r.other)])
     targets = []
-    if anchor:
-        speedup = anchor[0] / best.wall
-        targets.append(["all-CPU scorer >= {:.0f}x faster than cityscapesScripts".format(
-            SPEEDUP_VS_ANCHOR), "{:.1f}x ({} s vs {} s)".format(
-                speedup, common.f2(best.wall), common.f2(anchor[0])),
-            common.verdict(speedup >= SPEEDUP_VS_ANCHOR)])
-    ratio = best.wall / ideal
-    targets.append(["all-CPU scorer <= {} x (decode floor / CPUs)".format(FLOOR_FACTOR),
-                    "{} s vs {} s ({:.2f} x)".format(common.f2(best.wall), common.f2(ideal), ratio),
-                    common.verdict(ratio <= FLOOR_FACTOR)])
-    flat = (None if best.peak_mb is None or third.peak_mb is None
-            else best.peak_mb <= FLAT_MEMORY_FACTOR * third.peak_mb)
-    targets.append(["peak memory flat in the number of images ({} vs {} images, same workers)"
-                    .format(n, len(third_ids)),
-                    "{} MB vs {} MB".format(common.mb(best.peak_mb), common.mb(third.peak_mb)),
-                    common.verdict(flat)])
+    for layout in LAYOUTS:
+        best = runs[layout, cpus]
+        if anchor:
+            speedup = anchor[0] / best.wall
+            targets.append(["{}: all-CPU scorer >= {:.0f}x faster than cityscapesScripts".format(
+                layout, SPEEDUP_VS_ANCHOR), "{:.1f}x ({} s vs {} s)".format(
+                    speedup, common.f2(best.wall), common.f2(anchor[0])),
+                common.verdict(speedup >= SPEEDUP_VS_ANCHOR)])
+        ratio = best.wall / ideal
+        targets.append(["{}: all-CPU scorer <= {} x (decode floor / CPUs)".format(
+            layout, FLOOR_FACTOR), "{} s vs {} s ({:.2f} x)".format(
+                common.f2(best.wall), common.f2(ideal), ratio), common.verdict(ratio <= FLOOR_FACTOR)])
+        small = third[layout]
+        flat = (None if best.peak_mb is None or small.peak_mb is None
+                else best.peak_mb <= FLAT_MEMORY_FACTOR * small.peak_mb)
+        targets.append(["{}: peak memory flat in the number of images ({} vs {} images)".format(
+            layout, n, len(third_ids)), "{} MB vs {} MB".format(
+                common.mb(best.peak_mb), common.mb(small.peak_mb)), common.verdict(flat)])
+    packed_bytes = common.folder_bytes(os.path.join(args.data, "packed", "packed"))
     lines = [
         "# Planetscapes semantic labeling benchmark: {} Cityscapes-sized images".format(n),
         "",
@@ -303,9 +328,10 @@ def main(argv=None):
         "Data: {} synthetic scenes of {} x {} in the Cityscapes format and ids (bench/planetscapes.py "
         "with tools/make_planetscapes_sample.py's scene drawer, seed {}){}: label ids (8-bit), "
         "instance ids (16-bit), predictions (8-bit). Bytes: labels {:,}, instances {:,}, "
-        "predictions {:,}. Every file was read once, untimed, before the timed steps ({:,} bytes)."
-        .format(n, W, H, args.seed, "" if made else " (cached)", sizes["labels"],
-                sizes["instances"], sizes["predictions"], warm),
+        "predictions {:,}; packed reference (scoring_program/pack.py) {:,}. Every file was read "
+        "once, untimed, before the timed steps ({:,} bytes).".format(
+            n, W, H, args.seed, "" if made else " (cached)", sizes["labels"], sizes["instances"],
+            sizes["predictions"], packed_bytes, warm),
         "",
         common.markdown_table(["measurement", "workers", "wall (s)", "ms / image", "peak RSS (MB)",
                                "other load"], rows),
@@ -316,9 +342,9 @@ def main(argv=None):
         "",
     ]
     if anchor:
-        lines.append("Correctness: every scorer run exited 0; scores.txt identical with 1 and {} "
-                     "workers; {} keys compared with cityscapesScripts' results, max abs "
-                     "difference {:.2g} (scores.txt holds 10 decimals).".format(
+        lines.append("Correctness: every scorer run exited 0; scores.txt identical for both "
+                     "layouts with 1 and {} workers; {} keys compared with cityscapesScripts' "
+                     "results, max abs difference {:.2g} (scores.txt holds 10 decimals).".format(
                          cpus, checked[0], checked[1]))
         lines.append("")
         lines.append("Anchor environment: {} (cityscapesScripts' evaluator, numpy < 2.4; only "
