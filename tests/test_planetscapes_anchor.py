@@ -61,17 +61,24 @@ def scene(rng, h, w):
     return lab, inst, pred
 
 
-def anchor(gt_files, pred_files):
+def anchor(gt_files, pred_files, sizes=None):
     args = ev.args
     args.quiet, args.JSONOutput, args.evalPixelAccuracy = True, False, False
     args.evalInstLevelScore = True
-    return ev.evaluateImgLists(pred_files, gt_files, args)
+    saved = dict(args.avgClassSize)
+    if sizes:
+        args.avgClassSize.update(sizes)
+    try:
+        return ev.evaluateImgLists(pred_files, gt_files, args)
+    finally:
+        args.avgClassSize.clear()
+        args.avgClassSize.update(saved)
 
 
-def ours(ref_root, res_root):
+def ours(ref_root, res_root, labels="cityscapes"):
     """Our task through the shared engine (task interface), 2 workers."""
     task = TASKS["planetscapes-semantic"]
-    config = task.configure(None, {"labels": "cityscapes"})
+    config = task.configure(None, {"labels": labels})
     reference = task.open_reference(ref_root, config)
     fmt = task.submission_format(config)
     found = fmt.discover(res_root, reference.ids)
@@ -107,7 +114,8 @@ def compare(theirs, mine):
     return n, worst
 
 
-def run_case(tmp_path, seed, n_images=6, h=48, w=64):
+def write_case(tmp_path, seed, n_images=6, h=48, w=64, labels="cityscapes"):
+    from PIL import Image
     rng = np.random.RandomState(seed)
     ref, res, gt = tmp_path / "ref", tmp_path / "res", tmp_path / "gt"
     os.makedirs(str(gt))
@@ -118,18 +126,34 @@ def run_case(tmp_path, seed, n_images=6, h=48, w=64):
         images.append((image_id, lab, inst))
         preds.append((image_id, pred))
         stem = str(gt / image_id)
-        from PIL import Image
         Image.fromarray(lab).save(stem + "_gtFine_labelIds.png")
         save_16bit(inst, stem + "_gtFine_instanceIds.png")
         gt_files.append(stem + "_gtFine_labelIds.png")
         pred_files.append(str(res / (image_id + ".png")))
-    write_reference(str(ref), "cityscapes", images)
+    write_reference(str(ref), labels, images)
     write_predictions(str(res), preds)
-    return compare(anchor(gt_files, pred_files), ours(str(ref), str(res)))
+    return str(ref), str(res), gt_files, pred_files, images
 
 
 @pytest.mark.parametrize("seed", [1, 2, 3, 4, 5])
 def test_every_key_equals_cityscapesscripts(tmp_path, seed):
-    n, worst = run_case(tmp_path, seed)
+    ref, res, gt_files, pred_files, _ = write_case(tmp_path, seed)
+    n, worst = compare(anchor(gt_files, pred_files), ours(ref, res))
     assert n == 4 + 34 * 2 + 8 * 2  # every class and category the anchor lists, and the means
     print("anchor seed {}: {} keys compared, max abs difference {:.3g}".format(seed, n, worst))
+
+
+def test_default_average_sizes_equal_the_anchor_given_the_mean_sizes(tmp_path):
+    """Without average_instance_size, each class's average is the mean size of its instances
+    over the reference: the anchor given those means (computed here, naively) agrees."""
+    rows = cityscapes_labels.rows()
+    ref, res, gt_files, pred_files, images = write_case(tmp_path, 9, n_images=8, labels=rows)
+    sizes = {}
+    for _, _, inst in images:
+        for v in np.unique(inst[inst > 1000]):
+            sizes.setdefault(int(v) // 1000, []).append(int((inst == v).sum()))
+    names = {lab[1]: lab[0] for lab in cityscapes_labels.LABELS}
+    means = {names[c]: sum(s) / float(len(s)) for c, s in sizes.items()}
+    assert len(means) >= 6
+    n, worst = compare(anchor(gt_files, pred_files, means), ours(ref, res, rows))
+    print("anchor, default sizes: {} keys compared, max abs difference {:.3g}".format(n, worst))

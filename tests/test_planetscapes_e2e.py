@@ -268,3 +268,23 @@ def test_cityscapes_table_by_name(tmp_path):
     assert got["iou_category_vehicle"] == pytest.approx(2 / 3)
     assert "iou_class_caravan" not in got and "iou_class_license_plate" not in got
     assert "Cityscapes table" in (out / "detailed_results.html").read_text()
+
+
+def test_manifest_checks_a_submission_without_the_labels(tmp_path):
+    """The label-free check (validate.py) from the task's manifest: sizes and label ids only."""
+    from scoring import validate
+    from scoring.tasks import TASKS
+    ref, lab = _gap_reference(tmp_path)
+    task = TASKS["planetscapes-semantic"]
+    config = task.configure(None, yaml.safe_load(open(os.path.join(ref, "config.yaml"))))
+    manifest = json.loads(json.dumps(task.make_manifest(task.open_reference(ref, config))))
+    assert manifest["task"] == "planetscapes-semantic"
+    assert manifest["label_ids"] == [0, 2, 5] and "rock" not in json.dumps(manifest["images"])
+    good = str(tmp_path / "good")
+    write_predictions(good, [("a", lab), ("b", lab)])
+    log, checked = validate.validate_submission(good, manifest, workers=1)
+    assert checked == 2 and not log.fatal
+    bad = str(tmp_path / "bad")
+    write_predictions(bad, [("a", lab), ("b", np.full(lab.shape, 3, dtype=np.uint8))])
+    log, _ = validate.validate_submission(bad, manifest, workers=1)
+    assert log.fatal and "b.png" in "\n".join(log.describe(log.kinds(fatal=True)))

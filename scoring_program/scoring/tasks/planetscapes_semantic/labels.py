@@ -43,6 +43,7 @@ class Label(NamedTuple):
     category: str
     has_instances: bool
     ignore_in_eval: bool
+    row: int = 0  # 1-based row of config.yaml's table (for messages)
 
 
 class LabelTable:
@@ -158,25 +159,28 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
                         where, MAX_INSTANCE_CLASS))
             continue
         labels.append(Label(row["name"], row["id"], row["category"], row["has_instances"],
-                            row["ignore_in_eval"]))
+                            row["ignore_in_eval"], i + 1))
     return labels
 
 
 def _check_unique(labels: List[Label], log: ProblemLog) -> None:
-    seen = {}  # type: Dict[Any, str]
+    seen = {}  # type: Dict[Any, Label]
 
     def claim(what: Any, shown: str, lab: Label) -> None:
         if what in seen:
-            log.add(REF_CONFIG, CONFIG, "label {!r}: {} (also used by {!r})".format(
-                lab.name, shown, seen[what]))
+            log.add(REF_CONFIG, CONFIG, "labels row {} ({!r}): {} (also row {}, {!r})".format(
+                lab.row, lab.name, shown, seen[what].row, seen[what].name))
         else:
-            seen[what] = lab.name
+            seen[what] = lab
 
     for lab in labels:
         if lab.id >= 0:
             claim(("id", lab.id), "duplicate id {}".format(lab.id), lab)
+        if ("name", lab.name) in seen:  # one message, not also one for its key
+            claim(("name", lab.name), "duplicate name", lab)
+            continue
         claim(("name", lab.name), "duplicate name", lab)
-        claim(("class key", key_name(lab.name)), "its score key `{}` equals another class's".format(
+        claim(("class key", key_name(lab.name)), "score key `{}` of another label".format(
             key_name(lab.name)), lab)
     keys = {}  # type: Dict[str, str]
     for lab in labels:

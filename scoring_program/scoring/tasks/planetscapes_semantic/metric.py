@@ -26,10 +26,14 @@ FIRST_INSTANCE = 1001
 
 
 class Truth(NamedTuple):
-    """One reference image: label ids (uint8) and the instance image (uint16 or int32)."""
+    """One reference image: label ids (uint8) and the instance image (uint16 or int32), and,
+    when the reader already found them, its instance pixels (values >= FIRST_INSTANCE) as a mask
+    and their values."""
 
     labels: np.ndarray
     instances: np.ndarray
+    where: Optional[np.ndarray] = None
+    ids: Optional[np.ndarray] = None
 
     @property
     def shape(self):
@@ -101,12 +105,15 @@ class SemanticState:
         # (and no slower under 1.x) than letting it cast a uint16 array.
         counts = np.bincount(key.ravel().astype(np.intp), minlength=k * k)
         self.matrix += counts.reshape(k, k)
-        chosen = truth.instances >= FIRST_INSTANCE
-        if not chosen.any():
+        where, values = truth.where, truth.ids
+        if where is None:
+            where = truth.instances >= FIRST_INSTANCE
+            values = truth.instances[where]
+        if not values.size:
             return
-        ids = truth.instances[chosen]
-        predicted = prediction[chosen]
-        classes = ids // 1000
+        predicted = prediction[where]
+        classes = values // 1000  # in the image's own dtype: uint16 division is cheap
+        ids = values.astype(np.intp)  # bincount's own cast of uint16 is slow under numpy 2
         sizes = np.bincount(ids)
         tp = np.bincount(ids[predicted == classes], minlength=sizes.size)
         category = self.spec.category
@@ -118,10 +125,10 @@ class SemanticState:
         """One joint histogram of (table entry, prediction) gives everything: the confusion
         rows of each entry's label, and each instance's size and hits."""
         k, t = self.spec.size, len(truth.labels)
-        key = truth.index.astype(np.intp)
+        key = truth.index.astype(np.uint16 if t * k <= 65536 else np.intp)
         key *= k
         key += prediction
-        hist = np.bincount(key.ravel(), minlength=t * k).reshape(t, k)
+        hist = np.bincount(key.ravel().astype(np.intp), minlength=t * k).reshape(t, k)
         np.add.at(self.matrix, truth.labels.astype(np.intp), hist)
         entries = np.flatnonzero(truth.instances >= FIRST_INSTANCE)
         if not entries.size:

@@ -10,11 +10,12 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
+from ...histogram import histogram
 from ...problems import BrokenReference, Kind, ProblemLog
 from ...submission import sole_subfolder
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
-from .metric import Truth
+from .metric import FIRST_INSTANCE, Truth
 
 LABELS, INSTANCES = "labels", "instances"
 PACKED_MANIFEST = "packed.json"  # marks the packed layout (packed.py)
@@ -95,24 +96,32 @@ def check_truth(labels: np.ndarray, instances: np.ndarray, spec: CheckSpec,
         present = np.flatnonzero(np.bincount(labels.ravel(), minlength=256))
         bad = present[~spec.allowed[present]]
         raise ReferenceProblem(REF_UNKNOWN_ID, label_name, "ids {}".format(_values(bad)))
-    big = instances >= 1000
-    if big.any():
-        values = instances[big]
+    where = instances >= FIRST_INSTANCE
+    values = instances[where]
+    if values.size:
         classes = values // 1000
-        disagree = classes != labels[big]
+        under = labels[where]
+        disagree = classes != under
         if disagree.any():
             first = int(np.flatnonzero(disagree)[0])
             raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "{} pixels disagree with "
                                    "{}, e.g. instance value {} over label id {}".format(
                                        int(disagree.sum()), label_name, int(values[first]),
-                                       int(labels[big][first])))
-        present = np.flatnonzero(np.bincount(classes[values > 1000], minlength=1))
+                                       int(under[first])))
+        present = np.flatnonzero(histogram(under, 256))  # the classes, as they agree
         bad = present[~spec.instance_ok[present]]
         if bad.size:
             raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "instances (values > 1000) "
                                    "of class ids {} whose has_instances is false".format(
                                        _values(bad)))
-    return Truth(labels, instances)
+    # 1000 is class 1's value but never an instance (the anchor selects values > 1000).
+    thousand = instances == 1000
+    if thousand.any() and (labels[thousand] != 1).any():
+        raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "pixels of value 1000 (class "
+                               "1) over label ids {} in {}".format(
+                                   _values(np.unique(labels[thousand & (labels != 1)])),
+                                   label_name))
+    return Truth(labels, instances, where, values)
 
 
 def _stems(folder: str) -> Optional[set]:
