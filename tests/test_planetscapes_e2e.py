@@ -206,6 +206,10 @@ IMAGE_CASES = {
         lambda ref: (_image("labels", lambda a: _set_pixel(a, 2))(ref),
                      _image("instances", lambda a: _set_pixel(a, 2001), sixteen=True)(ref)),
         "instances/{}.png".format(IDS[1]), "has_instances is false"),
+    "value_1000_over_another_class": (
+        lambda ref: (_image("labels", lambda a: _set_pixel(a, 2))(ref),
+                     _image("instances", lambda a: _set_pixel(a, 1000), sixteen=True)(ref)),
+        "instances/{}.png".format(IDS[1]), "value 1000"),
     "label_image_rgb": (
         lambda ref: Image.new("RGB", (SIZE[1], SIZE[0])).save(
             os.path.join(ref, "labels", IDS[1] + ".png")),
@@ -288,3 +292,17 @@ def test_manifest_checks_a_submission_without_the_labels(tmp_path):
     write_predictions(bad, [("a", lab), ("b", np.full(lab.shape, 3, dtype=np.uint8))])
     log, _ = validate.validate_submission(bad, manifest, workers=1)
     assert log.fatal and "b.png" in "\n".join(log.describe(log.kinds(fatal=True)))
+
+
+def test_page_heat_map_rows_are_the_reference(tmp_path):
+    ref, lab = _gap_reference(tmp_path)
+    pred = np.full(lab.shape, 5, dtype=np.uint8)  # everything predicted rock
+    write_predictions(str(tmp_path / "res"), [("a", pred), ("b", pred)])
+    out = tmp_path / "out"
+    proc = run_score("--ref", ref, "--res", tmp_path / "res", "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "detailed_results.html").read_text()
+    # 3 ground pixels per image, all predicted rock: row ground, column rock
+    assert "Reference class: ground / Predicted id: rock\n6 pixels" in page
+    assert "Reference class: rock / Predicted id: ground\n0 pixels" in page
+    assert "IoU per class" in page and "Average instance sizes used" in page
