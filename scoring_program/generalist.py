@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Organizer's command: the MaCVi generalist ranking across leaderboards. `--help` for usage."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scoring.generalist.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,32 @@
+"""Broken inputs of the organizer: every problem names its file and line, all reported together."""
+from typing import List, Optional, Tuple
+
+
+class InputProblems(Exception):
+    """The configuration or a leaderboard file is broken; carries every problem found."""
+
+    def __init__(self, problems: List[Tuple[str, Optional[int], str]]) -> None:
+        super().__init__()
+        self.problems = problems
+
+    def message(self) -> str:
+        lines = ["ERROR: the generalist ranking cannot be computed: the configuration or a "
+                 "leaderboard file is broken. Nothing was written."]
+        for path, line, text in self.problems:
+            where = path if line is None else "{}, line {}".format(path, line)
+            lines.append("  - {}: {}".format(where, text))
+        return "\n".join(lines) + "\n"
+
+
+class Collector:
+    """Collects problems so that one run reports all of them, not just the first."""
+
+    def __init__(self) -> None:
+        self.problems: List[Tuple[str, Optional[int], str]] = []
+
+    def add(self, path: str, line: Optional[int], text: str) -> None:
+        self.problems.append((path, line, text))
+
+    def raise_if_any(self) -> None:
+        if self.problems:
+            raise InputProblems(self.problems)
