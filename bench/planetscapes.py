@@ -46,7 +46,7 @@ from scoring import engine  # noqa: E402
 from scoring.tasks.planetscapes_semantic import cityscapes_labels  # noqa: E402
 from scoring.tasks.planetscapes_semantic.labels import key_name  # noqa: E402
 
-H, W = 1024, 2048
+H, W = 1024, 2048  # Cityscapes' frame (--height / --width change it, for tests)
 STAMP_FORMAT = 2
 PACK = os.path.join(ROOT, "scoring_program", "pack.py")
 LAYOUTS = ("raw", "packed")
@@ -88,11 +88,11 @@ def image_id(k):
     return "planet_{:06d}_{:06d}".format(k // 100, k % 100)
 
 
-def make_image(seed, k):
-    lab, inst = sample.draw_scene(np.random.RandomState([seed, k, 0]), H, W, STUFF, THINGS,
+def make_image(seed, k, h=H, w=W):
+    lab, inst = sample.draw_scene(np.random.RandomState([seed, k, 0]), h, w, STUFF, THINGS,
                                   sky=23, ridge=11, max_things=30)
-    lab[H - H // 12:] = 1  # ego vehicle (ignored), as at the bottom of Cityscapes frames
-    inst[H - H // 12:] = 1
+    lab[h - h // 12:] = 1  # ego vehicle (ignored), as at the bottom of Cityscapes frames
+    inst[h - h // 12:] = 1
     pred = sample.degrade(np.random.RandomState([seed, k, 1]), lab, IDS, CONFUSIONS, 0)
     return lab, inst, pred
 
@@ -112,9 +112,9 @@ def _link_set(data, name, ids):
     return ref, pred
 
 
-def prepare(data, n, seed):
+def prepare(data, n, seed, h=H, w=W):
     stamp_path = os.path.join(data, "stamp.json")
-    want = {"format": STAMP_FORMAT, "images": n, "seed": seed,
+    want = {"format": STAMP_FORMAT, "images": n, "seed": seed, "size": [w, h],
             "generator": common.sources_sha1(ROOT, ["tools/make_planetscapes_sample.py",
                                                     "bench/planetscapes.py"])}
     ids = [image_id(k) for k in range(n)]
@@ -129,7 +129,7 @@ def prepare(data, n, seed):
     with open(os.path.join(ref, "config.yaml"), "w") as f:
         f.write("task: planetscapes-semantic\nlabels: cityscapes\n")
     for k, i in enumerate(ids):
-        lab, inst, p = make_image(seed, k)
+        lab, inst, p = make_image(seed, k, h, w)
         Image.fromarray(lab).save(os.path.join(ref, "labels", i + ".png"))
         sample.save_16bit(inst, os.path.join(ref, "instances", i + ".png"))
         Image.fromarray(p).save(os.path.join(pred, i + ".png"))
@@ -273,13 +273,15 @@ def main(argv=None):
     p.add_argument("--anchor-python", help="a Python with cityscapesscripts and numpy < 2.4 "
                    "(skip the anchor if not given)")
     p.add_argument("--repeat", type=int, default=1)
+    p.add_argument("--width", type=int, default=W)
+    p.add_argument("--height", type=int, default=H)
     p.add_argument("--report")
     args = p.parse_args(argv)
     cpus = engine.usable_cpus()
     n = args.images
 
-    say("data: {} images of {} x {} under {}".format(n, W, H, args.data))
-    ids, made, gen_seconds = prepare(args.data, n, args.seed)
+    say("data: {} images of {} x {} under {}".format(n, args.width, args.height, args.data))
+    ids, made, gen_seconds = prepare(args.data, n, args.seed, args.height, args.width)
     labels, instances, preds = files_of(args.data, ids)
     all_files = labels + instances + preds
     warm = common.warm_up(all_files + [os.path.join(args.data, "packed", "packed", i + ".png")
@@ -375,7 +377,8 @@ def main(argv=None):
                 common.mb(best.peak_mb), common.mb(small.peak_mb)), common.verdict(flat)])
     packed_bytes = common.folder_bytes(os.path.join(args.data, "packed", "packed"))
     lines = [
-        "# Planetscapes semantic labeling benchmark: {} Cityscapes-sized images".format(n),
+        "# Planetscapes semantic labeling benchmark: {} images of {} x {}".format(
+            n, args.width, args.height),
         "",
         "Machine: {} usable CPUs, {}, {:.0f} GB RAM; Python {}, numpy {}, Pillow {}; {}.".format(
             cpus, common.cpu_model(), common.mem_total_gb() or 0, sys.version.split()[0],
@@ -388,7 +391,8 @@ def main(argv=None):
         "instance ids (16-bit), predictions (8-bit). Bytes: labels {:,}, instances {:,}, "
         "predictions {:,}; packed reference (scoring_program/pack.py) {:,}. Every file was read "
         "once, untimed, before the timed steps ({:,} bytes).".format(
-            n, W, H, args.seed, "" if made else " (cached)", sizes["labels"], sizes["instances"],
+            n, args.width, args.height, args.seed, "" if made else " (cached)", sizes["labels"],
+            sizes["instances"],
             sizes["predictions"], packed_bytes, warm),
         "",
         common.markdown_table(["measurement", "workers", "wall (s)", "wall ms / image",
