@@ -159,7 +159,6 @@ CASES = [
      "phases.1: missing required key `start_date`"),
     ("v15 phases as a list", V15, dict(edit_yaml=lambda d: d.update(phases=list(d["phases"].values()))),
      "phases: must be a non-empty mapping"),
-    ("v15 no logo", V15, dict(edit_yaml=_del(["image"])), "missing required key `image`"),
     ("v15 no leaderboard", V15, dict(edit_yaml=_del(["leaderboard"])),
      "missing required key `leaderboard`"),
     ("v15 no columns", V15, dict(edit_yaml=_del(["leaderboard", "columns"])),
@@ -171,11 +170,28 @@ CASES = [
     ("v15 version 1.5", V15, dict(edit_yaml=_set(["version"], 1.5)), "write `version: 2`"),
     ("v15 unknown phase key", V15, dict(edit_yaml=_set(["phases", 1, "time_limit"], 600)),
      "unknown phase key `time_limit`"),
+    # keys of other CodaLab versions: not CompetitionPhase fields, they crash get_or_create()
+    ("v15 phase hide_output", V15, dict(edit_yaml=_set(["phases", 1, "hide_output"], True)),
+     "unknown phase key `hide_output`"),
+    ("v15 phase ingestion_program_only_during_scoring", V15,
+     dict(edit_yaml=_set(["phases", 1, "ingestion_program_only_during_scoring"], True)),
+     "unknown phase key `ingestion_program_only_during_scoring`"),
+    ("v15 phase is_parallel_parent", V15,
+     dict(edit_yaml=_set(["phases", 1, "is_parallel_parent"], False)),
+     "unknown phase key `is_parallel_parent`"),
+    ("v15 phase parent_phasenumber", V15,
+     dict(edit_yaml=_set(["phases", 1, "parent_phasenumber"], 1)),
+     "unknown phase key `parent_phasenumber`"),
+    ("v15 top-level queue", V15, dict(edit_yaml=_set(["queue"], "my-queue")),
+     "top-level key `queue`: CodaLab passes it to Competition(), where it is a relation"),
+    ("a folder named like a yaml", V15, dict(replace={"extra.yaml/": b""}),
+     "other entries with '.yaml'"),
     ("v15 title too long", V15, dict(edit_yaml=_set(["title"], "x" * 101)), "at most 100"),
     # referenced files
     ("page missing", V15, dict(drop=["competition/evaluation.html"]),
      "html.evaluation: file 'competition/evaluation.html' is not in the bundle"),
-    ("empty page", V15, dict(replace={"competition/data.html": b"  \n"}), "is empty"),
+    ("empty page", V15, dict(replace={"competition/data.html": b""}), "is empty"),
+    ("empty terms", V2, dict(replace={"competition/terms.html": b""}), "is empty"),
     ("logo missing", V15, dict(drop=["competition/logo.png"]), "logo 'competition/logo.png' is not"),
     ("logo not an image", V15, dict(replace={"competition/logo.png": b"hello"}),
      "is not a PNG, JPEG or GIF"),
@@ -227,8 +243,11 @@ CASES = [
      "`sort` is the v1.5 key: v2 reads `sorting`"),
     ("v15 bad colour", V15, dict(edit_yaml=_set(["phases", 1, "color"], "red")),
      "'red' is not a CodaLab phase color"),
-    ("v15 quoted date", V15, dict(edit_yaml=_set(["phases", 1, "start_date"], "2021-04-15")),
-     "is not an unquoted YAML date"),
+    ("v15 quoted bare date", V15, dict(edit_yaml=_set(["phases", 1, "start_date"], "2021-04-15")),
+     "Django's parse_datetime refuses a quoted date without a time"),
+    ("v15 unreadable quoted date", V15,
+     dict(edit_yaml=_set(["phases", 1, "start_date"], "15/04/2021 10:00")),
+     "is not a date CodaLab reads"),
     ("v15 end before start", V15, dict(edit_yaml=_set(["end_date"], datetime.date(2021, 1, 1))),
      "is not after the last phase's start"),
     ("v15 phase numbers", V15, dict(edit_yaml=_set(["phases", 1, "phasenumber"], 2)),
@@ -240,6 +259,14 @@ CASES = [
      "not a date Codabench can read"),
     ("v2 end before start", V2, dict(edit_yaml=_set(["phases", 0, "end"], "2021-04-01")),
      "ends (2021-04-01 00:00:00) before it starts"),
+    # nothing open now
+    ("v15 every phase over", V15,
+     dict(edit_yaml=lambda d: (d["phases"].pop(2), d.update(end_date="2021-06-05 23:59:59"))),
+     "no phase accepts submissions on"),
+    ("v2 every phase over", V2, dict(edit_yaml=_set(["phases", 1, "end"], "2022-01-01")),
+     "Codabench marks no phase Current"),
+    ("v2 not begun", V2, dict(edit_yaml=_set(["phases", 1, "start"], "2999-01-01")),
+     "no phase accepts submissions on"),
     # leaderboard against the scoring program's keys
     ("v15 missing column", V15, dict(edit_yaml=_del(["leaderboard", "columns", "iou_water"])),
      "no column for the score keys iou_water that the scoring program writes"),
@@ -262,6 +289,18 @@ CASES = [
      "the platform stores at most 36"),
     ("v2 ranked by another column", V2, dict(edit_yaml=_set(["leaderboards", 0, "primary_index"], 3)),
      "ranked by 'iou_drydown'"),
+    ("v2 primary_index names no column", V2,
+     dict(edit_yaml=_set(["leaderboards", 0, "primary_index"], 42)),
+     "42 is the index of no column"),
+    ("v2 column title too long", V2, dict(edit_yaml=_v2_column(2, title="T" * 37)),
+     "title is 37 characters, the platform stores at most 36"),
+    ("v2 task without index", V2, dict(edit_yaml=_del(["tasks", 0, "index"])),
+     "missing required key `index`"),
+    ("v2 task without scoring program", V2, dict(edit_yaml=_del(["tasks", 0, "scoring_program"])),
+     "tasks[0]: missing required key `scoring_program`"),
+    ("v2 phase without tasks", V2, dict(edit_yaml=_del(["phases", 1, "tasks"])),
+     "phases must list at least one task"),
+    ("v2 empty page", V2, dict(replace={"competition/overview.html": b""}), "is empty"),
     # v2 structure
     ("v2 no tasks", V2, dict(edit_yaml=_del(["tasks"])), "missing required key `tasks`"),
     ("v2 no terms", V2, dict(edit_yaml=_del(["terms"])), "missing required key `terms`"),
@@ -315,3 +354,71 @@ def test_a_v2_scoring_program_may_be_a_folder(good, tmp_path):
     del files["scoring_program/metadata"]
     (tmp_path / V2).write_bytes(zip_bytes(files))
     assert "no `metadata` file at its root" in errors_of(bundle_check.check_bundle(str(tmp_path / V2)))
+
+
+def test_a_quoted_date_and_time_is_read_by_codalab(good, tmp_path):
+    """Django's parse_datetime reads a quoted 'YYYY-MM-DD HH:MM:SS' (and CodaLab localizes it):
+    no error, and no warning either (Codabench's importer keeps a quoted time)."""
+    report = rewrite(good / V15, tmp_path / V15,
+                     edit_yaml=_set(["phases", 1, "start_date"], "2021-04-15 08:30:00"))
+    assert not report.problems, report.lines()
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=_set(
+        ["phases", 1, "start_date"], datetime.datetime(2021, 4, 15, 8, 30)))
+    assert not report.errors
+    assert "keeps only the date of an unquoted timestamp: quote it ('2021-04-15 08:30:00')" in \
+        "\n".join(report.lines())
+
+
+def test_a_v15_bundle_without_a_logo_is_accepted_as_codalab_does(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=_del(["image"]))
+    assert not report.errors, report.lines()
+    assert "Codabench's v1.5 importer refuses a bundle without one" in "\n".join(report.lines())
+
+
+def test_a_v15_column_key_with_a_colon_can_never_be_scored(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=_rename_column("iou_water", "iou:water"))
+    assert "holds a colon: CodaLab's worker splits each scores.txt line" in errors_of(report)
+
+
+def test_a_whitespace_page_is_accepted_as_the_unpacker_does(good, tmp_path):
+    report = rewrite(good / V2, tmp_path / V2, replace={"competition/data.html": b" \n"})
+    assert not report.errors, report.lines()
+
+
+def test_no_open_phase_is_accepted_when_intended_or_for_another_day(good, tmp_path):
+    closed = dict(edit_yaml=_set(["phases", 1, "end"], "2022-01-01"))
+    rewrite(good / V2, tmp_path / V2, **closed)
+    bundle = str(tmp_path / V2)
+    assert not bundle_check.check_bundle(bundle, allow_closed=True).errors
+    report = bundle_check.check_bundle(bundle, now=datetime.datetime(2021, 12, 1))
+    assert not report.errors and report.open_phases == ["Post-challenge"]
+    assert bundle_check.main([bundle]) == 1
+    assert bundle_check.main(["--allow-closed", bundle]) == 0
+    assert bundle_check.main(["--open-on", "2021-05-01", bundle]) == 0
+
+
+def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
+    """Both platforms' rules, from their code: CodaLab's CompetitionPhase.is_active (open from
+    its start until phase number + 1 starts, the last one until end_date; start <= now) and
+    Codabench's current phase (start < now < end)."""
+    v15 = {"end_date": "2021-06-05 23:59:59", "phases": {
+        1: {"phasenumber": 1, "label": "A", "start_date": datetime.date(2021, 4, 15)},
+        2: {"phasenumber": 2, "label": "B", "start_date": "2021-05-01 12:00:00"}}}
+    at = datetime.datetime
+    assert bundle_check.v15_open_phases(v15, at(2021, 4, 14, 23, 59)) == []
+    assert bundle_check.v15_open_phases(v15, at(2021, 4, 15)) == ["A"]          # start <= now
+    assert bundle_check.v15_open_phases(v15, at(2021, 5, 1, 11, 59, 59)) == ["A"]
+    assert bundle_check.v15_open_phases(v15, at(2021, 5, 1, 12)) == ["B"]
+    assert bundle_check.v15_open_phases(v15, at(2021, 6, 5, 23, 59, 58)) == ["B"]
+    assert bundle_check.v15_open_phases(v15, at(2021, 6, 6)) == []
+    never = {"phases": {1: dict(v15["phases"][1]),
+                        2: dict(v15["phases"][2], phase_never_ends=True)}}
+    # phase_never_ends: open whatever the dates, before its start too (CodaLab's code)
+    assert bundle_check.v15_open_phases(never, at(2021, 4, 20)) == ["A", "B"]
+    v2 = {"phases": [{"index": 0, "name": "A", "start": datetime.date(2021, 4, 15),
+                      "end": "2021-05-01 11:59:59"},
+                     {"index": 1, "name": "B", "start": "2021-05-01 12:00:00"}]}
+    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15)) == []               # start < now
+    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15, 0, 0, 1)) == ["A"]
+    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59)) == []
+    assert bundle_check.v2_open_phases(v2, at(2030, 1, 1)) == ["B"]

@@ -1,6 +1,7 @@
 """The dry run end to end, unpacking as each platform does: a good submission, a zip wrapped in a
 folder, a macOS zip, a broken submission; and the worker behaviours it must reproduce (time limit,
 score parsing, program layout)."""
+import datetime
 import os
 import shutil
 import subprocess
@@ -222,7 +223,8 @@ def test_a_file_named_metadata_in_the_submission_fails_on_codabench(data, tmp_pa
     sub = make_zip(tmp_path / "sub.zip", files)
     code, out = dry(capsys, sub, tmp / "ref")
     assert code == dry_run.EXIT_FAILED
-    assert "a file named `metadata` at the root of the submission" in out
+    assert "the submission has a file `metadata` at its root: Codabench takes it for a code " \
+        "submission" in out
     assert out.count("Status: Finished") == 1   # CodaLab scores it (the file is ignored)
 
 
@@ -233,3 +235,212 @@ def test_works_without_pyyaml(data, monkeypatch, capsys):
     code, out = dry(capsys, tmp / "preds", tmp / "ref")
     assert code == 0, out
     assert out.count("Status: Finished") == 2 and "miou: " in out
+
+
+# --- zips that cannot be unpacked: a submission problem (exit 1, a message), never a traceback --
+
+def _patch_headers(path, offset_local, offset_central, value, size=2):
+    """Set a field of every local header (PK\\3\\4) and central header (PK\\1\\2) of a zip, to
+    make what Python's zipfile cannot write: an encrypted flag, another compression method."""
+    data = bytearray(open(str(path), "rb").read())
+    for signature, offset in ((b"PK\x03\x04", offset_local), (b"PK\x01\x02", offset_central)):
+        at = data.find(signature)
+        while at >= 0:
+            data[at + offset:at + offset + size] = value.to_bytes(size, "little")
+            at = data.find(signature, at + 4)
+    open(str(path), "wb").write(bytes(data))
+    return str(path)
+
+
+def _good_zip(data, tmp_path, name="sub.zip", compression=zipfile.ZIP_DEFLATED):
+    tmp, _ = data
+    path = tmp_path / name
+    with zipfile.ZipFile(str(path), "w", compression) as zf:
+        for n, blob in pngs(tmp / "preds").items():
+            zf.writestr(n, blob)
+    return path
+
+
+def _fails_to_unpack(capsys, data, sub, phrase):
+    tmp, _ = data
+    code, out = dry(capsys, sub, tmp / "ref")
+    assert code == dry_run.EXIT_FAILED, out
+    assert out.count("the submission cannot be unpacked:") == 2, out
+    assert out.count(phrase) == 2, out
+    assert "Traceback" not in out and "running:" not in out
+    return out
+
+
+def test_an_encrypted_member_is_a_submission_problem(data, tmp_path, capsys):
+    sub = _patch_headers(_good_zip(data, tmp_path), 6, 8, 0x1)
+    _fails_to_unpack(capsys, data, sub, "is encrypted (password-protected)")
+
+
+def test_deflate64_is_a_submission_problem(data, tmp_path, capsys):
+    sub = _patch_headers(_good_zip(data, tmp_path), 8, 10, 9)
+    _fails_to_unpack(capsys, data, sub, "compressed with method 9 (Deflate64)")
+
+
+def test_a_bad_crc_is_a_submission_problem(data, tmp_path, capsys):
+    path = _good_zip(data, tmp_path, compression=zipfile.ZIP_STORED)
+    blob = bytearray(path.read_bytes())
+    at = blob.find(b"IDAT")        # inside the first stored PNG: the CRC no longer matches
+    blob[at + 8] ^= 0xFF
+    path.write_bytes(bytes(blob))
+    _fails_to_unpack(capsys, data, str(path), "is damaged (Bad CRC-32")
+
+
+def test_a_name_too_long_for_the_file_system_is_a_submission_problem(data, tmp_path, capsys):
+    files = pngs(data[0] / "preds")
+    files["x" * 300 + ".png"] = b"not a png"
+    sub = make_zip(tmp_path / "sub.zip", files)
+    _fails_to_unpack(capsys, data, sub, "its name is too long for the file system")
+
+
+def test_a_zip_above_the_size_cap_is_refused_before_anything_is_written(data, tmp_path, capsys,
+                                                                        monkeypatch):
+    assert dry_run.MAX_UNPACKED_BYTES == 16 * 1024 ** 3   # the value the scorer shares
+    sub = _good_zip(data, tmp_path)
+    total = sum(i.file_size for i in zipfile.ZipFile(str(sub)).infolist())
+    monkeypatch.setattr(dry_run, "MAX_UNPACKED_BYTES", total - 1)
+    _fails_to_unpack(capsys, data, str(sub), "more than the")
+    monkeypatch.setattr(dry_run, "MAX_UNPACKED_BYTES", total)
+    code, out = dry(capsys, sub, data[0] / "ref")
+    assert code == 0, out
+
+
+def test_a_file_that_is_not_a_zip_is_a_submission_problem(data, tmp_path, capsys):
+    sub = tmp_path / "sub.zip"
+    sub.write_bytes(b"Rar!\x1a\x07\x00 not a zip")
+    _fails_to_unpack(capsys, data, str(sub), "is neither a folder nor a zip file")
+
+
+def test_a_path_outside_the_archive_is_a_submission_problem(data, tmp_path, capsys):
+    files = pngs(data[0] / "preds")
+    files["../evil.png"] = b"x"
+    sub = make_zip(tmp_path / "sub.zip", files)
+    _fails_to_unpack(capsys, data, sub, "points outside the archive")
+    assert not (tmp_path / "evil.png").exists()
+
+
+def test_symlink_entries_never_become_symlinks(data, tmp_path, capsys):
+    import stat
+    sub = tmp_path / "sub.zip"
+    with zipfile.ZipFile(str(sub), "w") as zf:
+        for n, blob in pngs(data[0] / "preds").items():
+            zf.writestr(n, blob)
+        link = zipfile.ZipInfo("notes.txt")
+        link.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(link, "/etc/passwd")
+    code, out = dry(capsys, sub, data[0] / "ref", "--keep", tmp_path / "keep")
+    assert code == 0, out
+    assert out.count("1 symbolic link(s) in the submission unpacked as plain files") == 2
+    for platform in ("codalab", "codabench"):
+        unpacked = tmp_path / "keep" / platform / "run" / "input" / "res" / "notes.txt"
+        assert unpacked.is_file() and not os.path.islink(str(unpacked))
+        assert unpacked.read_text() == "/etc/passwd"
+
+
+# --- what each worker does differently ----------------------------------------------------------
+
+def test_a_zip_inside_the_submission_scores_on_codalab_and_fails_on_codabench(data, tmp_path,
+                                                                              capsys):
+    inner = _good_zip(data, tmp_path, name="predictions.zip")
+    sub = make_zip(tmp_path / "outer.zip", {"predictions.zip": inner.read_bytes()})
+    code, out = dry(capsys, sub, data[0] / "ref")
+    assert code == dry_run.EXIT_FAILED, out
+    assert "CodaLab unpacked predictions.zip inside the submission into the folder predictions/" \
+        in out
+    assert "Codabench leaves predictions.zip inside the submission packed" in out
+    codalab, codabench = out.split("=== Codabench ===")
+    assert "Status: Finished" in codalab and "Status: Failed" in codabench
+    assert "RESULT: the submission would FAIL on Codabench." in out
+
+
+@pytest.mark.parametrize("name", ["metadata.yaml", "metadata"])
+def test_a_metadata_file_makes_codabench_take_it_for_code(data, tmp_path, capsys, name):
+    for text, phrase in (("description: my model\n", "finds no command in it"),
+                         ("command: python run.py\n", "with a command ('python run.py')")):
+        files = pngs(data[0] / "preds")
+        files[name] = text.encode()
+        code, out = dry(capsys, make_zip(tmp_path / "sub.zip", files), data[0] / "ref")
+        assert code == dry_run.EXIT_FAILED, out
+        codalab, codabench = out.split("=== Codabench ===")
+        assert "Status: Finished" in codalab, codalab          # CodaLab scores it
+        assert "Status: Failed" in codabench and phrase in codabench
+        assert "the submission has a file `{}` at its root".format(name) in codabench
+
+
+def test_a_metadata_file_with_other_keys_fails_on_codalab(data, tmp_path, capsys):
+    files = pngs(data[0] / "preds")
+    files["metadata"] = b"team: the best\nmodel: unet\n"
+    code, out = dry(capsys, make_zip(tmp_path / "sub.zip", files), data[0] / "ref",
+                    "--platform", "codalab")
+    assert code == dry_run.EXIT_FAILED
+    assert "with the key(s) model, team: CodaLab's worker fetches each such value" in out
+
+
+CWD_SCORES = """import json, os, sys
+here = os.path.dirname(os.path.abspath(__file__))
+where = {"program": 1.0, "run": 0.5}.get(
+    "program" if os.getcwd() == here else "run" if os.path.isdir("input") else "", 0.0)
+json.dump({"miou": where}, open(os.path.join(sys.argv[2], "scores.json"), "w"))
+open(os.path.join(sys.argv[2], "scores.txt"), "w").write("miou: %s\\n" % where)
+"""
+
+
+def test_each_worker_runs_the_command_in_its_own_working_directory(data, tmp_path):
+    tmp, _ = data
+    program = _program(tmp_path / "p", CWD_SCORES)
+    found = {}
+    for platform in ("codalab", "codabench"):
+        outcome = dry_run.run_platform(platform, str(tmp / "preds"), str(tmp / "ref"), program,
+                                       None, 60.0, None, False, lambda line: None)
+        found[platform] = outcome.scores["miou"]
+    assert found == {"codalab": 0.5, "codabench": 1.0}   # the run folder vs the program folder
+
+
+def test_codabench_caps_the_time_limit_at_600_s(data, monkeypatch, capsys):
+    tmp, _ = data
+    phase = dict(dry_run.find_phase_info()[0], execution_time_limit=1200)
+    monkeypatch.setattr(dry_run, "find_phase_info", lambda: (phase, "test"))
+    code, out = dry(capsys, tmp / "preds", tmp / "ref")
+    assert code == 0, out
+    codalab, codabench = out.split("=== Codabench ===")
+    assert "(time limit 1200 s)" in codalab
+    assert "time limit 1200 s capped at 600 s" in codabench and "(time limit 600 s)" in codabench
+
+
+PAGE_THEN = """import json, os, sys, time
+out = sys.argv[2]
+json.dump({{"miou": 0.5}}, open(os.path.join(out, "scores.json"), "w"))
+open(os.path.join(out, "scores.txt"), "w").write("miou: 0.5\\n")
+open(os.path.join(out, "detailed_results.html"), "w").write("<p>final</p>")
+time.sleep({wait})
+"""
+
+
+@pytest.mark.parametrize("wait,fate", [(0, "AT RISK"), (3.2, "reached")])
+def test_the_v1_watcher_timing_of_the_detailed_page(data, tmp_path, capsys, wait, fate):
+    """CodaLab v1 uploads the page only while its watcher runs, which ends about 1 s after the
+    program exits: a page written in the last instant may never reach the site."""
+    tmp, _ = data
+    program = _program(tmp_path / "p", PAGE_THEN.format(wait=wait))
+    code, out = dry(capsys, tmp / "preds", tmp / "ref", "--program", program,
+                    "--platform", "codalab")
+    assert "Detailed results on CodaLab v1: " + fate in out, out
+
+
+def test_the_submission_goes_to_the_phase_open_now():
+    at = datetime.datetime
+    v15 = [{"label": "A", "start_date": datetime.date(2021, 4, 15)},
+           {"label": "B", "start_date": datetime.date(2021, 6, 6)}]
+    assert dry_run.submission_phase(v15, False, None, at(2021, 5, 1))["label"] == "A"
+    assert dry_run.submission_phase(v15, False, None, at(2030, 1, 1))["label"] == "B"
+    assert dry_run.submission_phase(v15[:1], False, "2021-06-05 23:59:59",
+                                    at(2021, 6, 5, 23, 59))["label"] == "A"
+    v2 = [{"name": "A", "start": "2021-04-15", "end": "2021-06-05 23:59:59"},
+          {"name": "B", "start": "2021-06-06 00:00:00"}]
+    assert dry_run.submission_phase(v2, True, now=at(2021, 5, 1))["name"] == "A"
+    assert dry_run.submission_phase(v2, True, now=at(2026, 1, 1))["name"] == "B"
+    assert dry_run.submission_phase(v2[:1], True, now=at(2026, 1, 1))["name"] == "A"  # the last

@@ -4,6 +4,12 @@
     bash bundle.sh                      # the sample reference, into dist/
     bash bundle.sh --reference DIR      # the organizer's real test labels (packed by default)
     bash bundle.sh --out DIR            # somewhere else than dist/
+    bash bundle.sh --start 2027-03-01 --end '2027-05-31 23:59:59'   # the organizer's dates
+    bash bundle.sh --competition NAME   # another competition's source (competitions/NAME/)
+
+By default the definition's own dates are kept (the 2021 challenge, as history) and an
+open-ended post-challenge phase is added after the deadline, so the bundle accepts submissions
+on the day it is built, on both platforms.
 
 Each bundle holds the track's competition.yaml, its pages and logo, scoring_program.zip (the
 program's files at the zip's root), reference_data.zip and starting_kit.zip. The same tree gives
@@ -14,6 +20,7 @@ See docs/bundle.md.
 """
 import argparse
 import contextlib
+import datetime
 import io
 import json
 import os
@@ -32,11 +39,8 @@ import bundle_yaml  # noqa: E402
 import dry_run  # noqa: E402
 from bundle_zip import collect, write_zip  # noqa: E402
 
-PREFIX = "agrivision2021"
-PROGRAM_DIR = os.path.join(ROOT, "scoring_program")
+DEFAULT_COMPETITION = "agriculture-vision"
 KIT_DIR = os.path.join(ROOT, "starting_kit")
-SAMPLE_REFERENCE = os.path.join(ROOT, "reference_data")
-SAMPLE_SUBMISSION = os.path.join(KIT_DIR, "sample_submission")
 KIT_MANIFEST = os.path.join(KIT_DIR, "manifest.json")
 # What participants download, besides the generated manifest.json and phase.json, a copy of the
 # scoring program (so the kit's checks are the scorer's) and the sample submission.
@@ -130,9 +134,9 @@ def manifest_bytes(task, reference) -> bytes:
 
 # --- building -------------------------------------------------------------------------------
 
-def kit_entries(sample_submission: Optional[str]) -> List[Tuple[str, str]]:
+def kit_entries(program_dir: str, sample_submission: Optional[str]) -> List[Tuple[str, str]]:
     entries = list(KIT_FILES)
-    entries += collect(PROGRAM_DIR, prefix="scoring_program/")
+    entries += collect(program_dir, prefix="scoring_program/")
     if sample_submission and os.path.isdir(sample_submission):
         entries += collect(sample_submission, prefix="sample_submission/")
     return entries
@@ -140,11 +144,17 @@ def kit_entries(sample_submission: Optional[str]) -> List[Tuple[str, str]]:
 
 def phase_json(track: bundle_yaml.Track) -> bytes:
     info = dry_run.phase_info_from_yaml(track.v15)
-    kept = {k: info[k] for k in ("title", "execution_time_limit", "columns")}
+    kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
+                                 "enable_detailed_results")}
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
-def build_all(build: str, reference: str, layout: str, say) -> Tuple[List[Built], bytes]:
+def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
+              reference: str, layout: str, say) -> Tuple[List[Built], bytes]:
+    try:
+        tracks = bundle_yaml.load_tracks(source, schedule)
+    except (ValueError, KeyError, TypeError) as exc:
+        raise Refused("{}: {}".format(source.name, exc)) from None
     task, ref = open_reference(reference)
     say("Reference: {} ({:,} images, task {}), bundled in the {} layout".format(
         shown(reference), len(ref.ids), task.name, layout))
@@ -152,49 +162,57 @@ def build_all(build: str, reference: str, layout: str, say) -> Tuple[List[Built]
 
     program_zip = os.path.join(build, "scoring_program.zip")
     reference_zip = os.path.join(build, "reference_data.zip")
-    size = write_zip(program_zip, collect(PROGRAM_DIR))
+    size = write_zip(program_zip, collect(source.scoring_program))
     say("  scoring_program.zip   {:>9}".format(human(size)))
     size = write_zip(reference_zip, reference_entries(task, ref.root, layout, build, say))
     say("  reference_data.zip    {:>9}".format(human(size)))
 
     built = []
-    for track in bundle_yaml.load_tracks(ROOT):
+    for track in tracks:
         kit_zip = os.path.join(build, "starting_kit-{}.zip".format(track.name))
-        size = write_zip(kit_zip, kit_entries(SAMPLE_SUBMISSION),
+        size = write_zip(kit_zip, kit_entries(source.scoring_program, source.sample_submission),
                          {"manifest.json": manifest, "phase.json": phase_json(track)})
         say("  starting_kit.zip      {:>9}  ({} track)".format(human(size), track.name))
         shared = [("scoring_program.zip", program_zip), ("reference_data.zip", reference_zip),
                   ("starting_kit.zip", kit_zip)]
-        shared += [(p, os.path.join(ROOT, p)) for p in bundle_yaml.files_referenced(track.v15)]
+        shared += [(p, os.path.join(source.root, p))
+                   for p in bundle_yaml.files_referenced(track.v15)]
         missing = [p for p, src in shared if not os.path.isfile(src)]
         if missing:
             raise Refused("{} track: competition.yaml refers to files that do not exist: {}"
                           .format(track.name, ", ".join(missing)))
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
-            name = "{}-{}-{}.zip".format(PREFIX, track.name, platform)
+            name = "{}-{}-{}.zip".format(source.prefix, track.name, platform)
             path = os.path.join(build, name)
             write_zip(path, shared, {"competition.yaml": texts[platform].encode("utf-8")})
             built.append(Built(name, path, "{}, {} track".format(label, track.name), platform))
     return built, manifest
 
 
-def check_all(built: List[Built], say) -> None:
+def check_all(built: List[Built], say, now: Optional[datetime.datetime] = None,
+              allow_closed: bool = False) -> None:
     errors = []  # type: List[str]
+    now = now or bundle_check.utcnow()
+    open_phases = set()
     for b in built:
-        report = bundle_check.check_bundle(b.path)
+        report = bundle_check.check_bundle(b.path, now=now, allow_closed=allow_closed)
         for problem in report.warnings:
             say(report.line(problem))
         errors += [report.line(problem) for problem in report.errors]
+        open_phases.update(report.open_phases)
     if errors:
         raise Refused("\n".join(errors))
     say("Checked: {} bundles, nothing CodaLab or Codabench would refuse or mis-read "
         "(tools/bundle_check.py).".format(len(built)))
+    say("Open for submissions on {} UTC: {}.".format(
+        bundle_check.shown_date(now), ", ".join(sorted(open_phases)) or
+        "no phase (--allow-closed)"))
 
 
 def smoke(built: List[Built], submission: str, say) -> None:
     """Dry-run the submission through every bundle, as each bundle's platform would."""
-    results = []
+    results, notes = [], []  # type: List[str], List[str]
     for b in built:
         captured = io.StringIO()
         with contextlib.redirect_stdout(captured), contextlib.redirect_stderr(captured):
@@ -203,8 +221,12 @@ def smoke(built: List[Built], submission: str, say) -> None:
             raise Refused("{}: the dry run of {} did not score (exit {}):\n{}".format(
                 b.name, shown(submission), code, captured.getvalue()))
         results.append(b.name)
+        notes += [line for line in captured.getvalue().splitlines()
+                  if "Detailed results on CodaLab v1: AT RISK" in line and line not in notes]
     say("Dry run: {} scores on all {} bundles, every leaderboard column filled.".format(
         shown(submission), len(results)))
+    for line in notes:  # a scorer's timing, not the bundle's: said, not refused
+        say("WARNING (scoring program): " + line.strip())
 
 
 def update_kit_manifest(manifest: bytes, say) -> None:
@@ -223,7 +245,14 @@ def update_kit_manifest(manifest: bytes, say) -> None:
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
-                                      "competition bundles of every track.")
+                                      "competition bundles of every track.",
+        epilog="Dates are UTC: YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'. By default the "
+               "definition's dates are kept and an open-ended post-challenge phase follows the "
+               "deadline, so the bundle accepts submissions today.")
+    p.add_argument("--competition", metavar="NAME", default=DEFAULT_COMPETITION,
+                   help="which competition to build, by the name in its source.json "
+                        "(competition/source.json, competitions/NAME/source.json; default "
+                        "%(default)s)")
     p.add_argument("--reference", metavar="DIR",
                    help="the test labels to pack, raw layout (default: the sample in "
                         "reference_data/)")
@@ -237,12 +266,41 @@ def build_parser() -> argparse.ArgumentParser:
                    help="dry-run this submission through every bundle (default with the sample "
                         "reference: the sample submission)")
     p.add_argument("--no-smoke", action="store_true", help="skip the dry run")
+    dates = p.add_argument_group("dates (UTC)")
+    dates.add_argument("--start", metavar="DATE",
+                       help="the first phase starts then; later phases move by the same amount "
+                            "(default: the definition's)")
+    dates.add_argument("--end", metavar="DATE",
+                       help="the deadline: the last challenge phase ends then; a bare date "
+                            "means the end of that day, 23:59:59 (default: the definition's "
+                            "end_date)")
+    dates.add_argument("--no-post-challenge", action="store_true",
+                       help="do not add the open-ended post-challenge phase after the deadline")
+    dates.add_argument("--open-on", metavar="DATE",
+                       help="the check requires a phase open on this date (default: now); for "
+                            "a bundle built before its challenge starts")
+    dates.add_argument("--allow-closed", action="store_true",
+                       help="build even if no phase accepts submissions on that date")
     return p
 
 
 def main(argv: Optional[List[str]] = None) -> int:
-    args = build_parser().parse_args(argv)
-    reference = os.path.abspath(args.reference or SAMPLE_REFERENCE)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        sources = bundle_yaml.find_sources(ROOT)
+        schedule = bundle_yaml.Schedule(
+            start=bundle_yaml.parse_date(args.start) if args.start else None,
+            end=bundle_yaml.parse_date(args.end, end_of_day=True) if args.end else None,
+            post_challenge=not args.no_post_challenge)
+        open_on = bundle_yaml.parse_date(args.open_on) if args.open_on else None
+    except ValueError as exc:
+        parser.error(str(exc))
+    if args.competition not in sources:
+        parser.error("no competition {!r} (known: {})".format(
+            args.competition, ", ".join(sorted(sources)) or "none"))
+    source = sources[args.competition]
+    reference = os.path.abspath(args.reference or source.sample_reference)
     sample = args.reference is None
 
     def say(line: str) -> None:
@@ -256,9 +314,9 @@ def main(argv: Optional[List[str]] = None) -> int:
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:
         layout = args.layout or ("raw" if sample else "packed")
-        built, manifest = build_all(build, reference, layout, say)
-        check_all(built, say)
-        submission = args.smoke or (SAMPLE_SUBMISSION if sample else None)
+        built, manifest = build_all(build, source, schedule, reference, layout, say)
+        check_all(built, say, open_on, args.allow_closed)
+        submission = args.smoke or (source.sample_submission if sample else None)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")
         elif submission and os.path.exists(submission):
@@ -266,7 +324,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         else:
             say("Dry run: skipped (no sample submission for this reference; try "
                 "tools/dry_run.py SUBMISSION --bundle BUNDLE).")
-        if sample:
+        if sample and source.name == DEFAULT_COMPETITION:
             update_kit_manifest(manifest, say)
         say("Built in {}:".format(shown(os.path.abspath(args.out))))
         for b in built:

@@ -3,6 +3,8 @@
 and what they accept but silently get wrong.
 
     python3 tools/bundle_check.py dist/*.zip
+    python3 tools/bundle_check.py --open-on 2027-03-01 dist/*.zip    # built ahead of its start
+    python3 tools/bundle_check.py --allow-closed dist/*.zip          # an archive on purpose
 
 Each rule cites the platform behaviour it guards against (see /shared/spec/codalab.md and the
 platforms' unpackers). Errors make the exit status 1; warnings are printed only. The leaderboard
@@ -23,6 +25,9 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import yaml
 
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+from bundle_yaml import DJANGO_DATETIME, as_datetime  # noqa: E402
+
 ERROR, WARNING = "error", "warning"
 
 
@@ -34,16 +39,27 @@ class Problem(NamedTuple):
 
 # --- platform facts -----------------------------------------------------------------------
 
-# CodaLab v1.5 passes every other top-level key to Competition(**keys): an unknown one crashes it.
+# CodaLab v1.5 (apps/web/models.py, CompetitionDefBundle.unpack) removes html, phases,
+# leaderboard and admin_names and passes every other top-level key to Competition(**keys): a key
+# that is not a field of the Competition model crashes the upload, and so does a value for a
+# relation (queue, admins, teams: a string where a model instance is needed). These are its
+# plain fields.
 V15_TOP_KEYS = {
     "title", "description", "image", "has_registration", "end_date", "html", "phases",
     "leaderboard", "admin_names", "competition_docker_image", "force_submission_to_leaderboard",
     "disallow_leaderboard_modifying", "enable_medical_image_viewer", "enable_detailed_results",
     "show_datasets_from_yaml", "reward", "allow_teams", "enable_per_submission_metadata",
     "allow_public_submissions", "enable_forum", "anonymous_leaderboard", "enable_teams",
-    "require_team_approval", "hide_top_three", "hide_chart", "allow_organizer_teams", "queue",
+    "require_team_approval", "hide_top_three", "hide_chart", "allow_organizer_teams",
+    "url_redirect", "image_url_base", "start_date", "published", "last_phase_migration",
+    "is_migrating", "is_migrating_delayed", "secret_key", "upper_bound_max_submission_size",
+    "deleted", "last_modified", "original_yaml_file",
 }
-# ... and every phase key to CompetitionPhase.objects.get_or_create(**keys).
+V15_RELATION_KEYS = {"queue", "admins", "teams", "creator", "modified_by"}
+# ... and every phase key (datasets aside, which it takes out) to
+# CompetitionPhase.objects.get_or_create(**keys): the plain fields of CompetitionPhase. Keys of
+# other versions (hide_output, ingestion_program_only_during_scoring, is_parallel_parent,
+# parent_phasenumber...) are not among them and crash the upload.
 V15_PHASE_KEYS = {
     "phasenumber", "label", "description", "start_date", "max_submissions",
     "max_submissions_per_day", "is_scoring_only", "scoring_program", "reference_data",
@@ -51,8 +67,8 @@ V15_PHASE_KEYS = {
     "leaderboard_management_mode", "force_best_submission_to_leaderboard", "auto_migration",
     "is_migrated", "execution_time_limit", "color", "phase_never_ends",
     "scoring_program_docker_image", "default_docker_image", "disable_custom_docker_image",
-    "ingestion_program_docker_image", "ingestion_program_only_during_scoring", "hide_output",
-    "is_parallel_parent", "parent_phasenumber",
+    "ingestion_program_docker_image", "max_submission_size", "participant_max_storage_use",
+    "delete_submissions_except_best_and_last",
 }
 V15_HTML_REQUIRED = ("overview", "evaluation", "terms", "data")   # the unpacker reads all four
 V15_PHASE_REQUIRED = ("phasenumber", "label", "start_date", "scoring_program", "reference_data")
@@ -62,7 +78,6 @@ V15_DATA_KEYS = ("scoring_program", "reference_data", "input_data", "ingestion_p
                  "starting_kit", "public_data")
 COLORS = ("white", "orange", "yellow", "green", "blue", "purple")
 SORTS = ("asc", "desc")
-SLUG = re.compile(r"^[-a-zA-Z0-9_]+$")  # SubmissionScoreDef.key is a Django SlugField
 V15_MAX = {"title": 100, "phase label": 50, "phase description": 1000, "leaderboard label": 50,
            "column key": 50, "column label": 50}
 
@@ -81,8 +96,6 @@ INTERPRETERS = ("python3", "python")
 ROLES = {"scoring_program": "programs", "reference_data": "references", "starting_kit": "kits"}
 
 UUID = re.compile(r"^[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}$")
-V2_DATE_FORMATS = ("%Y-%m-%d", "%Y-%m-%d %H:%M", "%Y-%m-%d %H:%M:%S", "%Y-%m-%dT%H:%M",
-                   "%Y-%m-%dT%H:%M:%S")
 IMAGE_MAGIC = (b"\x89PNG\r\n\x1a\n", b"\xff\xd8\xff", b"GIF87a", b"GIF89a")
 
 
@@ -90,6 +103,7 @@ class Report:
     def __init__(self, name: str) -> None:
         self.name = name
         self.problems = []  # type: List[Problem]
+        self.open_phases = []  # type: List[str]  # labels of the phases open on the check's date
 
     def error(self, where: str, message: str) -> None:
         self.problems.append(Problem(ERROR, where, message))
@@ -332,24 +346,35 @@ def check_kit_zip(data: bytes, where: str, report: Report) -> None:
 
 # --- dates ---------------------------------------------------------------------------------
 
-def _as_datetime(value: Any) -> Optional[datetime.datetime]:
-    if isinstance(value, datetime.datetime):
-        return value.replace(tzinfo=None)
-    if isinstance(value, datetime.date):
-        return datetime.datetime.combine(value, datetime.time())
-    return None
+def utcnow() -> datetime.datetime:
+    """Now, as both platforms compare phase dates: UTC (naive yaml dates are read as UTC)."""
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def shown_date(when: datetime.datetime) -> str:
+    return when.strftime("%Y-%m-%d %H:%M:%S")
 
 
 def v15_date(value: Any, where: str, report: Report) -> Optional[datetime.datetime]:
-    """CodaLab wants a YAML date or timestamp: a quoted string goes through Django's
-    parse_datetime, which returns None for a bare date, and the unpacker then fails."""
-    when = _as_datetime(value)
+    """CodaLab's localize_datetime: a YAML date or timestamp as it is; a quoted string through
+    Django's parse_datetime, which reads 'YYYY-MM-DD HH:MM[:SS]' but returns None for a bare
+    date, and the upload then fails."""
+    if isinstance(value, str):
+        if not DJANGO_DATETIME.match(value.strip()):
+            report.error(where, "{!r} is not a date CodaLab reads: an unquoted date (2021-04-15) "
+                                "or a date and time, quoted or not ('2021-06-05 23:59:59'); "
+                                "Django's parse_datetime refuses a quoted date without a time"
+                         .format(value))
+            return None
+        return as_datetime(value.strip()[:19].replace("T", " "))
+    when = as_datetime(value) if isinstance(value, datetime.date) else None
     if when is None:
-        report.error(where, "{!r} is not an unquoted YAML date (2021-04-15) or timestamp "
-                            "(2021-06-05 23:59:59): CodaLab cannot read it".format(value))
+        report.error(where, "{!r} is not a date CodaLab reads (2021-04-15, or "
+                            "'2021-06-05 23:59:59')".format(value))
     elif isinstance(value, datetime.datetime) and value.time() != datetime.time():
-        report.warn(where, "{}: a time of day is kept by CodaLab, but Codabench's v1.5 importer "
-                           "keeps only the date; upload the v2 bundle there".format(value))
+        report.warn(where, "{}: CodaLab keeps this time of day, but Codabench's v1.5 importer "
+                           "keeps only the date of an unquoted timestamp: quote it ('{}')".format(
+                               value, shown_date(when)))
     return when
 
 
@@ -361,18 +386,79 @@ def v2_date(value: Any, where: str, report: Report) -> Optional[datetime.datetim
             report.error(where, "{}: Codabench keeps only the date of an unquoted YAML timestamp "
                                 "(the phase would change at midnight); quote it: '{}'".format(
                                     value, value.strftime("%Y-%m-%d %H:%M:%S")))
-        return _as_datetime(value)
-    if isinstance(value, datetime.date):
-        return _as_datetime(value)
-    if isinstance(value, str):
-        for fmt in V2_DATE_FORMATS:
-            try:
-                return datetime.datetime.strptime(value.strip(), fmt)
-            except ValueError:
-                continue
+        return as_datetime(value)
+    when = as_datetime(value) if isinstance(value, (datetime.date, str)) else None
+    if when is not None:
+        return when
     report.error(where, "{!r} is not a date Codabench can read (YYYY-MM-DD, optionally "
                         "' HH:MM:SS' in quotes)".format(value))
     return None
+
+
+def _v15_when(value: Any) -> Optional[datetime.datetime]:
+    if isinstance(value, str):
+        return as_datetime(value.strip()[:19].replace("T", " ")) if DJANGO_DATETIME.match(
+            value.strip()) else None
+    return as_datetime(value) if isinstance(value, datetime.date) else None
+
+
+def v15_open_phases(doc: Dict[str, Any], now: datetime.datetime) -> List[str]:
+    """Labels of the phases CodaLab takes submissions for at `now`: CompetitionPhase.is_active
+    (open from its start until phase number + 1 starts; the last one while the competition's
+    end_date has not passed; always if phase_never_ends), minus the submission view's refusal
+    after the end_date's day unless the phase never ends."""
+    phases = doc.get("phases") if isinstance(doc.get("phases"), dict) else {}
+    by_number = {p.get("phasenumber"): p for p in phases.values() if isinstance(p, dict)}
+    end = _v15_when(doc.get("end_date"))
+    found = []
+    for number in sorted(n for n in by_number if isinstance(n, int)):
+        phase = by_number[number]
+        start = _v15_when(phase.get("start_date"))
+        if phase.get("phase_never_ends") is True:
+            found.append(str(phase.get("label", number)))
+            continue
+        if start is None:
+            continue
+        following = by_number.get(number + 1)
+        if following is not None:
+            next_start = _v15_when(following.get("start_date"))
+            active = start <= now and next_start is not None and now < next_start
+        else:
+            active = start <= now and (end is None or end > now)
+        if active and end is not None and now.date() > end.date():
+            active = False
+        if active:
+            found.append(str(phase.get("label", number)))
+    return found
+
+
+def v2_open_phases(doc: Dict[str, Any], now: datetime.datetime) -> List[str]:
+    """Names of the phases Codabench marks Current at `now` (started, and no end or an end still
+    ahead): the only phases it takes submissions for."""
+    found = []
+    phases = doc.get("phases") if isinstance(doc.get("phases"), list) else []
+    for phase in sorted((p for p in phases if isinstance(p, dict)),
+                        key=lambda p: p.get("index", 0) if isinstance(p.get("index"), int) else 0):
+        start = as_datetime(phase.get("start"))
+        end = as_datetime(phase.get("end")) if phase.get("end") else None
+        if start is not None and start < now and (end is None or end > now):
+            found.append(str(phase.get("name", phase.get("index"))))
+    return found
+
+
+def check_open(doc: Dict[str, Any], v2: bool, now: datetime.datetime, allow_closed: bool,
+               report: Report) -> None:
+    """A bundle must take submissions on the day it is checked (or the day given): a bundle
+    whose phases have all ended, or not begun, accepts nothing after upload."""
+    report.open_phases = v2_open_phases(doc, now) if v2 else v15_open_phases(doc, now)
+    if report.open_phases or allow_closed:
+        return
+    report.error("phases", "no phase accepts submissions on {} UTC ({}): every upload would be "
+                           "refused. Give the dates (bundle.sh --start/--end), keep the "
+                           "post-challenge phase (no --no-post-challenge), check for the day it "
+                           "opens (--open-on DATE), or say it is intended (--allow-closed)".format(
+                               shown_date(now), "Codabench marks no phase Current" if v2 else
+                               "CodaLab finds no active phase"))
 
 
 # --- shared pieces -------------------------------------------------------------------------
@@ -401,8 +487,8 @@ def check_page_file(bundle: Bundle, path: Any, where: str, report: Report) -> No
         report.error(where, "file {!r} is not in the bundle".format(path))
         return
     data = bundle.read(path)
-    if not data.strip():
-        report.error(where, "{} is empty (Codabench refuses empty pages)".format(path))
+    if not data:
+        report.error(where, "{} is empty (Codabench refuses an empty page or terms)".format(path))
     try:
         data.decode("utf-8")
     except UnicodeDecodeError:
@@ -482,14 +568,23 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
     """Returns what the cross checks need: data zips, columns and the ranking column."""
     out = {"programs": [], "references": [], "kits": [], "columns": [], "primary": None}
     for key in sorted(k for k in doc if k not in V15_TOP_KEYS):
+        if key in V15_RELATION_KEYS:
+            report.error("competition.yaml", "top-level key `{}`: CodaLab passes it to "
+                                             "Competition(), where it is a relation, and the "
+                                             "upload crashes (set it on the site)".format(key))
+            continue
         hint = {"version": " (a v2 bundle needs `version: 2`)",
                 "docker_image": " (v1.5 reads competition_docker_image)"}.get(key, "")
         report.error("competition.yaml", "unknown top-level key `{}`: CodaLab passes it to "
                                          "Competition() and crashes{}".format(key, hint))
     _longer(_need(doc, "title", "competition.yaml", report), V15_MAX["title"], "title",
             "competition.yaml", report)
-    if _need(doc, "image", "competition.yaml", report, " (Codabench requires a logo)"):
+    if doc.get("image"):
         check_image(bundle, doc["image"], "image", report)
+    else:
+        # CodaLab's unpacker reads the logo only if named; Codabench's v1.5 importer requires it.
+        report.warn("competition.yaml", "no `image` (logo): CodaLab accepts it, but Codabench's "
+                                        "v1.5 importer refuses a bundle without one")
     html = _mapping(_need(doc, "html", "competition.yaml", report), "html", report)
     if html:
         for page in V15_HTML_REQUIRED:
@@ -529,6 +624,10 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
                 start = v15_date(phase["start_date"], where + ".start_date", report)
                 if start is not None and isinstance(number, int):
                     starts.append((number, start))
+            if phase.get("phase_never_ends") is True and len(phases) > 1:
+                report.warn(where, "phase_never_ends: CodaLab takes submissions for this phase "
+                                   "at any time, before its start_date too, alongside the other "
+                                   "phases; an open-ended last phase needs no end_date instead")
             if "color" in phase and phase["color"] not in COLORS:
                 report.error(where + ".color", "{!r} is not a CodaLab phase color ({})".format(
                     phase["color"], ", ".join(COLORS)))
@@ -571,9 +670,9 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
             if not isinstance(col, dict):
                 report.error(where, "must be a mapping")
                 continue
-            if not isinstance(ckey, str) or not SLUG.match(ckey):
-                report.error(where, "column key {!r} must be letters, digits, _ or - (CodaLab "
-                                    "stores it as a slug)".format(ckey))
+            if ":" in str(ckey):
+                report.error(where, "column key {!r} holds a colon: CodaLab's worker splits each "
+                                    "scores.txt line on ':', so no score can reach it".format(ckey))
             _longer(ckey, V15_MAX["column key"], "the key", where, report)
             for key in sorted(k for k in col if k not in V15_COLUMN_KEYS):
                 hint = (": v1.5 reads `sort`, and ignores `sorting` (the column would sort desc "
@@ -733,6 +832,10 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
             report.error(where, "duplicate column indexes {}".format(indexes))
         primary_index = board.get("primary_index", 0)
         ranked = [c for c in columns if isinstance(c, dict) and c.get("index") == primary_index]
+        if not ranked:
+            report.error(where + ".primary_index", "{!r} is the index of no column (indexes {}): "
+                                                   "Codabench cannot rank the leaderboard".format(
+                                                       primary_index, indexes))
         if i == 0:
             out["primary"] = ranked[0].get("key") if ranked else None
     return out
@@ -740,7 +843,10 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
 
 # --- whole bundle --------------------------------------------------------------------------
 
-def check_bundle(path: str) -> Report:
+def check_bundle(path: str, now: Optional[datetime.datetime] = None,
+                 allow_closed: bool = False) -> Report:
+    """Every rule on one bundle zip; `now` (UTC, default the current time) is the date on which
+    a phase must accept submissions, unless allow_closed."""
     report = Report(os.path.basename(path))
     try:
         zf = zipfile.ZipFile(path)
@@ -750,7 +856,8 @@ def check_bundle(path: str) -> Report:
     with zf:
         bundle = Bundle(zf)
         check_hygiene(bundle.names, "bundle", report)
-        yamls = [n for n in bundle.names if ".yaml" in n]
+        # CodaLab takes the first entry of namelist() with ".yaml" in its name, folders included.
+        yamls = [n for n in zf.namelist() if ".yaml" in n]
         if "competition.yaml" not in bundle.name_set:
             report.error("bundle", "no competition.yaml at the root of the bundle")
             return report
@@ -770,6 +877,7 @@ def check_bundle(path: str) -> Report:
                 report.error("competition.yaml", "version {!r}: write `version: 2` for Codabench "
                                                  "v2, or no version for v1.5".format(version))
             found = check_v15(doc, bundle, report)
+        check_open(doc, version in (2, "2"), now or utcnow(), allow_closed, report)
 
         programs = sorted(set(name for _, name in found["programs"]))
         references = sorted(set(name for _, name in found["references"]))
@@ -796,17 +904,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     parser = argparse.ArgumentParser(description="Check competition bundle zips (CodaLab v1.5, "
                                                  "Codabench v2) before upload.")
     parser.add_argument("bundles", nargs="+", metavar="BUNDLE.zip")
+    parser.add_argument("--open-on", metavar="DATE",
+                        help="require a phase open on this date, UTC (default: now)")
+    parser.add_argument("--allow-closed", action="store_true",
+                        help="do not require a phase open for submissions")
     args = parser.parse_args(argv)
+    now = None
+    if args.open_on:
+        now = as_datetime(args.open_on)
+        if now is None:
+            parser.error("--open-on {!r}: give YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'".format(
+                args.open_on))
     failed = 0
     for path in args.bundles:
-        report = check_bundle(path)
+        report = check_bundle(path, now=now, allow_closed=args.allow_closed)
         for line in report.lines():
             print(line)
         if report.errors:
             failed += 1
         else:
-            print("{}: OK ({} warning{})".format(report.name, len(report.warnings),
-                                                "" if len(report.warnings) == 1 else "s"))
+            print("{}: OK ({} warning{}){}".format(
+                report.name, len(report.warnings), "" if len(report.warnings) == 1 else "s",
+                "; open for submissions: " + ", ".join(report.open_phases)
+                if report.open_phases else ""))
     return 1 if failed else 0
 
 

@@ -5,11 +5,16 @@
     python3 dry_run.py submission.zip --bundle dist/agrivision2021-supervised-codalab.zip
 
 It unpacks the submission as the platform does (CodaLab v1 keeps a single top-level folder
-unless it holds a file named `metadata`; Codabench keeps it and adds `res/metadata`), runs the
-scoring program's `metadata` command with $program, $input and $output substituted, split on
-spaces and without a shell, under the phase's time limit, then reads scores.txt / scores.json the
-way that platform reads them and prints the leaderboard row it would show, or the error text the
-participant would see (the scorer's stderr). Differences from the worker, on purpose: the command's
+unless it holds a file named `metadata`, and unpacks every zip at the top into a folder;
+Codabench keeps it as it is, adds `res/metadata`, and takes a submission with `metadata.yaml` or
+`metadata` at its root for code), refuses a zip that cannot be unpacked (encrypted, Deflate64,
+bad CRC, a name too long, over MAX_UNPACKED_BYTES) as a submission failure, runs the scoring
+program's `metadata` command with $program, $input and $output substituted, split on spaces and
+without a shell, in each worker's working directory, under the phase's time limit (at most 600 s
+on Codabench), then reads scores.txt / scores.json the way that platform reads them and prints
+the leaderboard row it would show, or the error text the participant would see (the scorer's
+stderr), and whether CodaLab v1's watcher could upload the final detailed results page.
+Differences from the worker, on purpose: the command's
 `python3` is replaced by the Python running this script (the worker uses its Docker image's), and
 a reference given as a folder is linked, not copied.
 
@@ -19,6 +24,9 @@ Exit status: 0 the submission would be scored and every leaderboard column fille
 fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped.
 """
 import argparse
+import datetime
+import errno
+import glob
 import json
 import math
 import os
@@ -26,6 +34,7 @@ import re
 import shlex
 import shutil
 import signal
+import stat
 import subprocess
 import sys
 import tempfile
@@ -46,8 +55,21 @@ TITLES = {"codalab": "CodaLab (v1 worker)", "codabench": "Codabench"}
 MISSING_CELL = {"codalab": "-", "codabench": "n/a"}
 # Defaults of the platforms when a phase gives no limit.
 DEFAULT_TIME_LIMIT = {"codalab": 300, "codabench": 600}
+# Codabench's default queue runs nothing longer than this, whatever the phase asks.
+CODABENCH_QUEUE_CAP = 600
 PHASE_FILE = "phase.json"      # written into the starting kit by tools/bundle.py
 INTERPRETERS = ("python3", "python")
+# The most a zip may unpack to, all members together (declared sizes; zipfile never returns
+# more than a member's declared size). The stated cap shared with the scoring program's own
+# unpacking: no legitimate submission comes near it (the 19,708 test predictions as 16-bit PNGs
+# stored without compression are 10.3 GB; as usual 8-bit compressed PNGs, well under 1 GB),
+# and a zip bomb stops here instead of filling the disk.
+MAX_UNPACKED_BYTES = 16 * 1024 ** 3   # 16 GiB
+# The v1 worker's detailed-results watcher (entr, restarted every second) is killed when its
+# poll (every 1 s) sees the program gone, and a non-empty page is not uploaded again at the
+# end: a page last written less than this before the exit may never reach the site.
+V1_WATCHER_MARGIN = 2.0   # seconds
+V1_WATCHED_PAGE = "detailed_results.html"
 
 
 class UsageError(Exception):
@@ -58,12 +80,58 @@ class SubmissionRefused(Exception):
     """The platform refuses the submission before the scoring program runs."""
 
 
+class ZipProblem(Exception):
+    """A zip that cannot be unpacked; the message names the file and the fix."""
+
+
 # --- phase information: time limit and leaderboard columns ---------------------------------
 
+def _when(value: Any) -> Optional[datetime.datetime]:
+    """A yaml date, timestamp or date string, naive UTC; None if unreadable."""
+    if isinstance(value, datetime.datetime):
+        return value.replace(tzinfo=None)
+    if isinstance(value, datetime.date):
+        return datetime.datetime.combine(value, datetime.time())
+    if isinstance(value, str):
+        for fmt in ("%Y-%m-%d %H:%M:%S", "%Y-%m-%d %H:%M", "%Y-%m-%d", "%Y-%m-%dT%H:%M:%S"):
+            try:
+                return datetime.datetime.strptime(value.strip(), fmt)
+            except ValueError:
+                continue
+    return None
+
+
+def _utcnow() -> datetime.datetime:
+    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+
+
+def submission_phase(phases: List[Dict[str, Any]], v2: bool, end_date: Any = None,
+                     now: Optional[datetime.datetime] = None) -> Dict[str, Any]:
+    """The phase a submission made now goes to: the one open now by the platform's rule
+    (Codabench: started and not ended; CodaLab: started and the next not started, the last one
+    until the competition's end_date), else the last one (phases in order)."""
+    now = now or _utcnow()
+    for i, phase in enumerate(phases):
+        start = _when(phase.get("start" if v2 else "start_date"))
+        if start is None or start > now or (v2 and start == now):
+            continue
+        if v2:
+            end = _when(phase.get("end")) if phase.get("end") else None
+        elif i + 1 < len(phases):
+            end = _when(phases[i + 1].get("start_date"))
+        else:
+            end = _when(end_date) if end_date else None
+        if end is None or end > now:
+            return phase
+    return phases[-1]
+
+
 def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
-    """Time limit, leaderboard columns and data files of the first phase of a v1.5 or v2 yaml."""
+    """Time limit, leaderboard columns and data files of the phase a submission goes to now
+    (else the last) of a v1.5 or v2 yaml."""
+    detailed = bool(doc.get("enable_detailed_results", False))
     if doc.get("version") in (2, "2"):
-        phase = sorted(doc["phases"], key=lambda p: p.get("index", 0))[0]
+        phase = submission_phase(sorted(doc["phases"], key=lambda p: p.get("index", 0)), True)
         task_index = (phase.get("tasks") or [0])[0]
         task = next((t for t in doc.get("tasks", []) if t.get("index") == task_index), {})
         board = sorted(doc["leaderboards"], key=lambda b: b.get("index", 0))[0]
@@ -71,19 +139,24 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
                     "precision": int(c.get("precision", 2)), "sort": c.get("sorting", "desc")}
                    for c in sorted(board["columns"], key=lambda c: c.get("index", 0))]
         return {"platform": "codabench", "title": doc.get("title", ""),
+                "phase": phase.get("name", ""),
                 "execution_time_limit": int(phase.get("execution_time_limit") or
                                             DEFAULT_TIME_LIMIT["codabench"]),
+                "enable_detailed_results": detailed,
                 "columns": columns, "scoring_program": task.get("scoring_program"),
                 "reference_data": task.get("reference_data")}
-    phase = sorted(doc["phases"].values(), key=lambda p: p["phasenumber"])[0]
+    phase = submission_phase(sorted(doc["phases"].values(), key=lambda p: p["phasenumber"]),
+                             False, doc.get("end_date"))
     order = list(doc["leaderboard"]["columns"])
     cols = sorted(doc["leaderboard"]["columns"].items(),
                   key=lambda kv: (kv[1].get("rank", 1), order.index(kv[0])))
     columns = [{"key": k, "label": c.get("label", k), "precision": int(c.get("numeric_format", 2)),
                 "sort": c.get("sort", "desc")} for k, c in cols]
     return {"platform": "codalab", "title": doc.get("title", ""),
+            "phase": phase.get("label", ""),
             "execution_time_limit": int(phase.get("execution_time_limit") or
                                         DEFAULT_TIME_LIMIT["codalab"]),
+            "enable_detailed_results": detailed,
             "columns": columns, "scoring_program": phase.get("scoring_program"),
             "reference_data": phase.get("reference_data")}
 
@@ -121,15 +194,99 @@ def find_program() -> str:
 
 # --- unpacking as the platforms do ---------------------------------------------------------
 
-def safe_extract(zip_path: str, dest: str) -> None:
+def _human(size: int) -> str:
+    return "{:.1f} GiB".format(size / 1024.0 ** 3) if size >= 1024 ** 3 else \
+        "{:.1f} MiB".format(size / 1024.0 ** 2)
+
+
+def safe_extract(zip_path: str, dest: str, cap: Optional[int] = None) -> None:
+    """Unpack a zip into dest, or raise ZipProblem with a message naming the member and the fix.
+
+    Everything that makes Python's zipfile (which both platforms use) fail is caught, and
+    checked before anything is written where possible: an entry outside the archive, an
+    encrypted member, a compression method zipfile cannot read (Deflate64, made by Windows'
+    Explorer for big files...), a total size above `cap`; then, while writing, a bad CRC (a
+    damaged zip) and a name the file system refuses (too long...). Symbolic-link entries are
+    written as regular files holding the link's text, as zipfile does: no link is ever created.
+    """
+    name = os.path.basename(zip_path)
+    cap = MAX_UNPACKED_BYTES if cap is None else cap
     dest_real = os.path.realpath(dest)
-    with zipfile.ZipFile(zip_path) as zf:
-        for info in zf.infolist():
+    try:
+        zf = zipfile.ZipFile(zip_path)
+    except (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, ValueError) as exc:
+        raise ZipProblem("{} is not a readable zip file ({}). Make it again with a standard "
+                         "zip tool (or make_submission.py)".format(name, exc)) from None
+    with zf:
+        infos = zf.infolist()
+        total = 0
+        for info in infos:
             target = os.path.realpath(os.path.join(dest, info.filename))
-            if not (target == dest_real or target.startswith(dest_real + os.sep)):
-                raise UsageError("{}: entry {!r} points outside the archive".format(
-                    zip_path, info.filename))
-        zf.extractall(dest)
+            if not (target == dest_real or target.startswith(dest_real + os.sep)) or \
+                    os.path.isabs(info.filename):
+                raise ZipProblem("{}: the entry {!r} points outside the archive. Zip the files "
+                                 "with paths relative to the zip's root".format(
+                                     name, info.filename))
+            if info.flag_bits & 0x1:
+                raise ZipProblem("{}: {} is encrypted (password-protected); the platform cannot "
+                                 "unpack it. Zip the files without a password".format(
+                                     name, info.filename))
+            if info.compress_type not in _SUPPORTED_COMPRESSION:
+                raise ZipProblem("{}: {} is compressed with method {} ({}), which Python's "
+                                 "zipfile, and so the platform, cannot unpack. Zip the files "
+                                 "with the usual Deflate method (e.g. make_submission.py, or "
+                                 "`zip -r`)".format(name, info.filename, info.compress_type,
+                                                    _METHOD_NAMES.get(info.compress_type,
+                                                                      "unknown")))
+            total += info.file_size
+        if total > cap:
+            raise ZipProblem("{} would unpack to {} ({} entries), more than the {} a "
+                             "submission may take: it is not a submission of predictions (a "
+                             "zip bomb, or other files). Zip only the prediction files".format(
+                                 name, _human(total), len(infos), _human(cap)))
+        for info in infos:
+            target = os.path.join(dest, info.filename)
+            try:
+                if info.filename.endswith("/"):
+                    os.makedirs(target, exist_ok=True)
+                    continue
+                os.makedirs(os.path.dirname(target) or dest, exist_ok=True)
+                # open() + copy, never os.symlink: a symlink entry becomes a plain file.
+                with zf.open(info) as src, open(target, "wb") as out:
+                    shutil.copyfileobj(src, out, 1 << 20)
+            except zipfile.BadZipFile as exc:
+                raise ZipProblem("{}: {} is damaged ({}). Make the zip again".format(
+                    name, info.filename, exc)) from None
+            except (NotImplementedError, RuntimeError) as exc:
+                raise ZipProblem("{}: {} cannot be unpacked ({}). Zip the files again with "
+                                 "the usual Deflate method and no password".format(
+                                     name, info.filename, exc)) from None
+            except OSError as exc:
+                why = ("its name is too long for the file system"
+                       if exc.errno == errno.ENAMETOOLONG else
+                       "the file system refuses it: {}".format(exc.strerror or exc))
+                raise ZipProblem("{}: the entry {!r} cannot be written ({}). Rename it to "
+                                 "<image id>.png".format(name, info.filename[:80] + (
+                                     "..." if len(info.filename) > 80 else ""), why)) from None
+
+
+_SUPPORTED_COMPRESSION = {zipfile.ZIP_STORED, zipfile.ZIP_DEFLATED, zipfile.ZIP_BZIP2,
+                          zipfile.ZIP_LZMA}
+_METHOD_NAMES = {9: "Deflate64", 6: "Implode", 1: "Shrink", 98: "PPMd", 93: "Zstandard",
+                 95: "XZ", 97: "WavPack", 99: "AES encryption"}
+
+
+def is_symlink_entry(info: zipfile.ZipInfo) -> bool:
+    return stat.S_ISLNK(info.external_attr >> 16)
+
+
+def v1_unpack_inner_zips(path: str) -> List[str]:
+    """CodaLab v1's get_bundle, after unpacking a bundle: every `*.zip` at its top level
+    (glob: not hidden ones) is unpacked into a folder of its name without `.zip`, beside it."""
+    found = sorted(glob.glob(os.path.join(path, "*.zip")))
+    for inner in found:
+        safe_extract(inner, os.path.splitext(inner)[0])
+    return [os.path.basename(z) for z in found]
 
 
 def v1_flatten(path: str) -> Optional[str]:
@@ -151,21 +308,37 @@ def v1_flatten(path: str) -> Optional[str]:
 
 
 def unpack(source: str, dest: str, platform: str, what: str) -> List[str]:
-    """Put a zip's content (or a folder's) into dest as the platform's worker would.
-    Returns notes on what happened."""
+    """Put a zip's content (or a folder's) into dest as the platform's worker would; ZipProblem
+    if it cannot be unpacked. Returns notes on what happened."""
     notes = []
     if os.path.isdir(source):
         shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
-    elif zipfile.is_zipfile(source):
-        os.makedirs(dest)
-        safe_extract(source, dest)
-        if platform == "codalab":
-            moved = v1_flatten(dest)
-            if moved:
-                notes.append("CodaLab moved the folder {}/ of the {} up: it holds a "
-                             "`metadata` file".format(moved, what))
+        return notes
+    if not zipfile.is_zipfile(source):
+        raise ZipProblem("{} is neither a folder nor a zip file: upload a .zip".format(
+            os.path.basename(source)))
+    os.makedirs(dest)
+    safe_extract(source, dest)
+    with zipfile.ZipFile(source) as zf:
+        links = [i.filename for i in zf.infolist() if is_symlink_entry(i)]
+    if links:
+        notes.append("{} symbolic link(s) in the {} unpacked as plain files holding the link's "
+                     "text, as the platforms' zipfile does: {}".format(
+                         len(links), what, ", ".join(links[:3])))
+    if platform == "codalab":
+        moved = v1_flatten(dest)
+        if moved:
+            notes.append("CodaLab moved the folder {}/ of the {} up: it holds a "
+                         "`metadata` file".format(moved, what))
+        for inner in v1_unpack_inner_zips(dest):
+            notes.append("CodaLab unpacked {} inside the {} into the folder {}/ (its worker "
+                         "unpacks every zip at the top of a zip)".format(
+                             inner, what, os.path.splitext(inner)[0]))
     else:
-        raise UsageError("{} is neither a folder nor a zip file".format(source))
+        inner = sorted(n for n in os.listdir(dest) if n.lower().endswith(".zip"))
+        if inner:
+            notes.append("Codabench leaves {} inside the {} packed (it does not unpack a zip "
+                         "inside a zip)".format(", ".join(inner), what))
     return notes
 
 
@@ -176,7 +349,10 @@ def stage_reference(source: str, dest: str, platform: str) -> None:
             return
         except (OSError, NotImplementedError):  # e.g. Windows without the privilege
             pass
-    unpack(source, dest, platform, "reference data")
+    try:
+        unpack(source, dest, platform, "reference data")
+    except ZipProblem as exc:
+        raise UsageError("the reference data: {}".format(exc)) from None
 
 
 def describe_res(res: str) -> str:
@@ -233,6 +409,39 @@ def _pump(stream, sink: List[str], echo: bool) -> None:
     stream.close()
 
 
+def v1_detailed_page_fate(output: str, exited: float) -> str:
+    """Whether CodaLab v1 shows the detailed results page, from the worker's timing.
+
+    Its watcher (`entr -d`, restarted 1 s after it exits on a new file in output/) uploads the
+    page when it changes; the worker kills it when its 1-second poll finds the program gone,
+    and at the end uploads only an EMPTY detailed_results.html's stand-in (the first *.html).
+    So the final page must be written, and any new output file created, early enough for an
+    upload (python start-up + an HTTP PUT) to finish before the exit."""
+    page = os.path.join(output, V1_WATCHED_PAGE)
+    if not os.path.isfile(page) or os.path.getsize(page) == 0:
+        for root, _dirs, files in os.walk(output):
+            for name in sorted(files):
+                if name.lower().endswith(".html") and os.path.getsize(os.path.join(root, name)):
+                    return ("Detailed results on CodaLab v1: {} is empty, so the worker uploads "
+                            "{} at the end".format(V1_WATCHED_PAGE, name))
+        return "Detailed results on CodaLab v1: none (no non-empty .html in output/)"
+    others = [os.path.getmtime(os.path.join(output, n)) for n in os.listdir(output)
+              if n != V1_WATCHED_PAGE]
+    # entr -d exits on a new file in the folder; the loop restarts it (and so uploads) 1 s later.
+    upload = max([os.path.getmtime(page)] + [t + 1.0 for t in others])
+    ahead = exited - upload
+    if ahead >= V1_WATCHER_MARGIN:
+        return ("Detailed results on CodaLab v1: reached (the last upload could start {:.1f} s "
+                "before the program exited)".format(ahead))
+    return ("Detailed results on CodaLab v1: AT RISK: the last upload of {} could start only "
+            "{:.1f} s {} the program exited; the worker stops its upload watcher about 1 s "
+            "after the exit and does not upload a non-empty page again, so the site may show "
+            "an older or empty page. The scoring program should write its scores files first, "
+            "the page last, then wait {:.0f} s before exiting".format(
+                V1_WATCHED_PAGE, abs(ahead), "before" if ahead >= 0 else "after",
+                V1_WATCHER_MARGIN + 1))
+
+
 def run_command(argv: List[str], cwd: str, limit: float, echo: bool) -> Tuple[Optional[int], bool,
                                                                                 float, str, str]:
     """(exit code, timed out, seconds, stdout, stderr); the whole process group is killed at the
@@ -259,9 +468,10 @@ def run_command(argv: List[str], cwd: str, limit: float, echo: bool) -> Tuple[Op
         else:
             proc.kill()
         proc.wait()
+    seconds = time.monotonic() - started   # the exit, not the end of the output pumps
     for t in threads:
         t.join(5)
-    return proc.returncode, timed_out, time.monotonic() - started, "".join(out), "".join(err)
+    return proc.returncode, timed_out, seconds, "".join(out), "".join(err)
 
 
 # --- reading the scores as each platform does -----------------------------------------------
@@ -388,27 +598,94 @@ def stage(platform: str, submission: str, reference: str, program: str, paths: D
     """Lay out program/, input/ref, input/res as the platform's worker does."""
     for d in ("input", "output", "tmp", "shared"):
         os.makedirs(paths[d])
-    for note in unpack(program, paths["program"], platform, "scoring program"):
+    try:
+        notes = unpack(program, paths["program"], platform, "scoring program")
+    except ZipProblem as exc:
+        raise UsageError("the scoring program: {}".format(exc)) from None
+    for note in notes:
         say(note)
     stage_reference(reference, os.path.join(paths["input"], "ref"), platform)
     res = paths["predictions"]
-    for note in unpack(submission, res, platform, "submission"):
+    try:
+        notes = unpack(submission, res, platform, "submission")
+    except ZipProblem as exc:
+        raise SubmissionRefused("the submission cannot be unpacked: {}".format(exc)) from None
+    for note in notes:
         say(note)
     if platform == "codabench":
-        # The prediction step of a results submission copies it to its output, adds this
-        # file, and the output becomes the scoring step's input/res. It refuses to overwrite one.
-        if os.path.exists(os.path.join(res, "metadata")):
-            raise SubmissionRefused("Error, the output directory already contains a metadata "
-                                    "file (a file named `metadata` at the root of the "
-                                    "submission: remove it)")
+        # Codabench runs a results submission through a prediction step: it looks for
+        # metadata.yaml, then metadata, at the submission's root, and if it finds one takes the
+        # submission for code: with a `command` it runs that instead of scoring the files;
+        # without one it copies nothing on, and the scoring step fails.
+        code_submission_refusal(res)
         with open(os.path.join(res, "metadata"), "w") as f:
             f.write("elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\n"
                     "ingestionExitCode: null\n")
     else:
+        v1_metadata_refusal(res)
         with open(os.path.join(paths["input"], "metadata"), "w") as f:
             f.write("competition-phase: 1\nsubmitted-at: {}\nsubmitted-by: dry-run\n".format(
                 time.strftime("%Y-%m-%d %H:%M:%S")))
     say("input/res: " + describe_res(res))
+
+
+def _read_yaml_mapping(path: str) -> Optional[Dict[str, Any]]:
+    """A small YAML file as the workers read it, if it is a mapping (None otherwise)."""
+    try:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    except (OSError, UnicodeDecodeError):
+        return None
+    if yaml is not None:
+        try:
+            doc = yaml.safe_load(text)
+        except Exception:  # a YAML error: the workers see no mapping either
+            return None
+        return doc if isinstance(doc, dict) else None
+    found = {}  # type: Dict[str, Any]
+    for line in text.splitlines():
+        match = re.match(r"^([A-Za-z_][\w-]*):[ \t]*(.*?)[ \t]*$", line)
+        if match:
+            found[match.group(1)] = match.group(2)
+    return found or None
+
+
+def code_submission_refusal(res: str) -> None:
+    for name in ("metadata.yaml", "metadata"):
+        path = os.path.join(res, name)
+        if not os.path.isfile(path):
+            continue
+        doc = _read_yaml_mapping(path) or {}
+        command = doc.get("command")
+        if command:
+            raise SubmissionRefused(
+                "the submission has a file `{}` at its root with a command ({!r}): Codabench "
+                "takes it for a code submission and runs that command instead of scoring the "
+                "predictions. Remove {} from the zip".format(name, str(command), name))
+        raise SubmissionRefused(
+            "the submission has a file `{}` at its root: Codabench takes it for a code "
+            "submission, finds no command in it, copies nothing to the scoring step, and the "
+            "run fails (\"Metadata file not found\"). Remove {} from the zip".format(name, name))
+
+
+# Keys of a bundle's `metadata` that the v1 worker does not fetch as further bundles.
+V1_METADATA_KEYS = ("description", "command", "exitCode", "elapsedTime", "stdout", "stderr",
+                    "submitted-by", "submitted-at")
+
+
+def v1_metadata_refusal(res: str) -> None:
+    """CodaLab v1 reads a `metadata` file at the root of an unpacked bundle and fetches every
+    string value of another key as a bundle URL; a submission's notes file of that shape fails
+    the run."""
+    path = os.path.join(res, "metadata")
+    doc = _read_yaml_mapping(path) if os.path.isfile(path) else None
+    fetched = sorted(str(k) for k, v in (doc or {}).items()
+                     if k not in V1_METADATA_KEYS and isinstance(v, str))
+    if fetched:
+        raise SubmissionRefused(
+            "the submission has a file `metadata` at its root with the key(s) {}: CodaLab's "
+            "worker fetches each such value as the URL of a further bundle, and the run fails. "
+            "Remove metadata from the zip".format(", ".join(fetched)))
 
 
 def run_platform(platform: str, submission: str, reference: str, program: str,
@@ -434,8 +711,18 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         for note in notes:
             say(note)
         say("running: " + " ".join(argv))
+        # v1 runs the command in the run folder (docker -w), Codabench in /app/program.
         cwd = run if platform == "codalab" else paths["program"]
+        say("working directory: {} ({})".format(
+            "the run folder (program/, input/, output/ ...)" if platform == "codalab" else
+            "the program folder (/app/program on Codabench)", cwd))
+        watched = platform == "codalab" and (phase or {}).get("enable_detailed_results", True)
+        if watched:
+            # The v1 worker creates an empty page before the run and watches it.
+            open(os.path.join(paths["output"], V1_WATCHED_PAGE), "a").close()
+        started = time.time()
         code, timed_out, seconds, _out, err = run_command(argv, cwd, limit, echo)
+        exited = started + seconds
         say("exit status {} after {:.1f} s (time limit {:.0f} s)".format(
             "- (killed)" if timed_out else code, seconds, limit))
         if timed_out:
@@ -455,6 +742,8 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         htmls = sorted(n for n in os.listdir(paths["output"]) if n.lower().endswith(".html"))
         say("Status: Finished (scores read from {}{})".format(
             source, "; detailed results: " + htmls[0] if htmls else ""))
+        if watched:
+            say(v1_detailed_page_fate(paths["output"], exited))
         if not (phase and phase.get("columns")):
             say("Scores (no leaderboard columns known):")
             for key, value in scores.items():
@@ -552,13 +841,18 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise UsageError("no such file or folder: {}".format(reference))
         choice = args.platform or (phase["platform"] if args.bundle else "both")
         platforms = PLATFORMS if choice == "both" else (choice,)
-        say("Dry run of {} ({})".format(args.submission, "phase settings from " + source
-                                        if phase else source))
+        say("Dry run of {} ({})".format(args.submission, "phase settings from {}{}".format(
+            source, ", phase " + phase["phase"] if phase.get("phase") else "")
+            if phase else source))
         outcomes = []
         for platform in platforms:
             limit = args.time_limit or (phase or {}).get("execution_time_limit") or \
                 DEFAULT_TIME_LIMIT[platform]
             say("\n=== {} ===".format(TITLES[platform]))
+            if platform == "codabench" and not args.time_limit and limit > CODABENCH_QUEUE_CAP:
+                say("time limit {:.0f} s capped at {} s: Codabench's default queue runs nothing "
+                    "longer".format(limit, CODABENCH_QUEUE_CAP))
+                limit = CODABENCH_QUEUE_CAP
             outcomes.append(run_platform(platform, args.submission, reference, program, phase,
                                          float(limit), args.keep, not args.quiet, say))
         print()
