@@ -235,6 +235,9 @@ def test_the_pool_switch_is_where_all_cpus_start_to_win(cpus):
     assert engine.min_images_for_pool(1) > 10 ** 9
     # The case of the issue: 240 images on 2 CPUs must use both.
     assert engine.min_images_for_pool(2) <= 240
+    # A task whose units cost more switches sooner.
+    assert engine.min_images_for_pool(cpus, 0.07) < n
+    assert engine.min_images_for_pool(cpus, engine.IMAGE_SECONDS) == n
 
 
 @pytest.mark.parametrize("files,expected", [

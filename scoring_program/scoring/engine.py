@@ -58,34 +58,36 @@ def usable_cpus() -> int:
 
 # The default worker count rests on two measured costs (bench/workers.py, 2 CPUs): starting a
 # pool of workers (forked, see FORK_BELOW_IMAGES) costs about POOL_START_SECONDS before the first
-# image is scored in parallel, and one image costs at most IMAGE_SECONDS in one process (the raw
-# layout, the slowest; the packed one costs about 60% of it). With W CPUs, all of them finish
-# N images sooner than one process as soon as N * IMAGE_SECONDS * (1 - 1/W) > POOL_START_SECONDS.
-# Taking the slowest layout's cost puts the switch at the smallest such N, so no set is slower
-# by default than with all CPUs (a fast layout just above the switch may lose at most
-# POOL_START_SECONDS against one worker).
+# unit is scored in parallel, and one unit costs at most `unit_seconds` in one process (a task's
+# `unit_seconds`, else IMAGE_SECONDS: a 512 x 512 Agriculture-Vision image on the raw layout, the
+# slowest; the packed one costs about 60% of it). With W CPUs, all of them finish N units sooner
+# than one process as soon as N * unit_seconds * (1 - 1/W) > POOL_START_SECONDS. Taking the
+# slowest layout's cost puts the switch at the smallest such N, so no set is slower by default
+# than with all CPUs (a fast layout just above the switch may lose at most POOL_START_SECONDS
+# against one worker).
 POOL_START_SECONDS = 0.1
 IMAGE_SECONDS = 0.005
 
 
-def min_images_for_pool(cpus: int) -> int:
+def min_images_for_pool(cpus: int, unit_seconds: Optional[float] = None) -> int:
     """The smallest set for which `cpus` workers beat one process."""
     if cpus <= 1:
         return 1 << 62
     # Exactly (decimal fractions), so the switch is the same on every machine.
-    start, image = Fraction(str(POOL_START_SECONDS)), Fraction(str(IMAGE_SECONDS))
-    return int(start / (image * (1 - Fraction(1, cpus)))) + 1
+    start = Fraction(str(POOL_START_SECONDS))
+    unit = Fraction(str(IMAGE_SECONDS if unit_seconds is None else unit_seconds))
+    return int(start / (unit * (1 - Fraction(1, cpus)))) + 1
 
 
 # Kept for the command line's help text: the switch for 2 CPUs.
 MIN_IMAGES_PER_WORKER = min_images_for_pool(2)
 
 
-def default_workers(images: int) -> int:
-    """Workers for a run of `images` when the user did not say: all usable CPUs once a pool
-    pays for its start-up, else one process."""
+def default_workers(images: int, unit_seconds: Optional[float] = None) -> int:
+    """Workers for a run of `images` units when the user did not say: all usable CPUs once a
+    pool pays for its start-up, else one process."""
     cpus = usable_cpus()
-    return cpus if images >= min_images_for_pool(cpus) else 1
+    return cpus if images >= min_images_for_pool(cpus, unit_seconds) else 1
 
 
 _CONTEXT: dict = {}

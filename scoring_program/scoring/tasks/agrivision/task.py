@@ -30,6 +30,8 @@ class AgricultureVision(Task):
     title = "Agriculture-Vision 2021"
     max_id = MAX_ID
     score_keys = ["miou"] + ["iou_" + c for c in CLASSES]
+    # One 512 x 512 image in one process on the raw layout, the slowest (bench/README.md).
+    unit_seconds = 0.005
 
     def add_options(self, parser) -> None:
         parser.add_argument(
