@@ -98,7 +98,7 @@ def make_image(seed, k, h=H, w=W):
 
 
 def _link_set(data, name, ids):
-    """A reference (config + labels/ + instances/) and predictions of `ids`, as links."""
+    """A reference (config + labels/ + instances/) as links and predictions of `ids` (copies)."""
     ref, pred = os.path.join(data, name, "ref"), os.path.join(data, name, "pred")
     for folder in ("labels", "instances"):
         os.makedirs(os.path.join(ref, folder))
@@ -108,7 +108,8 @@ def _link_set(data, name, ids):
         for folder in ("labels", "instances"):
             os.symlink(os.path.join(data, "ref", folder, i + ".png"),
                        os.path.join(ref, folder, i + ".png"))
-        os.symlink(os.path.join(data, "pred", i + ".png"), os.path.join(pred, i + ".png"))
+        # Predictions as files: the scorer never follows a link in a submission.
+        shutil.copyfile(os.path.join(data, "pred", i + ".png"), os.path.join(pred, i + ".png"))
     return ref, pred
 
 
