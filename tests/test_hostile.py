@@ -426,6 +426,23 @@ def test_a_failed_run_leaves_no_scores_of_an_earlier_one(tmp_path, ref):
     assert sorted(os.listdir(str(out))) == []
 
 
+def test_codalab_v1s_empty_page_is_kept_and_filled(tmp_path, ref):
+    """The v1 worker creates an empty detailed_results.html before the run (its watcher uploads
+    it when it changes): a run neither removes it early nor leaves it empty."""
+    inp = tmp_path / "input"
+    inp.mkdir()
+    os.symlink(ref, str(inp / "ref"))
+    broken_cases.good(str(inp / "res"), IDS, SIZE, skip=IDS[:1])
+    out = tmp_path / "output"
+    out.mkdir()
+    (out / "detailed_results.html").write_text("")
+    code, _, _ = run_main(cli.main, [inp, out, "--workers", "1"])
+    assert code == 1 and (out / "detailed_results.html").exists()
+    broken_cases.good(str(inp / "res"), IDS, SIZE)
+    assert run_main(cli.main, [inp, out, "--workers", "1", "--quiet"])[0] == 0
+    assert "mIoU" in (out / "detailed_results.html").read_text()
+
+
 def test_scores_are_written_last_and_the_page_well_before_exit(tmp_path, ref):
     inp = tmp_path / "input"
     inp.mkdir()

@@ -89,10 +89,12 @@ def _paths(args) -> Dict[str, Optional[str]]:
 
 def clear_outputs(out: str) -> None:
     """Remove the scores and page of an earlier run: a failed run must leave no scores behind
-    (Codabench reads scores.json whatever happened)."""
+    (Codabench reads scores.json whatever happened). An empty page stays: CodaLab v1 creates one
+    before the run for its upload watcher."""
     for name in SCORE_FILES + (HTML_FILE,):
         path = os.path.join(out, name)
-        if os.path.lexists(path) and not os.path.isdir(path):
+        if os.path.islink(path) or (os.path.isfile(path) and (name != HTML_FILE or
+                                                              os.path.getsize(path))):
             os.remove(path)
 
 
