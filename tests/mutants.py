@@ -64,10 +64,10 @@ MUTATIONS = [
      '        sub = submission.sole_subfolder(ref_dir)\n',
      '        sub = None\n',
      'tests/test_hostile.py -k config'),
-    ('cgroup quota rounded down',
+    ('cgroup quota rounded up',
      SP + 'engine.py',
-     'max(1, -(-int(quota) // int(period)))',
      'max(1, int(quota) // int(period))',
+     'max(1, -(-int(quota) // int(period)))',
      'tests/test_e2e.py -k cgroup'),
     ('second IHDR not checked',
      SP + 'predictions.py',
@@ -92,8 +92,8 @@ MUTATIONS = [
      'tests/test_hostile.py -k hostile_name'),
     ('stale scores kept',
      SP + 'cli.py',
-     '                clear_outputs(paths["out"])\n',
-     '',
+     '                os.makedirs(paths["out"], exist_ok=True)\n                clear_outputs(paths["out"])\n',
+     '                os.makedirs(paths["out"], exist_ok=True)\n',
      'tests/test_hostile.py -k earlier'),
 ]
 

@@ -241,20 +241,20 @@ def test_the_pool_switch_is_where_all_cpus_start_to_win(cpus):
 
 
 @pytest.mark.parametrize("files,expected", [
-    ({"/sys/fs/cgroup/cpu.max": "150000 100000\n"}, 2),      # 1.5 CPUs: 2 workers use them all
+    ({"/sys/fs/cgroup/cpu.max": "150000 100000\n"}, 1),      # 1.5 CPUs: one whole CPU
     ({"/sys/fs/cgroup/cpu.max": "50000 100000\n"}, 1),
     ({"/sys/fs/cgroup/cpu.max": "200000 100000\n"}, 2),
-    ({"/sys/fs/cgroup/cpu.max": "200001 100000\n"}, 3),
+    ({"/sys/fs/cgroup/cpu.max": "299999 100000\n"}, 2),
     ({"/sys/fs/cgroup/cpu.max": "max 100000\n"}, None),
     ({"/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "250000\n",
-      "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n"}, 3),
+      "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n"}, 2),
     ({"/sys/fs/cgroup/cpu/cpu.cfs_quota_us": "-1\n",
       "/sys/fs/cgroup/cpu/cpu.cfs_period_us": "100000\n"}, None),
     ({}, None),
 ])
-def test_cgroup_quota_is_rounded_up(monkeypatch, files, expected):
-    """A fractional quota is rounded up: with 1.5 CPUs, 2 busy workers get all 1.5 (CFS
-    throttles them), 1 worker only 1. Files as cgroup v2 and v1 write them."""
+def test_cgroup_quota_counts_whole_cpus(monkeypatch, files, expected):
+    """A fractional quota is rounded down (at least 1): with 1.5 CPUs, one worker, and the half
+    CPU left for the main process. Files as cgroup v2 and v1 write them."""
     import io as _io
 
     def fake_open(path, *args, **kwargs):

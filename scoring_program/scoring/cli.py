@@ -22,11 +22,13 @@ EXIT_OK, EXIT_SUBMISSION, EXIT_USAGE, EXIT_REFERENCE, EXIT_INTERNAL = 0, 1, 2, 3
 CONFIG_FILE = "config.yaml"
 SCORE_FILES = ("scores.txt", "scores.json")
 HTML_FILE = "detailed_results.html"
-# CodaLab v1 uploads detailed_results.html from a watcher (entr, restarted every second) that the
-# worker kills about 1 s after the program exits. In the worker form the page is written first
-# and the program then lets this many seconds pass before it exits, so the watcher has seen the
-# finished page and had time to upload it. Only the worker form pays this.
-HTML_SETTLE_SECONDS = 2.0
+# CodaLab v1 creates an empty detailed_results.html before the run and uploads it from a watcher
+# (`entr -d` on output/, restarted 1 s after it exits because a new file appeared there) that the
+# worker kills about 1 s after the program exits; a non-empty page is not uploaded again. So the
+# scores files (new files: they restart the watcher) are written first, the page last and in
+# place (the watched file), and the program then lets this many seconds pass before it exits.
+# Only a run that found that pre-created empty page (CodaLab v1's worker) pays the wait.
+HTML_SETTLE_SECONDS = 3.0
 
 EPILOG = """\
 exit status: 0 scored; 1 the submission has problems (all listed on stderr); 2 bad command line;
@@ -98,14 +100,6 @@ def clear_outputs(out: str) -> None:
             os.remove(path)
 
 
-def write_text_atomic(path: str, text: str) -> None:
-    """Write through a temporary name and rename: a reader never sees half a file."""
-    tmp = path + ".part"
-    with open(tmp, "w", encoding="utf-8") as f:
-        f.write(text)
-    os.replace(tmp, path)
-
-
 def unpack(path: str, side: str) -> "tuple":
     """(folder, cleanup) for the reference or the submission; a zip that cannot be unpacked is
     the organizers' problem for the reference, the participant's for the submission."""
@@ -161,7 +155,11 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
     say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"), stdout.flush()))
     cleanups = []
     try:
+        v1_watcher = False
         if paths["out"]:
+            page_path = os.path.join(paths["out"], HTML_FILE)
+            v1_watcher = bool(args.output) and os.path.isfile(page_path) and \
+                not os.path.islink(page_path) and os.path.getsize(page_path) == 0
             try:
                 os.makedirs(paths["out"], exist_ok=True)
                 clear_outputs(paths["out"])
@@ -228,16 +226,21 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
                     "%Y-%m-%d %H:%M:%S UTC"),
             })
             run_info.update(config)
-            # The page first, the scores last: nothing is scored until everything is written.
+            # Everything is computed before anything is written; the scores, then the page
+            # (see HTML_SETTLE_SECONDS). A page that cannot be written takes the scores with it.
+            page = task.render_html(summary, warnings, run_info)
             os.makedirs(paths["out"], exist_ok=True)
-            write_text_atomic(os.path.join(paths["out"], HTML_FILE),
-                              task.render_html(summary, warnings, run_info))
-            html_written = time.monotonic()
             scores_file.write(paths["out"], summary["scores"])
+            try:
+                with open(os.path.join(paths["out"], HTML_FILE), "w", encoding="utf-8") as f:
+                    f.write(page)
+            except BaseException:
+                clear_outputs(paths["out"])
+                raise
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(
                 paths["out"]))
-            if args.output:  # the worker form: let CodaLab v1's watcher upload the page
-                time.sleep(max(0.0, HTML_SETTLE_SECONDS - (time.monotonic() - html_written)))
+            if v1_watcher:  # CodaLab v1's worker: let its watcher upload the finished page
+                time.sleep(HTML_SETTLE_SECONDS)
         say("Scored {:,} {} in {:.1f} s.".format(acc.units, units, time.monotonic() - started))
         return EXIT_OK
     finally:

@@ -27,7 +27,11 @@ class Accumulated(NamedTuple):
 
 
 def _cgroup_cpus() -> Optional[int]:
-    """CPU quota of this container (cgroup v2 or v1), rounded up; None if unlimited."""
+    """Whole CPUs of this container's quota (cgroup v2 or v1), at least 1; None if unlimited.
+
+    A fractional quota is rounded down (as Go's automaxprocs does): with 1.5 CPUs, two busy
+    workers would be throttled by CFS in every period, and the main process, which merges and
+    reports, needs the half CPU left over."""
     candidates = (("/sys/fs/cgroup/cpu.max", None),
                   ("/sys/fs/cgroup/cpu/cpu.cfs_quota_us", "/sys/fs/cgroup/cpu/cpu.cfs_period_us"))
     for quota_file, period_file in candidates:
@@ -40,7 +44,7 @@ def _cgroup_cpus() -> Optional[int]:
             quota, period = fields[0], fields[1]
             if quota in ("max", "-1"):
                 return None
-            return max(1, -(-int(quota) // int(period)))
+            return max(1, int(quota) // int(period))
         except (OSError, ValueError, IndexError):
             continue
     return None
