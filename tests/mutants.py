@@ -92,7 +92,8 @@ MUTATIONS = [
      'tests/test_hostile.py -k hostile_name'),
     ('stale scores kept',
      SP + 'cli.py',
-     '                os.makedirs(paths["out"], exist_ok=True)\n                clear_outputs(paths["out"])\n',
+     '                os.makedirs(paths["out"], exist_ok=True)\n'
+     '                clear_outputs(paths["out"])\n',
      '                os.makedirs(paths["out"], exist_ok=True)\n',
      'tests/test_hostile.py -k earlier'),
 ]
