@@ -17,6 +17,7 @@ from .problems import BAD_ZIP, REF_ARCHIVE, REF_CONFIG, BrokenReference, Problem
     SubmissionError, UsageError
 from .report import scores_file
 from .tasks import DEFAULT, TASKS
+from .tasks import add_options as add_task_options
 
 EXIT_OK, EXIT_SUBMISSION, EXIT_USAGE, EXIT_REFERENCE, EXIT_INTERNAL = 0, 1, 2, 3, 4
 CONFIG_FILE = "config.yaml"
@@ -66,8 +67,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="seconds between progress lines on long runs (default 5)")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version="%(prog)s " + __version__)
-    for task in TASKS.values():
-        task.add_options(p)
+    add_task_options(p)
     return p
 
 

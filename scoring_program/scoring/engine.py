@@ -103,18 +103,19 @@ _CONTEXT: dict = {}
 FORK_BELOW_IMAGES = 4000
 
 
-def _context(images: int = FORK_BELOW_IMAGES):
+def _context(images: int = FORK_BELOW_IMAGES, preload: Sequence[str] = ()):
     """Start workers from a fork server where the platform has one: a fork of the main process
     would inherit (and count in its memory) the main's per-image lists, so workers' memory would
     grow with the test set. The server is a clean process that has imported the scorer once, so
-    workers still start fast. Small runs fork directly (see FORK_BELOW_IMAGES). Elsewhere
+    workers still start fast (preload: the modules of the task being scored, as the registry
+    imports tasks lazily). Small runs fork directly (see FORK_BELOW_IMAGES). Elsewhere
     (Windows), spawn."""
     methods = multiprocessing.get_all_start_methods()
     if images < FORK_BELOW_IMAGES and "fork" in methods and sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")
-        ctx.set_forkserver_preload(["numpy", "PIL.Image", "scoring.engine", "scoring.tasks"])
+        ctx.set_forkserver_preload(["scoring.engine", "scoring.tasks"] + list(preload))
         return ctx
     return multiprocessing.get_context("spawn")
 
@@ -170,7 +171,9 @@ def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
             absorb(function(chunk))
         return
     images = sum(len(chunk) for chunk in chunks)
-    pool = _context(images).Pool(min(workers, len(chunks)), _init_worker, (context,))
+    preload = [type(v).__module__ for v in context.values()
+               if type(v).__module__.startswith("scoring.")]
+    pool = _context(images, preload).Pool(min(workers, len(chunks)), _init_worker, (context,))
     try:
         for result in pool.imap_unordered(function, chunks):
             absorb(result)

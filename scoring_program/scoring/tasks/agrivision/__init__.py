@@ -1,4 +1,11 @@
-"""Agriculture-Vision Prize Challenge 2021: overlap-aware mIoU over 9 classes."""
-from .task import AgricultureVision
+"""Agriculture-Vision Prize Challenge 2021: overlap-aware mIoU over 9 classes. The Task class is
+in task.py (registered in scoring/tasks); this module stays light (see scoring/tasks)."""
+from .classes import STORM_POLICIES
 
-__all__ = ["AgricultureVision"]
+
+def add_options(parser) -> None:
+    parser.add_argument(
+        "--storm-damage", choices=STORM_POLICIES, default=None,
+        help="what a valid pixel whose only label is storm_damage is: 'background' (the "
+             "challenge's rule, default) or 'ignore' (not evaluated). Default: the reference's "
+             "config.yaml, else background.")

@@ -6,7 +6,7 @@ from ...problems import BrokenReference, ProblemLog
 from ...report import html
 from ...task_api import Reference, Task
 from ...validate import image_manifest, image_sizes
-from . import metric
+from . import add_options, metric
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
 from .problems import REF_EMPTY, REF_LAYOUT
@@ -34,11 +34,7 @@ class AgricultureVision(Task):
     unit_seconds = 0.005
 
     def add_options(self, parser) -> None:
-        parser.add_argument(
-            "--storm-damage", choices=STORM_POLICIES, default=None,
-            help="what a valid pixel whose only label is storm_damage is: 'background' (the "
-                 "challenge's rule, default) or 'ignore' (not evaluated). Default: the reference's "
-                 "config.yaml, else background.")
+        add_options(parser)
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
         policy = getattr(args, "storm_damage", None) or ref_config.get("storm_damage", "background")
