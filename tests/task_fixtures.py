@@ -12,6 +12,7 @@ Each entry provides:
 import numpy as np
 
 import broken_cases
+import planetscapes_util
 from rawdata import random_image, write_reference
 
 
@@ -35,6 +36,30 @@ class AgricultureVisionFixtures:
                 for name, (b, _, _) in broken_cases.CASES.items()}
 
 
+class PlanetscapesSemanticFixtures:
+    """The small test table of planetscapes_util (ids 0-8, so broken_cases' valid predictions,
+    values 0-8, are valid here too, and its value 9 is not a label id)."""
+
+    size = (24, 24)
+
+    def make_reference(self, root):
+        ids = ["site%d_img%02d" % (k % 2, k) for k in range(9)]
+        rng = np.random.RandomState(12)
+        images = planetscapes_util.random_images(rng, planetscapes_util.ROWS, len(ids), *self.size)
+        planetscapes_util.write_reference(root, planetscapes_util.ROWS,
+                                          [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
+        return ids
+
+    def make_submission(self, res_dir, root, ids, seed=0):
+        broken_cases.good(res_dir, ids, self.size)
+
+    @property
+    def broken(self):
+        return {name: (lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b)
+                for name, (b, _, _) in broken_cases.CASES.items()}
+
+
 FIXTURES = {
     "agriculture-vision": AgricultureVisionFixtures(),
+    "planetscapes-semantic": PlanetscapesSemanticFixtures(),
 }

@@ -1,0 +1,221 @@
+"""The packed Planetscapes reference: one 8-bit PNG per image instead of a label image and a
+16-bit instance image.
+
+    <ref>/packed.json        {"format": "planetscapes-semantic-packed", "version": 1, "ids": [...]}
+    <ref>/packed/<id>.png    pixel = index into the image's code table
+    <ref>/config.yaml        copied from the raw reference
+
+What the metric needs of a pixel is its label id and its instance (the instance value if > 1000,
+else none); an image has few distinct such pairs, so each PNG stores, per pixel, an index into a
+table of the pairs present, kept in a tEXt chunk `ps-codes` as "label:instance" items (instance 0
+= none). 8-bit when at most 256 pairs, 16-bit otherwise. Rows use PNG filter None, so the reader
+inflates the data and views it as an array (Pillow reads the same files when another tool
+re-encoded them). pack() reads the raw reference with every check of the raw reader: the packed
+data is verified, and the scores of both layouts are identical (tests/test_planetscapes_packed.py).
+"""
+import io
+import json
+import os
+import shutil
+import struct
+import zlib
+from typing import List, Optional, Tuple
+
+import numpy as np
+from PIL import Image
+
+from ... import engine, png
+from ...problems import BrokenReference, ProblemLog
+from ...task_api import Reference, ReferenceProblem
+from .labels import LabelTable
+from .metric import FIRST_INSTANCE, PackedTruth, Truth
+from .reference import (REF_LAYOUT, REF_MISSING, REF_UNKNOWN_ID, REF_UNREADABLE, CheckSpec,
+                        SemanticReference)
+
+FORMAT = "planetscapes-semantic-packed"
+VERSION = 1
+MANIFEST = "packed.json"
+FOLDER = "packed"
+TABLE_KEY = "ps-codes"
+
+
+def encode(truth: Truth) -> bytes:
+    """PNG bytes of one checked raw image, every row with filter None."""
+    inst = np.where(truth.instances >= FIRST_INSTANCE, truth.instances, 0).astype(np.uint32)
+    code = (truth.labels.astype(np.uint32) << 16) | inst
+    table, index = np.unique(code.ravel(), return_inverse=True)
+    h, w = code.shape
+    depth = 8 if len(table) <= 256 else 16
+    pixels = index.reshape(h, w).astype(np.uint8 if depth == 8 else ">u2")
+    rows = np.zeros((h, 1 + pixels.nbytes // h), dtype=np.uint8)  # column 0: filter type 0
+    rows[:, 1:] = pixels.view(np.uint8).reshape(h, -1)
+    text = ",".join("{}:{}".format(int(c) >> 16, int(c) & 0xFFFF) for c in table)
+    return (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, depth, 0, 0, 0, 0)) +
+            png.chunk(b"tEXt", TABLE_KEY.encode("latin-1") + b"\0" + text.encode("ascii")) +
+            png.chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + png.chunk(b"IEND", b""))
+
+
+def _table(text: str) -> Tuple[np.ndarray, np.ndarray]:
+    pairs = [item.split(":") for item in text.split(",")]
+    return (np.array([int(a) for a, _ in pairs], dtype=np.int64),
+            np.array([int(b) for _, b in pairs], dtype=np.int64))
+
+
+def read_fast(data: bytes) -> Optional[Tuple[np.ndarray, str]]:
+    """(index array, table text) of a PNG written by encode(), without Pillow; None if it is not
+    of that form (then Pillow decodes it). Integrity: the CRCs of the header and the table, and
+    zlib's checksum of the image data."""
+    if not data.startswith(png.SIGNATURE):
+        return None
+    header, text, idat = None, None, []
+    for kind, body, crc in png.chunks(data):
+        if kind in (b"IHDR", b"tEXt", b"IDAT") and len(crc) < 4:
+            return None
+        if kind in (b"IHDR", b"tEXt"):
+            if not png.crc_ok(kind, body, crc):
+                return None
+            if kind == b"IHDR":
+                header = struct.unpack(">IIBBBBB", body)
+            elif body.startswith(TABLE_KEY.encode("latin-1") + b"\0"):
+                text = body[len(TABLE_KEY) + 1:].decode("ascii", "replace")
+        elif kind == b"IDAT":
+            idat.append(body)
+    if header is None or text is None or header[2] not in (8, 16) or header[3:] != (0, 0, 0, 0):
+        return None
+    w, h, size = header[0], header[1], header[2] // 8
+    try:
+        raw = zlib.decompress(b"".join(idat))
+    except zlib.error:
+        return None
+    if len(raw) != h * (w * size + 1):
+        return None
+    rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w * size + 1)
+    if rows[:, 0].any():  # a row uses a real filter: let Pillow unfilter it
+        return None
+    if size == 1:
+        return rows[:, 1:], text
+    return np.ascontiguousarray(rows[:, 1:]).view(">u2").astype(np.uint16), text
+
+
+def _read_pillow(data: bytes) -> Tuple[np.ndarray, str]:
+    with Image.open(io.BytesIO(data)) as img:
+        text = img.info.get(TABLE_KEY)
+        if img.mode not in ("L", "I", "I;16") or text is None:
+            raise ValueError("not a packed reference image (mode {}, {} table)".format(
+                img.mode, "a" if text else "no"))
+        img.load()
+        return np.asarray(img), text
+
+
+def decode(data: bytes, name: str, spec: CheckSpec) -> PackedTruth:
+    """One packed image, checked against the label table (which may have changed since)."""
+    try:
+        index, text = read_fast(data) or _read_pillow(data)
+        labels, instances = _table(text)
+    except Exception as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
+            from None
+    if index.size and int(index.max()) >= len(labels):
+        raise ReferenceProblem(REF_UNREADABLE, name, "its pixel values exceed its code table")
+    bad = sorted(set(int(v) for v in labels if not (0 <= v < spec.size and spec.allowed[v])))
+    if bad:
+        raise ReferenceProblem(REF_UNKNOWN_ID, name, "ids {}".format(
+            ", ".join(str(v) for v in bad[:8])))
+    chosen = instances >= FIRST_INSTANCE
+    if (instances[chosen] // 1000 != labels[chosen]).any() or \
+            not spec.instance_ok[labels[chosen]].all() or (instances > 65535).any():
+        raise ReferenceProblem(REF_UNREADABLE, name, "its code table holds instances that do "
+                               "not match their labels")
+    return PackedTruth(index, labels.astype(np.uint8), instances.astype(np.uint16))
+
+
+class PackedReference(Reference):
+    layout = "packed"
+
+    def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
+        self.root, self.ids, self.table = root, ids, table
+        self.spec = CheckSpec(table)
+
+    def __getstate__(self) -> dict:
+        return dict(self.__dict__, ids=None)  # the id list stays in the main process
+
+    def read(self, unit_id: str) -> PackedTruth:
+        rel = "{}/{}.png".format(FOLDER, unit_id)
+        try:
+            with open(os.path.join(self.root, rel), "rb") as f:
+                data = f.read()
+        except OSError as exc:
+            raise ReferenceProblem(REF_MISSING, rel, exc.strerror or str(exc)) from None
+        return decode(data, rel, self.spec)
+
+    def expect(self, unit_id: str, truth: PackedTruth) -> Tuple[int, int]:
+        return truth.shape
+
+
+def is_packed(root: str) -> bool:
+    return os.path.isfile(os.path.join(root, MANIFEST))
+
+
+def open_packed(root: str, table: LabelTable) -> PackedReference:
+    log = ProblemLog()
+    try:
+        with open(os.path.join(root, MANIFEST)) as f:
+            manifest = json.load(f)
+        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
+            raise ValueError("format {!r} version {!r}".format(manifest.get("format"),
+                                                              manifest.get("version")))
+        ids = sorted(manifest["ids"])
+    except Exception as exc:
+        log.add(REF_LAYOUT, MANIFEST, "not a {} v{} manifest ({})".format(FORMAT, VERSION, exc))
+        raise BrokenReference(log) from None
+    folder = os.path.join(root, FOLDER)
+    present = {n[:-4] for n in os.listdir(folder) if n.endswith(".png")} \
+        if os.path.isdir(folder) else set()
+    for image_id in ids:
+        if image_id not in present:
+            log.add(REF_MISSING, "{}/{}.png".format(FOLDER, image_id))
+    if not ids:
+        log.add(REF_LAYOUT, MANIFEST, "it lists no image")
+    if log.fatal:
+        raise BrokenReference(log)
+    return PackedReference(root, ids, table)
+
+
+def _pack_chunk(ids: List[str]):
+    raw, out_root = engine._CONTEXT["raw"], engine._CONTEXT["out"]
+    log, size = ProblemLog(), 0
+    for image_id in ids:
+        try:
+            data = encode(raw.read(image_id))
+        except ReferenceProblem as exc:
+            log.add(exc.kind, exc.name, exc.detail)
+            continue
+        with open(os.path.join(out_root, FOLDER, image_id + ".png"), "wb") as f:
+            f.write(data)
+        size += len(data)
+    return log, size, len(ids)
+
+
+def pack(raw: SemanticReference, out_root: str, workers: int, progress=None) -> Tuple[int, int]:
+    """Pack a raw reference into out_root, checking every image as the scorer does. Returns
+    (images, bytes of the packed images); BrokenReference if the raw reference is broken."""
+    os.makedirs(os.path.join(out_root, FOLDER), exist_ok=True)
+    log, totals = ProblemLog(), [0, 0]
+
+    def absorb(result) -> None:
+        chunk_log, size, n = result
+        log.merge(chunk_log)
+        totals[0] += n
+        totals[1] += size
+        if progress:
+            progress(totals[0])
+
+    engine.map_chunks(_pack_chunk, {"raw": raw, "out": out_root},
+                      engine.chunked(list(raw.ids), workers), workers, absorb)
+    if log.fatal:
+        raise BrokenReference(log)
+    shutil.copyfile(os.path.join(raw.root, "config.yaml"), os.path.join(out_root, "config.yaml"))
+    with open(os.path.join(out_root, MANIFEST), "w") as f:  # last: marks the pack complete
+        json.dump({"format": FORMAT, "version": VERSION, "ids": list(raw.ids)}, f, indent=0)
+        f.write("\n")
+    return totals[0], totals[1]

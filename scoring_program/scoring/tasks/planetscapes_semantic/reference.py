@@ -1,0 +1,189 @@
+"""The Planetscapes semantic reference: config.yaml, labels/<id>.png, instances/<id>.png.
+
+labels/ holds 8-bit label ids; instances/ 16-bit images with class_id * 1000 + k on instance
+pixels and the label id elsewhere (the Cityscapes *_instanceIds.png convention). Every image is
+checked as it is read; a problem is the organizers' (exit 3), reported with the file.
+"""
+import os
+from typing import List, Optional, Tuple
+
+import numpy as np
+from PIL import Image
+
+from ...histogram import histogram
+from ...problems import BrokenReference, Kind, ProblemLog
+from ...submission import sole_subfolder
+from ...task_api import Reference, ReferenceProblem
+from .labels import LabelTable
+from .metric import FIRST_INSTANCE, Truth
+
+LABELS, INSTANCES = "labels", "instances"
+PACKED_MANIFEST = "packed.json"  # marks the packed layout (packed.py)
+
+REF_LAYOUT = Kind(
+    "ps_ref_layout", "reference data layout not recognised",
+    "the reference folder must hold config.yaml, labels/<id>.png and instances/<id>.png.")
+REF_MISSING = Kind(
+    "ps_ref_missing", "reference files missing",
+    "every image needs both labels/<id>.png and instances/<id>.png.")
+REF_UNREADABLE = Kind(
+    "ps_ref_unreadable", "reference files that are not readable single-channel PNG images",
+    "labels/ must hold 8-bit single-channel PNGs of label ids, instances/ 16-bit single-channel "
+    "PNGs of class_id * 1000 + k.")
+REF_WRONG_SIZE = Kind(
+    "ps_ref_wrong_size", "instance images whose size differs from their label image",
+    "labels/<id>.png and instances/<id>.png of one image must have the same width and height.")
+REF_UNKNOWN_ID = Kind(
+    "ps_ref_unknown_id", "label images holding ids that are not in the label table",
+    "add the ids to `labels:` in config.yaml, or fix the label images.")
+REF_INSTANCE_CLASS = Kind(
+    "ps_ref_instance_class", "instance images that disagree with their label image",
+    "on every pixel with an instance value v >= 1000, the label image must hold v // 1000, and "
+    "only classes with has_instances: true (or ignored ones) may have instances.")
+
+LABEL_MODES = ("L", "P")
+INSTANCE_MODES = ("L", "P", "I", "I;16", "I;16B", "I;16L")
+
+
+def _values(values: np.ndarray, limit: int = 8) -> str:
+    shown = ", ".join(str(int(v)) for v in values[:limit])
+    return shown + (", ..." if values.size > limit else "")
+
+
+def read_png(path: str, name: str, modes: Tuple[str, ...]) -> np.ndarray:
+    try:
+        with Image.open(path) as img:
+            if img.format != "PNG" or img.mode not in modes:
+                raise ValueError("{} image of mode {}; expected a single-channel PNG ({})".format(
+                    img.format, img.mode, "/".join(modes)))
+            img.load()
+            arr = np.asarray(img)
+    except FileNotFoundError:
+        raise ReferenceProblem(REF_MISSING, name, "no such file") from None
+    except Exception as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
+            from None
+    if arr.ndim != 2:
+        raise ReferenceProblem(REF_UNREADABLE, name, "it decodes to shape {}".format(arr.shape))
+    return arr
+
+
+class CheckSpec:
+    """The label-table facts the per-image checks need (small arrays, pickled to workers)."""
+
+    def __init__(self, table: LabelTable) -> None:
+        self.size = table.size
+        self.contiguous = table.contiguous
+        self.allowed = table.allowed
+        # Classes that may carry instance values > 1000: those with instances, and ignored ones
+        # (their instances are skipped). Any other class would crash the anchor (KeyError).
+        self.instance_ok = np.zeros(256, dtype=bool)
+        for lab in table.in_images:
+            if lab.has_instances or lab.ignore_in_eval:
+                self.instance_ok[lab.id] = True
+
+
+def check_truth(labels: np.ndarray, instances: np.ndarray, spec: CheckSpec,
+                label_name: str, instance_name: str) -> Truth:
+    """The checks of one reference image, vectorised; returns the Truth the metric consumes."""
+    if labels.shape != instances.shape:
+        raise ReferenceProblem(REF_WRONG_SIZE, instance_name, "{} x {}, {} is {} x {}".format(
+            instances.shape[1], instances.shape[0], label_name, labels.shape[1], labels.shape[0]))
+    if labels.dtype != np.uint8:
+        labels = labels.astype(np.uint8)  # 'L' and 'P' decode to uint8 already
+    top = int(labels.max())
+    if not (top < spec.size and (spec.contiguous or spec.allowed[labels].all())):
+        present = np.flatnonzero(np.bincount(labels.ravel(), minlength=256))
+        bad = present[~spec.allowed[present]]
+        raise ReferenceProblem(REF_UNKNOWN_ID, label_name, "ids {}".format(_values(bad)))
+    where = instances >= FIRST_INSTANCE
+    values = instances[where]
+    if values.size:
+        classes = values // 1000
+        under = labels[where]
+        disagree = classes != under
+        if disagree.any():
+            first = int(np.flatnonzero(disagree)[0])
+            raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "{} pixels disagree with "
+                                   "{}, e.g. instance value {} over label id {}".format(
+                                       int(disagree.sum()), label_name, int(values[first]),
+                                       int(under[first])))
+        present = np.flatnonzero(histogram(under, 256))  # the classes, as they agree
+        bad = present[~spec.instance_ok[present]]
+        if bad.size:
+            raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "instances (values > 1000) "
+                                   "of class ids {} whose has_instances is false".format(
+                                       _values(bad)))
+    # 1000 is class 1's value but never an instance (the anchor selects values > 1000).
+    thousand = instances == 1000
+    if thousand.any() and (labels[thousand] != 1).any():
+        raise ReferenceProblem(REF_INSTANCE_CLASS, instance_name, "pixels of value 1000 (class "
+                               "1) over label ids {} in {}".format(
+                                   _values(np.unique(labels[thousand & (labels != 1)])),
+                                   label_name))
+    return Truth(labels, instances, where, values)
+
+
+def _stems(folder: str) -> Optional[set]:
+    if not os.path.isdir(folder):
+        return None
+    return {n[:-4] for n in os.listdir(folder) if n.endswith(".png") and not n.startswith(".")}
+
+
+def find_root(ref_dir: str) -> str:
+    """ref_dir itself or its single sub-folder (a zip of a folder)."""
+    for folder in (ref_dir, sole_subfolder(ref_dir)):
+        if folder is not None and (os.path.isdir(os.path.join(folder, LABELS)) or
+                                   os.path.isfile(os.path.join(folder, PACKED_MANIFEST))):
+            return folder
+    log = ProblemLog()
+    log.add(REF_LAYOUT, ref_dir, "no labels/ folder (nor packed.json) in it")
+    raise BrokenReference(log)
+
+
+class SemanticReference(Reference):
+    layout = "raw"
+
+    def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
+        self.root = root
+        self.ids = ids
+        self.table = table
+        self.spec = CheckSpec(table)
+
+    def __getstate__(self) -> dict:
+        # Workers read images by id: the id list, which grows with the test set, stays behind.
+        return dict(self.__dict__, ids=None)
+
+    def expect(self, unit_id: str, truth: Truth) -> Tuple[int, int]:
+        """(height, width) of the image: the public fact a prediction must meet."""
+        return truth.shape
+
+    def read(self, unit_id: str) -> Truth:
+        label_name = "{}/{}.png".format(LABELS, unit_id)
+        instance_name = "{}/{}.png".format(INSTANCES, unit_id)
+        labels = read_png(os.path.join(self.root, label_name), label_name, LABEL_MODES)
+        instances = read_png(os.path.join(self.root, instance_name), instance_name,
+                             INSTANCE_MODES)
+        return check_truth(labels, instances, self.spec, label_name, instance_name)
+
+
+def open_raw(root: str, table: LabelTable) -> SemanticReference:
+    """Check the listing (both files of every image) and return the reader."""
+    log = ProblemLog()
+    label_ids = _stems(os.path.join(root, LABELS)) or set()
+    instance_ids = _stems(os.path.join(root, INSTANCES))
+    if not label_ids:
+        log.add(REF_LAYOUT, LABELS + "/", "it holds no PNG file")
+        raise BrokenReference(log)
+    if instance_ids is None:
+        log.add(REF_LAYOUT, INSTANCES + "/", "no such folder (the instance images are needed "
+                "for iIoU)")
+        raise BrokenReference(log)
+    for i in sorted(label_ids - instance_ids):
+        log.add(REF_MISSING, "{}/{}.png".format(INSTANCES, i))
+    for i in sorted(instance_ids - label_ids):
+        log.add(REF_MISSING, "{}/{}.png".format(LABELS, i), "instances/{}.png has no label "
+                "image".format(i))
+    if log.fatal:
+        raise BrokenReference(log)
+    return SemanticReference(root, sorted(label_ids), table)

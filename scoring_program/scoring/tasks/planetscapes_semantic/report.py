@@ -1,0 +1,102 @@
+"""detailed_results.html of the Planetscapes semantic task, from the shared HTML blocks.
+
+Aggregate results only: the four means, per-class IoU and iIoU side by side with the pixel counts
+behind them, the category table, the confusion matrix (rows = reference, as the anchor prints
+it), the average instance sizes used. Nothing per image.
+"""
+from html import escape
+from typing import Any, Dict, List
+
+from ...report import html
+from .labels import LabelTable
+from .metric import Result
+
+NOTES = [
+    "Scores are computed as cityscapesScripts' evalPixelLevelSemanticLabeling computes them, "
+    "over all pixels of all test images at once (one confusion matrix, rows = reference).",
+    "IoU = TP / (TP + FP + FN) per class. Pixels whose reference label is ignored in evaluation "
+    "never count. Predicting an ignored id on an evaluated pixel is a false negative for the "
+    "reference class and a false positive for no class. A class with TP + FP + FN = 0 has no "
+    "IoU and is left out of the mean.",
+    "Category IoU: the same with the classes of a category merged (its non-ignored classes).",
+    "iIoU = iTP / (iTP + FP + iFN) for classes with instances: each instance's pixels are "
+    "weighted by (average instance size of its class) / (its size), so small objects count as "
+    "much as large ones; FP is not weighted. Instances are the values above 1000 of the instance "
+    "images (class_id * 1000 + k); other pixels count for IoU only.",
+    "Category iIoU, for categories whose classes all have instances: a pixel of an instance "
+    "predicted as any class of its category (ignored ones included) is a hit.",
+    "Means are over the classes (categories) that have a value.",
+]
+
+_SOURCE = {"configured": "config.yaml (average_instance_size)",
+           "reference": "mean size of the class's instances in the reference"}
+
+
+def _source(table: LabelTable, source: str) -> str:
+    if source == "configured" and table.source == "cityscapes":
+        return "the Cityscapes table (cityscapesScripts)"
+    return _SOURCE.get(source, "")
+
+
+def render(title: str, result: Result, table: LabelTable, warnings: List[str],
+           run: Dict[str, Any]) -> str:
+    means = result.means
+    sections = []
+    value = means["iou_class"]
+    sections.append(("", '<div class="headline"><span class="label">IoU (classes)</span>'
+                         '<span class="value">%s</span><span class="sub">%s</span></div>' % (
+                             html.format_score(value),
+                             "%d of %d evaluated classes have an IoU" % (
+                                 sum(1 for r in result.classes if r.iou is not None),
+                                 len(result.classes)))))
+    sections.append(("Scores", html.scores_table([
+        ("IoU, mean over classes", means["iou_class"], "leaderboard key iou_class"),
+        ("iIoU, mean over classes", means["iiou_class"], "iiou_class"),
+        ("IoU, mean over categories", means["iou_category"], "iou_category"),
+        ("iIoU, mean over categories", means["iiou_category"], "iiou_category"),
+    ])))
+
+    class_rows = [[r.name, r.id, r.iou, r.iiou if r.has_instances else "-", r.tp, r.fp, r.fn]
+                  for r in result.classes]
+    sections.append(("Per class", html.counts_table(
+        ["Class", "Id", "IoU", "iIoU", "TP pixels", "FP pixels", "FN pixels"], class_rows) +
+        html.bar_chart([r.name for r in result.classes], [r.iou for r in result.classes],
+                       "IoU per class")))
+
+    cat_rows = [[r.name, ", ".join(r.members), r.iou, r.iiou if r.itp is not None else "-",
+                 r.tp, r.fp, r.fn]
+                for r in result.categories]
+    sections.append(("Per category", html.counts_table(
+        ["Category", "Classes", "IoU", "iIoU", "TP pixels", "FP pixels", "FN pixels"],
+        cat_rows)))
+
+    # Rows: the evaluated reference classes; columns: every id a prediction may hold.
+    evaluated = table.evaluated()
+    columns = table.in_images
+    matrix = [[int(result.matrix[r.id, c.id]) for c in columns] for r in evaluated]
+    col_names = [c.name + (" (ignored)" if c.ignore_in_eval else "") for c in columns]
+    explain = ('<p class="lead">Rows are the <strong>reference</strong> class (evaluated classes '
+               'only), columns the <strong>predicted</strong> label id (ignored ids included: '
+               'they are false negatives). Each row is normalised to 100% of its reference '
+               'pixels; hover a cell for its pixel count.</p>')
+    sections.append(("Confusion matrix", explain + html.heatmap(
+        matrix, [r.name for r in evaluated], col_names,
+        "Confusion matrix (rows: reference class, columns: predicted id)",
+        "Reference class", "Predicted id")))
+
+    size_rows = [[r.name, "{:,.2f}".format(r.average_size), _source(table, r.size_source)]
+                 for r in result.classes if r.has_instances and r.average_size is not None]
+    if size_rows:
+        sizes = html.counts_table(["Class", "Average instance size (pixels)", "From"], size_rows)
+    else:
+        sizes = '<p class="na">No class with instances has an instance in the reference.</p>'
+    sections.append(("Average instance sizes used for iIoU", sizes))
+
+    sections.append(("Warnings", html.warnings_list(warnings)))
+    sections.append(("How the scores are computed", '<ul class="notes">%s</ul>' % "".join(
+        "<li>%s</li>" % escape(n) for n in NOTES)))
+    run_rows = [[str(k).replace("_", " ").capitalize(), v if isinstance(v, (int, float, str))
+                 else str(v)] for k, v in run.items() if v is not None]
+    sections.append(("Run information", html.counts_table(["Item", "Value"], run_rows)))
+    return html.page(title, sections, "Generated by the scoring program. Aggregate results only; "
+                                      "no per-image data is shown.")

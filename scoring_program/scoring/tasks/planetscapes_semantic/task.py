@@ -1,0 +1,121 @@
+"""The Planetscapes pixel-level semantic labeling task, as the shared engine sees it."""
+from typing import Any, Dict, List, Sequence, Tuple
+
+from ...predictions import PngLabels
+from ...problems import BrokenReference, Kind, ProblemLog
+from ...task_api import Reference, Task
+from ...validate import image_manifest, image_sizes
+from . import labels as ps_labels
+from . import metric, report
+from .packed import is_packed, open_packed, pack
+from .reference import LABELS, find_root, open_raw
+
+REF_EMPTY = Kind(
+    "ps_ref_empty", "reference without a single evaluated pixel",
+    "every pixel of every label image holds an id with ignore_in_eval: true: check that the "
+    "reference holds the test labels and that the label table marks the right labels ignored.")
+
+MEANS = ["iou_class", "iiou_class", "iou_category", "iiou_category"]
+
+
+def _ranges(ids: Sequence[int]) -> str:
+    """'0-3, 7, 9-12' for the ids shown in messages."""
+    ids = sorted(ids)
+    parts, start = [], None
+    for i, v in enumerate(ids):
+        if start is None:
+            start = v
+        if i + 1 == len(ids) or ids[i + 1] != v + 1:
+            parts.append(str(start) if start == v else "{}-{}".format(start, v))
+            start = None
+    return ", ".join(parts)
+
+
+def _format(ids: Sequence[int]) -> PngLabels:
+    """Predictions: PNGs of label ids; any id of the table (ignored ones included) is valid."""
+    return PngLabels(max(ids), ids, "a label id of the challenge's label table ({}; the `id` "
+                     "column, not trainId or a colour)".format(_ranges(ids)))
+
+
+class PlanetscapesSemantic(Task):
+    name = "planetscapes-semantic"
+    title = "Planetscapes pixel-level semantic labeling"
+    # The per-class and per-category keys follow the label table: keys(config) lists them all.
+    score_keys = list(MEANS)
+
+    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+        table = ps_labels.load(ref_config)
+        described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
+                     "config.yaml")
+        return {
+            "label_table": "{}: {} labels, {} evaluated, {} categories".format(
+                described, len(table.labels), len(table.evaluated()), len(table.categories)),
+            "_table": table,  # not shown: keys starting with _ are internal
+        }
+
+    def keys(self, config: Dict[str, Any]) -> List[str]:
+        """Every leaderboard key this reference's label table can produce, the ranking one first."""
+        return config["_table"].score_keys()
+
+    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
+        """Raw or packed layout, detected from the folder's contents."""
+        root = find_root(ref_dir)
+        table = config.get("_table")
+        if table is None:  # opened without configure() (pack.py): the reference's own table
+            from ...cli import read_config  # here: cli imports the task registry
+            table = ps_labels.load(read_config(root))
+        return open_packed(root, table) if is_packed(root) else open_raw(root, table)
+
+    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
+        """Convert a raw reference into the packed layout (packed.py), checking every image."""
+        return pack(self.open_reference(raw_dir, {}), out_dir, workers, progress)
+
+    def submission_format(self, config: Dict[str, Any]) -> PngLabels:
+        return _format([lab.id for lab in config["_table"].in_images])
+
+    def new_state(self, config: Dict[str, Any]) -> metric.SemanticState:
+        return metric.SemanticState(metric.MetricSpec(config["_table"]))
+
+    def summarize(self, state: metric.SemanticState, reference: Reference,
+                  config: Dict[str, Any]) -> Dict[str, Any]:
+        table = config["_table"]
+        result = metric.summarize(state, table)
+        if result.means["iou_class"] is None:
+            log = ProblemLog()
+            log.add(REF_EMPTY, getattr(reference, "root", "reference"),
+                    "{:,} images scored".format(state.units))
+            raise BrokenReference(log)
+        return {"scores": metric.score_list(result, table), "result": result, "table": table}
+
+    def run_facts(self, state: metric.SemanticState) -> Dict[str, Any]:
+        return {"pixels": state.pixels}
+
+    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+        def f(v):
+            return "n/a" if v is None else "{:.4f}".format(v)
+
+        result = summary["result"]
+        rows = [[r.name, f(r.iou), f(r.iiou) if r.has_instances else ""] for r in result.classes]
+        rows.append(["mean of classes", f(result.means["iou_class"]),
+                     f(result.means["iiou_class"])])
+        rows += [["category " + r.name, f(r.iou), "" if r.itp is None else f(r.iiou)]
+                 for r in result.categories]
+        rows.append(["mean of categories", f(result.means["iou_category"]),
+                     f(result.means["iiou_category"])])
+        return ["class / category", "IoU", "iIoU"], rows
+
+    def render_html(self, summary: Dict[str, Any], warnings: List[str],
+                    run: Dict[str, Any]) -> str:
+        shown = {k: v for k, v in run.items() if not str(k).startswith("_")}
+        return report.render(self.title + " - detailed results", summary["result"],
+                             summary["table"], warnings, shown)
+
+    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+        """Image ids and sizes (from labels/ headers) and the label ids; no labels."""
+        table = reference.table
+        return image_manifest(self.name, reference.root, reference.ids, LABELS,
+                              label_ids=[lab.id for lab in table.in_images],
+                              label_names={str(lab.id): lab.name for lab in table.in_images})
+
+    def open_manifest(self, manifest: Dict[str, Any]):
+        return image_sizes(manifest), _format([int(i) for i in manifest["label_ids"]])
