@@ -100,7 +100,10 @@ def _score_chunk(items: Sequence[Item]):
         try:
             prediction = fmt.read(path, reference.expect(unit_id, truth))
         except PredictionProblem as exc:
-            sub_log.add(exc.kind, shown, exc.detail)
+            if exc.log is not None:
+                sub_log.merge(exc.log)
+            else:
+                sub_log.add(exc.kind, shown, exc.detail)
             continue
         state.update(prediction, truth)
     return state, sub_log, ref_log, len(items)

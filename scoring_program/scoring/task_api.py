@@ -24,7 +24,13 @@ Scores = List[Tuple[str, Optional[float]]]
 
 
 class PredictionProblem(Exception):
-    """One submitted file is unusable; kind is a problems.Kind, detail a short phrase."""
+    """One submitted file is unusable; kind is a problems.Kind, detail a short phrase.
+
+    A file that holds many predictions (a VQA results file) can have many problems at once:
+    then `log` holds them all (named by entry or question id) and the engine reports the log
+    instead of (kind, detail)."""
+
+    log = None  # type: Optional[ProblemLog]
 
     def __init__(self, kind: Kind, detail: str) -> None:
         super().__init__(detail)

@@ -1,0 +1,254 @@
+#!/usr/bin/env python3
+"""Benchmark of the Planetscapes VQA scorer on a test-dev-sized split (issue 9).
+
+    python3 bench/vqa.py --report bench/results-vqa.md          # 100,000 questions
+    python3 bench/vqa.py --questions 5000                        # a quick look
+
+1. Generates (once, cached under --data with a stamp) a synthetic reference and a results file
+   with tools/make_vqa_sample.py's generator, written compactly as the official files are;
+   question k is the same whatever the size, so smaller sets for the memory table are prefixes.
+2. Reads every file once, untimed (warm page cache for every timed run).
+3. Times, each in its own process (wall time, CPU time = user + sys, peak RSS from wait4):
+   (a) the floor: `json.load` of the annotations and of the results, nothing else;
+   (b) the baseline: the official evaluation's pipeline (bench/vqa_baseline.py, written from
+       the spec: loads and indexes the files as the official helper does - annotations,
+       questions twice, results - then every answer of every question normalized with the
+       regexes, question by question);
+   (c) the scorer as the worker runs it: `python3 scoring_program/score.py --ref REF --res RES
+       --out TMP --quiet` (it also reads questions.json and writes the three output files).
+   The scorer's and the baseline's scores must agree (to 1e-9: the baseline sums floats).
+4. Peak RSS of the scorer and of the floor against the number of questions.
+5. Prints a Markdown report (and writes it to --report). Targets: scorer at least 6x faster than
+   the baseline, and within 1.8x of the floor, both on CPU time (the machine is shared: CPU time
+   moves less with other processes' load than wall time; wall times are shown too), best of
+   --repeat runs.
+
+Exit status: 0 measured (targets may FAIL: reported, not an error, unless --strict); 1 a
+correctness check failed; 2 bad usage. Linux or macOS (os.wait4).
+"""
+import argparse
+import datetime
+import hashlib
+import json
+import os
+import platform
+import subprocess
+import sys
+import tempfile
+import time
+from typing import Dict, List
+
+ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+SCORE = os.path.join(ROOT, "scoring_program", "score.py")
+BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")
+GENERATOR = os.path.join(ROOT, "tools", "make_vqa_sample.py")
+sys.path.insert(0, os.path.join(ROOT, "tools"))
+
+import make_vqa_sample  # noqa: E402
+
+FLOOR_CODE = ("import json, sys\n"
+              "with open(sys.argv[1]) as f: json.load(f)\n"
+              "with open(sys.argv[2]) as f: json.load(f)\n")
+IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); import scoring.cli, scoring.tasks; "
+               "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
+SPEEDUP_TARGET = 6.0
+FLOOR_TARGET = 1.8
+
+
+def measure_rusage(cmd: List[str]) -> Dict[str, object]:
+    """Run cmd: wall and CPU seconds (user + sys) and peak RSS (MB) of that one child (os.wait4:
+    other processes cannot mix in), exit status, stdout and stderr."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+        start = time.perf_counter()
+        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        _, status, usage = os.wait4(proc.pid, 0)
+        wall = time.perf_counter() - start
+        proc.returncode = os.waitstatus_to_exitcode(status) if hasattr(
+            os, "waitstatus_to_exitcode") else (status >> 8)
+        out.seek(0)
+        err.seek(0)
+        # ru_maxrss: kilobytes on Linux, bytes on macOS.
+        rss = usage.ru_maxrss / (1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0)
+        return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": rss,
+                "rc": proc.returncode, "out": out.read().decode(), "err": err.read().decode()}
+
+
+def best(cmd: List[str], repeat: int) -> Dict[str, object]:
+    runs = [measure_rusage(cmd) for _ in range(repeat)]
+    for r in runs:
+        if r["rc"] != 0:
+            sys.stderr.write("FAILED ({}): {}\n{}\n".format(r["rc"], " ".join(cmd), r["err"]))
+            raise SystemExit(1)
+    return {"wall": min(r["wall"] for r in runs), "cpu": min(r["cpu"] for r in runs),
+            "rss": max(r["rss"] for r in runs), "out": runs[0]["out"]}
+
+
+def generator_digest() -> str:
+    with open(GENERATOR, "rb") as f:
+        return hashlib.sha1(f.read()).hexdigest()
+
+
+def make_set(data: str, n: int, seed: int) -> Dict[str, str]:
+    """Reference and results for n questions under data/vqa-<n>-<seed>/, cached by a stamp."""
+    folder = os.path.join(data, "vqa-{}-{}".format(n, seed))
+    paths = {"ref": os.path.join(folder, "ref"), "res": os.path.join(folder, "res"),
+             "annotations": os.path.join(folder, "ref", "annotations.json"),
+             "results": os.path.join(folder, "res", "results.json")}
+    stamp = {"questions": n, "seed": seed, "generator": generator_digest()}
+    stamp_path = os.path.join(folder, "stamp.json")
+    if os.path.isfile(stamp_path):
+        with open(stamp_path) as f:
+            if json.load(f) == stamp:
+                return paths
+    # In a child process: the generated documents would otherwise stay in this process's
+    # memory, and Linux counts a forked child's peak RSS from the parent's size at fork time.
+    t = time.perf_counter()
+    subprocess.run([sys.executable, os.path.abspath(__file__), "--generate-into", folder,
+                    "--questions", str(n), "--seed", str(seed)], check=True)
+    with open(stamp_path, "w") as f:
+        json.dump(stamp, f)
+    sys.stdout.write("generated {:,} questions in {:.1f} s\n".format(n, time.perf_counter() - t))
+    return paths
+
+
+def generate_into(folder: str, n: int, seed: int) -> None:
+    questions, annotations, results = make_vqa_sample.generate(n, seed)
+    for sub in ("ref", "res"):
+        os.makedirs(os.path.join(folder, sub), exist_ok=True)
+    with open(os.path.join(folder, "ref", "config.yaml"), "w") as f:
+        f.write(make_vqa_sample.CONFIG_YAML)
+    for path, doc in (("ref/questions.json", questions), ("ref/annotations.json", annotations),
+                      ("res/results.json", results)):
+        with open(os.path.join(folder, path), "w") as f:
+            json.dump(doc, f)  # compact, as the official files are
+
+
+def warm(paths: Dict[str, str]) -> None:
+    for folder in (paths["ref"], paths["res"]):
+        for name in os.listdir(folder):
+            with open(os.path.join(folder, name), "rb") as f:
+                while f.read(1 << 24):
+                    pass
+
+
+def run_scorer(paths: Dict[str, str], repeat: int) -> Dict[str, object]:
+    out_dir = tempfile.mkdtemp(prefix="vqa-bench-")
+    r = best([sys.executable, SCORE, "--ref", paths["ref"], "--res", paths["res"],
+              "--out", out_dir, "--quiet"], repeat)
+    with open(os.path.join(out_dir, "scores.json")) as f:
+        r["scores"] = json.load(f)
+    return r
+
+
+def mb(size: int) -> str:
+    return "{:.1f} MB".format(size / 1e6)
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="Benchmark of the VQA scorer (see the docstring).")
+    p.add_argument("--questions", type=int, default=100000)
+    p.add_argument("--seed", type=int, default=2021)
+    p.add_argument("--data", default=os.path.join(ROOT, "bench", "data"))
+    p.add_argument("--repeat", type=int, default=3, help="runs of floor and scorer (best kept)")
+    p.add_argument("--memory-sizes", default="25000,50000",
+                   help="smaller sets for the memory table (plus --questions)")
+    p.add_argument("--skip-baseline", action="store_true")
+    p.add_argument("--report", help="also write the Markdown report here")
+    p.add_argument("--strict", action="store_true", help="exit 1 if a target fails")
+    p.add_argument("--generate-into", help=argparse.SUPPRESS)
+    args = p.parse_args(argv)
+    if args.generate_into:
+        generate_into(args.generate_into, args.questions, args.seed)
+        return 0
+    if args.questions < 10 or args.repeat < 1:
+        p.error("--questions must be at least 10 and --repeat at least 1")
+
+    paths = make_set(args.data, args.questions, args.seed)
+    warm(paths)
+    floor = best([sys.executable, "-c", FLOOR_CODE, paths["annotations"], paths["results"]],
+                 args.repeat)
+    scorer = run_scorer(paths, args.repeat)
+    imports = best([sys.executable, "-c", IMPORT_CODE, os.path.dirname(SCORE)], args.repeat)
+    baseline = None
+    if not args.skip_baseline:
+        baseline = best([sys.executable, BASELINE, paths["annotations"],
+                         os.path.join(paths["ref"], "questions.json"), paths["results"]], 1)
+        base_scores = json.loads(baseline["out"])
+        got = scorer["scores"]
+        expected = {"accuracy": base_scores["overall"]}
+        for key, atype in (("accuracy_yes_no", "yes/no"), ("accuracy_number", "number"),
+                           ("accuracy_other", "other")):
+            if atype in base_scores["perAnswerType"]:
+                expected[key] = base_scores["perAnswerType"][atype]
+        if set(got) != set(expected) or any(abs(got[k] - expected[k]) > 1e-9 for k in got):
+            sys.stderr.write("scores differ: scorer {} baseline {}\n".format(got, expected))
+            return 1
+
+    memory = []
+    sizes = sorted({int(s) for s in args.memory_sizes.split(",") if s.strip()} - {args.questions})
+    for n in [s for s in sizes if s < args.questions]:
+        small = make_set(args.data, n, args.seed)
+        warm(small)
+        r = run_scorer(small, 1)
+        f = best([sys.executable, "-c", FLOOR_CODE, small["annotations"], small["results"]], 1)
+        memory.append((n, r["rss"], f["rss"], os.path.getsize(small["annotations"])))
+    memory.append((args.questions, scorer["rss"], floor["rss"],
+                   os.path.getsize(paths["annotations"])))
+
+    lines = ["# VQA scorer benchmark: {:,} questions".format(args.questions), ""]
+    lines.append("Measured {} with `python3 bench/vqa.py{}` on {} ({} CPUs, Python {}). "
+                 "Synthetic set from tools/make_vqa_sample.py (seed {}): annotations.json {}, "
+                 "results.json {}. Every time is the best of {} runs (the baseline: 1 run), each "
+                 "in its own process, warm page cache; CPU = user + sys of that process.".format(
+                     datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+                     "" if args.questions == 100000 else " --questions {}".format(args.questions),
+                     platform.platform(), os.cpu_count(), platform.python_version(), args.seed,
+                     mb(os.path.getsize(paths["annotations"])),
+                     mb(os.path.getsize(paths["results"])), args.repeat))
+    lines += ["", "| run | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---:|---:|---:|"]
+    rows = [("(a) floor: json.load of annotations + results", floor),
+            ("(c) scorer: score.py --ref --res --out (worker form)", scorer),
+            ("startup: python + import scoring.cli, scoring.tasks", imports)]
+    if baseline:
+        rows.insert(1, ("(b) baseline: official algorithm (bench/vqa_baseline.py)", baseline))
+    for label, r in rows:
+        lines.append("| {} | {:.2f} | {:.2f} | {:.0f} |".format(label, r["wall"], r["cpu"],
+                                                               r["rss"]))
+    lines.append("")
+    verdicts = []
+    ratio_floor = scorer["cpu"] / floor["cpu"]
+    verdicts.append(ratio_floor <= FLOOR_TARGET)
+    lines.append("- scorer / floor: **{:.2f}x** CPU ({:.2f}x wall); target <= {}x: {}".format(
+        ratio_floor, scorer["wall"] / floor["wall"], FLOOR_TARGET,
+        "PASS" if verdicts[-1] else "FAIL"))
+    if baseline:
+        speedup = baseline["cpu"] / scorer["cpu"]
+        verdicts.append(speedup >= SPEEDUP_TARGET)
+        lines.append("- baseline / scorer: **{:.1f}x** CPU ({:.1f}x wall); target >= {}x: {}".format(
+            speedup, baseline["wall"] / scorer["wall"], SPEEDUP_TARGET,
+            "PASS" if verdicts[-1] else "FAIL"))
+        lines.append("- the baseline's CPU time: {:.2f} s loading and indexing the files as the "
+                     "official helper does (annotations, questions twice, results), {:.2f} s "
+                     "evaluating; the scorer against the evaluation alone: {:.1f}x".format(
+                         base_scores["cpu_load"], base_scores["cpu_evaluate"],
+                         base_scores["cpu_evaluate"] / scorer["cpu"]))
+        lines.append("- scores: scorer == baseline (to 1e-9): {}".format(
+            ", ".join("{} {:.4f}".format(k, v) for k, v in sorted(scorer["scores"].items()))))
+    lines.append("- modules imported at startup besides the standard library: {}".format(
+        imports["out"].strip()))
+    lines += ["", "## Memory (peak RSS) against the number of questions", "",
+              "| questions | annotations.json | scorer | floor | scorer - floor |",
+              "|---:|---:|---:|---:|---:|"]
+    for n, s_rss, f_rss, size in memory:
+        lines.append("| {:,} | {} | {:.0f} MB | {:.0f} MB | {:.0f} MB |".format(
+            n, mb(size), s_rss, f_rss, s_rss - f_rss))
+    report = "\n".join(lines) + "\n"
+    sys.stdout.write("\n" + report)
+    if args.report:
+        with open(args.report, "w") as f:
+            f.write(report)
+    return 1 if args.strict and not all(verdicts) else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

@@ -1,0 +1,118 @@
+"""detailed_results.html for VQA: aggregates only, never a question's result nor an answer.
+
+Shown: overall and per answer type, per question type (as the official evaluation reports it;
+question types with fewer than MIN_TYPE_QUESTIONS questions are pooled into one row, so no row
+stands for a single question), the distribution of per-question accuracies, and how many of the
+submitted answers the normalization changed.
+"""
+from html import escape
+from typing import Any, Dict, List, Tuple
+
+from ...report import html
+from .accuracy import STEPS, AccuracyState, percent
+
+MIN_TYPE_QUESTIONS = 10
+ANSWER_TYPES = (("yes/no", "Yes/No"), ("number", "Number"), ("other", "Other"))
+# The per-question accuracies the rule gives with ten distinct answer records (n / 30).
+LEVELS = ((0, "0"), (9, "0.3"), (18, "0.6"), (27, "0.9"), (30, "1"))
+
+NOTES = [
+    "Accuracy of an answer = the mean, over the ten ways of leaving one human answer out, of "
+    "min(1, number of the other nine humans who gave that answer / 3): an answer given by k "
+    "humans scores 0, 0.3, 0.6, 0.9 or 1 for k = 0, 1, 2, 3, 4 or more.",
+    "All answers: newlines and tabs become spaces, then leading and trailing spaces go.",
+    "Only for questions whose ten human answers are not all identical, your answer and the "
+    "humans' are normalized as the official VQA evaluation does: punctuation removed, lower case, "
+    "number words to digits (two -> 2), articles (a, an, the) dropped, contractions restored "
+    "(dont -> don't). For a question all ten humans answered \"yes\", only \"yes\" scores, not "
+    "\"Yes\". The starting kit's normalize.py shows what happens to an answer.",
+    "Scores are means over questions in percent, computed exactly (each question's accuracy is a "
+    "multiple of 1/30) and shown here with 2 decimals; the leaderboard gets them unrounded.",
+    "Question types with fewer than {} questions are pooled into one row.".format(
+        MIN_TYPE_QUESTIONS),
+]
+
+
+def _pct(total: Tuple[int, int]) -> str:
+    return "{:.2f}".format(percent(total))
+
+
+def _headline(label: str, value: str, sub: List[str]) -> str:
+    return ('<div class="headline"><span class="label">{}</span><span class="value">{}</span>'
+            '<span class="sub">{}</span></div>'.format(
+                escape(label), escape(value), " \u00b7 ".join(escape(s) for s in sub)))
+
+
+def question_type_rows(state: AccuracyState) -> List[List[Any]]:
+    rows: List[List[Any]] = []
+    pooled = [0, 0, 0]  # types, questions, sum of n
+    for qtype, total in sorted(state.totals(1).items()):
+        if total[0] >= MIN_TYPE_QUESTIONS:
+            rows.append([qtype, total[0], _pct(total)])
+        else:
+            pooled[0] += 1
+            pooled[1] += total[0]
+            pooled[2] += total[1]
+    if pooled[0]:
+        rows.append(["({} types with fewer than {} questions)".format(
+            pooled[0], MIN_TYPE_QUESTIONS), pooled[1], _pct((pooled[1], pooled[2]))])
+    return rows
+
+
+def distribution_rows(state: AccuracyState) -> List[List[Any]]:
+    dist = state.distribution()
+    total = sum(dist.values())
+    rows: List[List[Any]] = []
+    for n, label in LEVELS:
+        rows.append([label, dist.get(n, 0), "{:.2f}%".format(100.0 * dist.get(n, 0) / total)])
+    # Duplicated answer records in the reference can give other multiples of 1/30.
+    other = total - sum(dist.get(n, 0) for n, _ in LEVELS)
+    if other:
+        rows.append(["other multiples of 1/{}".format(STEPS), other,
+                     "{:.2f}%".format(100.0 * other / total)])
+    return rows
+
+
+def render(title: str, state: AccuracyState, warnings: List[str], run: Dict[str, Any]) -> str:
+    overall = state.overall()
+    by_type = state.totals(0)
+    sub = ["{:,} questions".format(overall[0])]
+    if run.get("finished"):
+        sub.append("finished {}".format(run["finished"]))
+    if warnings:
+        sub.append("{} warning{} (see below)".format(len(warnings), "" if len(warnings) == 1 else "s"))
+    sections = [("", _headline("Accuracy", _pct(overall), sub))]
+
+    rows = [["Overall", overall[0], _pct(overall)]]
+    for key, label in ANSWER_TYPES:
+        if key in by_type:
+            rows.append([label, by_type[key][0], _pct(by_type[key])])
+    sections.append(("Accuracy per answer type",
+                     html.counts_table(["Answer type", "Questions", "Accuracy (%)"], rows)))
+    sections.append(("Accuracy per question type",
+                     html.counts_table(["Question type", "Questions", "Accuracy (%)"],
+                                       question_type_rows(state))))
+    dist = distribution_rows(state)
+    sections.append((
+        "Distribution of per-question accuracies",
+        html.counts_table(["Accuracy of the answer", "Questions", "Share"], dist)
+        + html.bar_chart([r[0] for r in dist], [r[1] / max(overall[0], 1) for r in dist],
+                         "Share of the questions (0 to 1)")))
+    sections.append(("Normalization", html.counts_table(["", "Questions"], [
+        ["Answers that the normalization changed (compared in another form than submitted)",
+         state.changed],
+        ["Questions whose ten human answers differ (full normalization applied)",
+         state.disagreeing],
+        ["Questions whose ten human answers are identical (only spaces trimmed)",
+         overall[0] - state.disagreeing],
+    ])))
+    sections.append(("Warnings", html.warnings_list(warnings)))
+    sections.append(("How the scores are computed",
+                     '<ul class="notes">{}</ul>'.format(
+                         "".join("<li>{}</li>".format(escape(n)) for n in NOTES))))
+    run_rows = [[str(k).replace("_", " ").capitalize(), str(v)] for k, v in sorted(run.items())
+                if v is not None]
+    if run_rows:
+        sections.append(("Run information", html.counts_table(["Item", "Value"], run_rows)))
+    return html.page(title, sections, "Generated by the scoring program. Aggregate results "
+                                      "only; no per-question data is shown.")

@@ -1,0 +1,153 @@
+"""Read a VQA results file and check it against the test question ids: every problem collected.
+
+The official code asserts that the set of ids is right (a bare AssertionError) and silently keeps
+the last of two answers to one question. Here every problem of the file is reported at once, with
+counts and the first few ids or entry numbers, and a duplicated id is refused. Only question ids
+and the participant's own entries are named; nothing about the reference answers.
+"""
+import json
+import operator
+import os
+from typing import AbstractSet, Any, Dict, Optional
+
+from ...problems import ProblemLog
+from ...task_api import PredictionProblem
+from .gcpause import paused
+from .kinds import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
+                    NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
+
+# Size limit: generous for any real answer (VQA answers are a few words; a pretty-printed entry
+# is about 80 bytes), small enough that json.loads of a file at the limit stays within the
+# worker's time and memory: 1 MiB + 1,000 bytes per test question (100,000 questions: 96 MiB).
+CAP_BASE = 1 << 20
+CAP_PER_QUESTION = 1000
+
+_QUESTION_ID = operator.itemgetter("question_id")
+_ANSWER = operator.itemgetter("answer")
+
+
+def size_cap(questions: int) -> int:
+    return CAP_BASE + CAP_PER_QUESTION * questions
+
+
+class ResultsProblems(PredictionProblem):
+    """The results file cannot be scored; log holds every problem found (all fatal)."""
+
+    def __init__(self, log: ProblemLog) -> None:
+        first = log.kinds(fatal=True)[0]
+        super().__init__(first, "{} problems".format(len(log.kinds(fatal=True))))
+        self.log = log
+
+    def __reduce__(self):  # picklable across worker processes
+        return (ResultsProblems, (self.log,))
+
+
+def describe(value: Any) -> str:
+    """A short phrase for a JSON value of the wrong type (the participant's own data)."""
+    if value is None:
+        return "null"
+    if isinstance(value, bool):
+        return "true" if value else "false"
+    if isinstance(value, str):
+        return "a string ({})".format(json.dumps(value if len(value) <= 30 else value[:30] + "..."))
+    if isinstance(value, float):
+        return "a number with a fraction or exponent ({})".format(json.dumps(value)[:30])
+    if isinstance(value, int):
+        return "a number ({})".format(str(value)[:30])
+    if isinstance(value, list):
+        return "a list"
+    return "an object"
+
+
+def parse(text: str, shown: str, log: ProblemLog) -> Optional[Any]:
+    """json.loads with the failure turned into a problem (line and column); None on failure."""
+    try:
+        with paused():
+            return json.loads(text)
+    except json.JSONDecodeError as exc:
+        log.add(NOT_JSON, shown, "line {}, column {}: {}".format(exc.lineno, exc.colno, exc.msg))
+    except RecursionError:
+        log.add(NOT_JSON, shown, "it is nested too deeply")
+    return None
+
+
+def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[int, str]:
+    """{question_id: answer} for exactly the expected ids; raises ResultsProblems otherwise.
+
+    shown is the file's name as the participant knows it (its path inside the submission)."""
+    log = ProblemLog()
+    cap = size_cap(len(expected_ids))
+    try:
+        size = os.path.getsize(path)
+        if size > cap:
+            log.add(TOO_LARGE, shown, "{:,} bytes; the limit for {:,} questions is {:,} bytes "
+                    "(1 MiB + 1,000 bytes a question)".format(size, len(expected_ids), cap))
+            raise ResultsProblems(log)
+        # Text, not bytes: json.loads(bytes) would hold the file twice (bytes and text).
+        # UTF-8, as the official code reads it; a byte-order mark is tolerated.
+        with open(path, encoding="utf-8-sig") as f:
+            text = f.read()  # the whole file is decoded at once: exc.start is its offset
+    except OSError as exc:
+        log.add(NOT_JSON, shown, "it cannot be read ({})".format(exc.strerror or exc))
+        raise ResultsProblems(log) from None
+    except UnicodeDecodeError as exc:
+        log.add(NOT_JSON, shown, "it is not UTF-8 text (byte {} is {!r})".format(
+            exc.start, exc.object[exc.start:exc.start + 1]))
+        raise ResultsProblems(log) from None
+    entries = parse(text, shown, log)
+    del text
+    if log.fatal:
+        raise ResultsProblems(log)
+    if not isinstance(entries, list):
+        log.add(NOT_LIST, shown, "it is {}".format(describe(entries)))
+        raise ResultsProblems(log)
+
+    # Fast path, C-level only: a well-formed file is checked without a Python loop per entry.
+    with paused():
+        try:
+            ids = list(map(_QUESTION_ID, entries))
+            answers = list(map(_ANSWER, entries))
+        except (KeyError, TypeError):
+            pass
+        else:
+            # type(True) is bool, so a boolean id fails here and the slow path reports it.
+            if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
+                prediction = dict(zip(ids, answers))
+                if len(prediction) == len(entries) and prediction.keys() == expected_ids:
+                    return prediction
+    check_entries(entries, expected_ids, log)
+    raise ResultsProblems(log)
+
+
+def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog) -> None:
+    """Every problem of a list of entries, into log. Entries are numbered from 1, zero-padded
+    so that the log's sorted examples are the first entries."""
+    width = len(str(len(entries)))
+    times: Dict[int, int] = {}
+    for number, entry in enumerate(entries, 1):
+        name = "entry {:0{}d}".format(number, width)
+        if not isinstance(entry, dict):
+            log.add(NOT_OBJECT, name, "it is {}".format(describe(entry)))
+            continue
+        qid = entry.get("question_id")
+        if "question_id" not in entry:
+            log.add(NO_QUESTION_ID, name, "its keys: {}".format(", ".join(sorted(entry))[:80]))
+            qid = None
+        elif type(qid) is not int:
+            log.add(BAD_QUESTION_ID, name, "question_id is {}".format(describe(qid)))
+            qid = None
+        else:
+            times[qid] = times.get(qid, 0) + 1
+        about = name if qid is None else "{} (question_id {})".format(name, qid)
+        if "answer" not in entry:
+            log.add(NO_ANSWER, about, "its keys: {}".format(", ".join(sorted(entry))[:80]))
+        elif type(entry["answer"]) is not str:
+            log.add(BAD_ANSWER, about, "answer is {}".format(describe(entry["answer"])))
+    for qid, n in times.items():
+        if n > 1:
+            log.add(DUPLICATED_IDS, "question_id {}".format(qid), "answered {} times".format(n))
+        if qid not in expected_ids:
+            log.add(UNKNOWN_IDS, "question_id {}".format(qid))
+    for qid in expected_ids:
+        if qid not in times:
+            log.add(MISSING_IDS, "question_id {}".format(qid))

@@ -1,0 +1,102 @@
+"""The Planetscapes VQA task: what the shared engine needs to score one results file.
+
+A submission is one unit (its results file). The reference is read and checked completely when
+it is opened, so a broken reference is reported whole (exit 3) before the submission is looked
+at; scoring is then one pass over the questions in the process that opened it.
+"""
+import os
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+
+from ...task_api import Reference, Submission, SubmissionFormat, Task
+from . import report
+from .accuracy import AccuracyState, percent, summary_scores
+from .files import UNIT, find_results
+from .normalize import Normalizer
+from .reference import Truth, find_root, read_annotations, read_questions
+from .results import read_results
+
+MANIFEST_VERSION = 1
+
+
+class VQAReference(Reference):
+    layout = "vqa"
+    ids = (UNIT,)
+
+    def __init__(self, root: Optional[str], question_ids: FrozenSet[int],
+                 truth: Optional[Truth]) -> None:
+        self.root = root
+        self.question_ids = question_ids
+        self._truth = truth
+
+    def __getstate__(self) -> dict:
+        # Pickled to a worker process (never with one unit, in practice): ship paths, not data.
+        return dict(self.__dict__, _truth=None)
+
+    def read(self, unit_id: str) -> Optional[Truth]:
+        if self._truth is None and self.root is not None:
+            self._truth = read_annotations(self.root, read_questions(self.root), Normalizer())
+        return self._truth
+
+    def expect(self, unit_id: str, truth: Any) -> FrozenSet[int]:
+        return self.question_ids
+
+
+class ResultsFormat(SubmissionFormat):
+    words = {"files": ".json results files", "file": ".json", "ext": ".json",
+             "unit": "results file", "units": "results files"}
+
+    def discover(self, res_dir: str, expected_ids: Optional[Sequence[str]]) -> Submission:
+        files, log = find_results(res_dir)
+        return Submission(res_dir, files, log)
+
+    def read(self, path: str, expectation: FrozenSet[int]) -> Dict[int, str]:
+        return read_results(path, os.path.basename(path), expectation)
+
+
+class PlanetscapesVQA(Task):
+    name = "planetscapes-vqa"
+    title = "Planetscapes VQA"
+    score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
+
+    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> VQAReference:
+        root = find_root(ref_dir)
+        questions = read_questions(root)
+        truth = read_annotations(root, questions, Normalizer())
+        return VQAReference(root, frozenset(questions), truth)
+
+    def submission_format(self, config: Dict[str, Any]) -> ResultsFormat:
+        return ResultsFormat()
+
+    def new_state(self, config: Dict[str, Any]) -> AccuracyState:
+        return AccuracyState()
+
+    def summarize(self, state: AccuracyState, reference: Reference,
+                  config: Dict[str, Any]) -> Dict[str, Any]:
+        return {"scores": summary_scores(state), "state": state}
+
+    def run_facts(self, state: AccuracyState) -> Dict[str, Any]:
+        return {"questions": state.questions()}
+
+    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+        state = summary["state"]
+        by_type = state.totals(0)
+        rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
+            percent(state.overall()))]]
+        for label, atype in (("yes/no", "yes/no"), ("number", "number"), ("other", "other")):
+            if atype in by_type:
+                rows.append([label, "{:,}".format(by_type[atype][0]),
+                             "{:.2f}".format(percent(by_type[atype]))])
+        return ["answer type", "questions", "accuracy (%)"], rows
+
+    def render_html(self, summary: Dict[str, Any], warnings: List[str],
+                    run: Dict[str, Any]) -> str:
+        return report.render(self.title + " - detailed results", summary["state"], warnings, run)
+
+    def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:
+        """The test question ids (public: questions.json holds them too)."""
+        return {"version": MANIFEST_VERSION, "task": self.name,
+                "question_ids": sorted(reference.question_ids)}
+
+    def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[VQAReference, ResultsFormat]:
+        ids = frozenset(int(i) for i in manifest["question_ids"])
+        return VQAReference(None, ids, None), ResultsFormat()

@@ -1,0 +1,101 @@
+#!/usr/bin/env python3
+"""Check a Planetscapes VQA results file before uploading it, with the public questions.json.
+
+    python3 check_results.py results.json --questions questions.json
+    python3 check_results.py submission.zip                  (the zip you will upload)
+    python3 check_results.py my_submission_folder/
+
+Every check is the scoring program's own (the same code runs on the platform): exactly one .json
+file in the submission; valid JSON; a list of {"question_id": <int>, "answer": <string>}; every
+question of questions.json answered exactly once; no unknown question id; the size limit. What it
+cannot tell you without the hidden answers is your score.
+
+--questions defaults to questions.json beside this script. Exit status: 0 the file passes every
+check, 1 it would be refused (every problem is listed), 2 bad command line or unreadable
+questions.json. Needs Python 3.7+ only.
+"""
+import argparse
+import os
+import sys
+
+from find_scoring import HERE, add_scoring_to_path
+
+add_scoring_to_path()
+
+from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
+from scoring.submission import unpack_if_zip  # noqa: E402
+from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
+from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
+from scoring.tasks.planetscapes_vqa.results import ResultsProblems, read_results, size_cap  # noqa: E402
+
+DEFAULT_QUESTIONS = os.path.join(HERE, "questions.json")
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="check_results.py",
+        description="Check a VQA results file (or the folder or zip holding it) against the "
+                    "public questions.json, with the scoring program's own checks.")
+    p.add_argument("results", help="results .json file, or the submission folder or zip")
+    p.add_argument("--questions", default=DEFAULT_QUESTIONS,
+                   help="the test questions.json (default: questions.json beside this script)")
+    return p
+
+
+def check(results: str, questions_path: str, stdout, stderr) -> int:
+    folder, name = os.path.split(os.path.abspath(questions_path))
+    try:
+        ids = frozenset(read_questions(folder, name))
+    except BrokenReference as exc:
+        stderr.write(exc.message().replace("the REFERENCE data (the organizers' ground truth) is "
+                                           "broken; this is not a problem with the submission. "
+                                           "Organizers: fix the reference data and re-run.",
+                                           "{} cannot be used:".format(questions_path)))
+        return 2
+    if os.path.isfile(results) and results.lower().endswith(".json"):
+        path, shown, log = results, os.path.basename(results), None
+        cleanup = None
+    else:
+        res_dir, cleanup = unpack_if_zip(results)
+        files, log = find_results(res_dir)
+        path = files.get(UNIT)
+        shown = os.path.relpath(path, res_dir) if path else ""
+    try:
+        if log is not None and log.fatal:
+            stderr.write(SubmissionError(log).message())
+            return 1
+        try:
+            answers = read_results(path, shown, ids)
+        except ResultsProblems as exc:
+            if log is not None:
+                exc.log.merge(log)
+            stderr.write(SubmissionError(exc.log).message())
+            stderr.write("\n{} checked against {} ({:,} questions).\n".format(
+                results, questions_path, len(ids)))
+            return 1
+    finally:
+        if cleanup:
+            cleanup()
+    for line in (log.summary_lines() if log is not None else []):
+        stdout.write("WARNING: " + line + "\n")
+    stdout.write("OK: {} passes every check of the scoring program: one answer (a string) for "
+                 "each of the {:,} questions of {}, no unknown or repeated question id, {:,} "
+                 "bytes at most.\n".format(shown, len(answers), questions_path, size_cap(len(ids))))
+    return 0
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    args = build_parser().parse_args(argv)
+    try:
+        if not os.path.isfile(args.questions):
+            raise UsageError("no questions file at {}: give --questions".format(args.questions))
+        return check(args.results, args.questions, stdout, stderr)
+    except UsageError as exc:
+        stderr.write("ERROR: {}\n".format(exc))
+        return 2
+
+
+if __name__ == "__main__":
+    sys.exit(main())

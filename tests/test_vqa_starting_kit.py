@@ -1,0 +1,100 @@
+"""The VQA starting kit's tools, run as participants run them, and the sample generator."""
+import json
+import os
+import subprocess
+import sys
+import zipfile
+
+from conftest import ROOT, run_score
+
+KIT = os.path.join(ROOT, "starting_kit_vqa")
+SAMPLE = os.path.join(KIT, "sample_submission", "results.json")
+QUESTIONS = os.path.join(KIT, "questions.json")
+
+
+def kit(tool, *args):
+    return subprocess.run([sys.executable, os.path.join(KIT, tool)] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=60, cwd=str(KIT))
+
+
+def test_check_results_accepts_the_sample_file_folder_and_zip(tmp_path):
+    assert kit("check_results.py", SAMPLE, "--questions", QUESTIONS).returncode == 0
+    assert kit("check_results.py", os.path.dirname(SAMPLE)).returncode == 0
+    z = tmp_path / "submission.zip"
+    with zipfile.ZipFile(str(z), "w") as zf:
+        zf.write(SAMPLE, "results.json")
+    proc = kit("check_results.py", z)
+    assert proc.returncode == 0 and proc.stdout.startswith("OK: results.json"), proc.stderr
+
+
+def test_check_results_refuses_what_the_scorer_refuses(tmp_path):
+    with open(SAMPLE) as f:
+        entries = json.load(f)
+    entries[0]["question_id"] = str(entries[0]["question_id"])
+    entries.append(dict(entries[5]))
+    bad = tmp_path / "bad.json"
+    bad.write_text(json.dumps(entries))
+    proc = kit("check_results.py", bad, "--questions", QUESTIONS)
+    assert proc.returncode == 1
+    for text in ("question_id is not an integer (1)", "answered more than once (1)",
+                 "without an answer (1)"):
+        assert text in proc.stderr.lower(), proc.stderr
+    assert "Traceback" not in proc.stderr
+    # The scorer says the same about the same file.
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "bad.json").write_text(bad.read_text())
+    scored = run_score("--ref", os.path.join(ROOT, "reference_data_vqa"), "--res", res)
+    assert scored.returncode == 1
+    def paragraphs(text):
+        return [p.strip() for p in text.split("\n\n")]
+    assert paragraphs(scored.stderr)[1:] == paragraphs(proc.stderr)[1:-1]
+
+
+def test_check_results_without_questions_file(tmp_path):
+    proc = kit("check_results.py", SAMPLE, "--questions", tmp_path / "none.json")
+    assert proc.returncode == 2 and "no questions file" in proc.stderr
+
+
+def test_normalize_tool():
+    proc = kit("normalize.py", "Two dogs.")
+    assert proc.returncode == 0
+    assert "agree exactly: compared as 'Two dogs.'" in proc.stdout
+    assert "disagree:         compared as '2 dogs'" in proc.stdout
+    humans = ["2 dogs", "two dogs", "2", "dogs", "2 dogs", "two", "2 dogs", "3 dogs", "2 dogs",
+              "Two dogs"]
+    proc = kit("normalize.py", "Two dogs.", "--humans", *humans)
+    assert "6 of them give '2 dogs': accuracy 1" in proc.stdout
+    proc = kit("normalize.py", "Yes", "--humans", *(["yes"] * 10))
+    assert "0 of them give 'Yes': accuracy 0" in proc.stdout
+
+
+def test_sample_submission_scores(tmp_path):
+    out = tmp_path / "out"
+    proc = run_score("--ref", os.path.join(ROOT, "reference_data_vqa"), "--res",
+                     os.path.dirname(SAMPLE), "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    scores = json.loads((out / "scores.json").read_text())
+    assert list(scores) == ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
+    assert all(0 <= v <= 100 for v in scores.values())
+    page = (out / "detailed_results.html").read_text()
+    assert "Accuracy per question type" in page and "Distribution of per-question" in page
+
+
+def test_generator_is_deterministic_and_committed_sample_is_current(tmp_path):
+    args = [sys.executable, os.path.join(ROOT, "tools", "make_vqa_sample.py"), "--questions",
+            "300", "--seed", "2021"]
+    for run in ("a", "b"):
+        subprocess.run(args + ["--out", str(tmp_path / run), "--submission",
+                               str(tmp_path / run / "results.json"), "--public-questions",
+                               str(tmp_path / run / "public.json")], check=True,
+                       capture_output=True)
+    for name in ("questions.json", "annotations.json", "config.yaml", "results.json"):
+        assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
+    for name in ("questions.json", "annotations.json", "config.yaml"):
+        with open(os.path.join(ROOT, "reference_data_vqa", name), "rb") as f:
+            assert f.read() == (tmp_path / "a" / name).read_bytes(), name
+    with open(SAMPLE, "rb") as f:
+        assert f.read() == (tmp_path / "a" / "results.json").read_bytes()
+    with open(QUESTIONS, "rb") as f:
+        assert f.read() == (tmp_path / "a" / "public.json").read_bytes()
