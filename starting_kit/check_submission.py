@@ -6,8 +6,8 @@
 
 Every check the scoring program makes on a submission, it makes here with the same code
 (scoring.validate.validate_submission): file names against the test image list, sizes, single
-channel, pixel values (the task's label ids), duplicates, stray folders. What it cannot know without the labels is your
-score: for that, see dry_run.py on the validation labels.
+channel, pixel values (the task's label ids), duplicates, stray folders. What it cannot know
+without the labels is your score: for that, see dry_run.py on the validation labels.
 
 manifest.json (beside this script) lists the test images' names and sizes; it holds no labels.
 Exit status: 0 the submission passes every check (warnings may be printed), 1 it would be

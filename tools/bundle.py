@@ -93,8 +93,9 @@ def reference_entries(task, root: str, layout: str, build: str, say) -> List[Tup
 
 
 def open_reference(ref_dir: str):
-    """(task, reference, task's configuration) as the scorer opens them; Refused with the scorer's own message if the
-    reference is broken: better now than on the first participant's submission."""
+    """(task, reference, task's configuration) as the scorer opens them; Refused with the
+    scorer's own message if the reference is broken: better now than on the first
+    participant's submission."""
     from scoring import cli
     from scoring.problems import ScoringError
     from scoring.tasks import DEFAULT, TASKS

@@ -765,8 +765,6 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         say("Leaderboard row:")
         for line in format_row(phase["columns"], scores, platform):
             say(line)
-        empty = [k for k in keys if k not in scores]
-        dropped = sorted(k for k in scores if k not in keys)
         return Outcome(platform, True, row_is_complete(keys, scores, say), scores)
     finally:
         if keep:
