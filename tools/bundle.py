@@ -281,14 +281,16 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
 
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
-              references: Dict[str, str], layout: str, say,
+              references: Any, layout: str, say,
               sample: bool = True) -> Tuple[List[Built], Optional[bytes]]:
-    """Every bundle of the source; references maps each track to its reference folder.
-    Returns the bundles and the base track's kit manifest."""
+    """Every bundle of the source; references maps each track to its reference folder (one
+    folder: every track's). Returns the bundles and the base track's kit manifest."""
     try:
         tracks = bundle_yaml.load_tracks(source, schedule)
     except (ValueError, KeyError, TypeError) as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
+    if isinstance(references, str):
+        references = {t.name: references for t in tracks}
     made = {}  # type: Dict[Any, str]
     parts = [build_track(build, source, track, references[track.name], layout, say, made)
              for track in tracks]
@@ -345,7 +347,7 @@ def smoke(built: List[Built], override: Optional[str], say) -> None:
     results, notes, skipped, rows = [], [], [], []  # type: List[str], List[str], List[str], List[str]
     for b in built:
         submission = override or b.submission
-        if not (submission and os.path.exists(submission)):
+        if not submission:
             skipped.append(b.name)
             continue
         captured = io.StringIO()
@@ -356,9 +358,10 @@ def smoke(built: List[Built], override: Optional[str], say) -> None:
             raise Refused("{}: the dry run of {} did not score (exit {}):\n{}".format(
                 b.name, shown(submission), code, captured.getvalue()))
         results.append(b.name)
-        scores = outcomes[-1].scores or {}
-        rows.append("  {:<44} {}".format(b.name, ", ".join(
-            "{} {:.4f}".format(k, scores[k]) for k in RANKING_KEYS if k in scores)))
+        scores = (outcomes[-1].scores if outcomes else None) or {}
+        if scores:
+            rows.append("  {:<44} {}".format(b.name, ", ".join(
+                "{} {:.4f}".format(k, scores[k]) for k in RANKING_KEYS if k in scores)))
         notes += [line for line in captured.getvalue().splitlines()
                   if "Detailed results on CodaLab v1: AT RISK" in line and line not in notes]
     if results:
@@ -460,7 +463,14 @@ def main(argv: Optional[List[str]] = None) -> int:
     references = {}  # type: Dict[str, str]
     for value in args.reference or []:
         track, _, folder = value.rpartition("=")
-        track = track or source.base_track
+        if not track:
+            # A bare DIR: the base track's, and every track scored on the same reference (the
+            # same sample in source.json), e.g. Agriculture-Vision's two tracks.
+            base_sample = source.data(source.base_track).sample_reference
+            for t in tracks:
+                if source.data(t).sample_reference == base_sample:
+                    references.setdefault(t, os.path.abspath(folder))
+            continue
         if track not in tracks:
             parser.error("--reference {}: no track {!r} (tracks: {})".format(
                 value, track, ", ".join(tracks)))

@@ -353,8 +353,11 @@ def scoring_runs(doc: Dict[str, Any], v2: bool) -> List[List[Tuple[Any, Any]]]:
     """Per phase, the (scoring program, reference) pairs a submission runs through: one on
     CodaLab, one per listed task on Codabench (a child submission each)."""
     if not v2:
-        phases = sorted((p for p in (doc.get("phases") or {}).values() if isinstance(p, dict)),
-                        key=lambda p: str(p.get("phasenumber")))
+        found = doc.get("phases")
+        phases = sorted((p for p in (found.values() if isinstance(found, dict) else [])
+                         if isinstance(p, dict)),
+                        key=lambda p: p["phasenumber"] if isinstance(p.get("phasenumber"), int)
+                        else 0)
         return [[(p.get("scoring_program"), p.get("reference_data"))] for p in phases]
     tasks = {t.get("index"): t for t in doc.get("tasks") or [] if isinstance(t, dict)}
     runs = []
