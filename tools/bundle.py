@@ -6,13 +6,17 @@
     bash bundle.sh --out DIR            # somewhere else than dist/
     bash bundle.sh --start 2027-03-01 --end '2027-05-31 23:59:59'   # the organizer's dates
     bash bundle.sh --competition NAME   # another competition's source (competitions/NAME/)
+    bash bundle.sh --competition planetscapes --reference semantic=DIR --reference vqa=DIR2
+                                        # a reference per track when the tracks are tasks
 
 By default the definition's own dates are kept (the 2021 challenge, as history) and an
 open-ended post-challenge phase is added after the deadline, so the bundle accepts submissions
 on the day it is built, on both platforms.
 
 Each bundle holds the track's competition.yaml, its pages and logo, scoring_program.zip (the
-program's files at the zip's root), reference_data.zip and starting_kit.zip. The same tree gives
+program's files at the zip's root), reference_data.zip and starting_kit.zip; a merged Codabench
+bundle (source.json "codabench": merged or both) holds every track's program and reference, one
+task each, and phases that run them all. The same tree gives
 byte-identical zips (tools/bundle_zip.py). Nothing is written unless every bundle passes
 tools/bundle_check.py, i.e. nothing a platform would refuse or silently get wrong; with the sample
 reference, the sample submission is also dry-run through every bundle as its worker would run it.
