@@ -9,6 +9,10 @@ Each entry provides:
     make_submission(res_dir, root, ids, seed)         a valid submission (random predictions)
     broken: {name: builder(res_dir, root, ids)}       submissions with one mistake each
 """
+import json
+import os
+import random
+
 import numpy as np
 
 import broken_cases
@@ -59,7 +63,74 @@ class PlanetscapesSemanticFixtures:
                 for name, (b, _, _) in broken_cases.CASES.items()}
 
 
+class PlanetscapesVQAFixtures:
+    """Question ids stand for the units in the leak check (a VQA submission is one unit, its
+    results file; per-unit data would be per-question data): distinctive 9-digit ids."""
+
+    def make_reference(self, root):
+        rng = random.Random(7)
+        pool = ["yes", "no", "2", "two", "Red", "red.", "a crater", "dont know", "1,000"]
+        anns, questions = [], []
+        for k in range(40):
+            qid, image = 731904117 + 7919 * k, 5000 + k // 3
+            humans = [rng.choice(pool) for _ in range(10)] if k % 4 else ["yes"] * 10
+            anns.append({"question_id": qid, "image_id": image,
+                         "question_type": ["is the", "how many", "what color"][k % 3],
+                         "answer_type": ["yes/no", "number", "other"][k % 3],
+                         "multiple_choice_answer": humans[0],
+                         "answers": [{"answer": a, "answer_confidence": "yes", "answer_id": i + 1}
+                                     for i, a in enumerate(humans)]})
+            questions.append({"image_id": image, "question": "What?", "question_id": qid})
+        os.makedirs(root, exist_ok=True)
+        with open(os.path.join(root, "config.yaml"), "w") as f:
+            f.write("task: planetscapes-vqa\n")
+        with open(os.path.join(root, "questions.json"), "w") as f:
+            json.dump({"questions": questions}, f)
+        with open(os.path.join(root, "annotations.json"), "w") as f:
+            json.dump({"annotations": anns}, f)
+        return [str(q["question_id"]) for q in questions]
+
+    @staticmethod
+    def _write(res_dir, content, name="results.json"):
+        os.makedirs(res_dir, exist_ok=True)
+        with open(os.path.join(res_dir, name), "w") as f:
+            f.write(content if isinstance(content, str) else json.dumps(content))
+
+    def _entries(self, ids, seed=0):
+        rng = random.Random(seed)
+        return [{"question_id": int(i), "answer": rng.choice(["yes", "2", "red", "Two"])}
+                for i in ids]
+
+    def make_submission(self, res_dir, root, ids, seed=0):
+        self._write(res_dir, self._entries(ids, seed))
+
+    @property
+    def broken(self):
+        w, e = self._write, self._entries
+
+        def two_files(res, root, ids):
+            w(res, e(ids))
+            w(os.path.join(res, "old"), e(ids))
+        return {
+            "vqa_not_json": lambda res, root, ids: w(res, "[{\"question_id\": 1,"),
+            "vqa_not_list": lambda res, root, ids: w(res, {"results": e(ids)}),
+            "vqa_not_object": lambda res, root, ids: w(res, e(ids) + [[1, "yes"]]),
+            "vqa_bad_id": lambda res, root, ids: w(res, [dict(x, question_id=str(x["question_id"]))
+                                                         for x in e(ids)]),
+            "vqa_bad_answer": lambda res, root, ids: w(res, [dict(x, answer=2) for x in e(ids)]),
+            "vqa_missing": lambda res, root, ids: w(res, e(ids)[1:]),
+            "vqa_duplicated": lambda res, root, ids: w(res, e(ids) + e(ids)[:1]),
+            "vqa_unknown": lambda res, root, ids: w(res, e(ids) + [{"question_id": 3,
+                                                                    "answer": "no"}]),
+            "vqa_no_json": lambda res, root, ids: w(res, "yes", name="results.txt"),
+            "vqa_two_json": two_files,
+            "vqa_too_large": lambda res, root, ids: w(res, [dict(x, answer="y" * 40000)
+                                                            for x in e(ids)]),
+        }
+
+
 FIXTURES = {
     "agriculture-vision": AgricultureVisionFixtures(),
     "planetscapes-semantic": PlanetscapesSemanticFixtures(),
+    "planetscapes-vqa": PlanetscapesVQAFixtures(),
 }

@@ -50,7 +50,8 @@ class AccuracyState(MetricState):
 
         Whole-list C-level passes, no Python work per question: the answers in the reference's
         order, their cleaned and normalized forms through the caches (a distinct string is
-        processed once), the form that applies, the count of humans giving it."""
+        processed once), the form that applies, the count of humans giving it, and one Counter
+        over (answer type, question type, n)."""
         answers = list(map(prediction.__getitem__, truth.qids))
         cleaned = list(map(truth.norm.clean.__getitem__, answers))
         full = truth.norm.full.__getitem__
@@ -58,8 +59,7 @@ class AccuracyState(MetricState):
         ns = list(map(NUMERATOR.__getitem__, map(tuple.count, truth.forms, forms)))
         for i, classes in truth.twins.items():
             ns[i] = numerator_with_twins(forms[i], truth.forms[i], classes)
-        for (g, n), c in Counter(zip(truth.group_of, ns)).items():
-            key = truth.groups[g] + (n,)
+        for key, c in Counter(zip(truth.answer_types, truth.question_types, ns)).items():
             self.counts[key] = self.counts.get(key, 0) + c
         self.changed += sum(map(operator.ne, forms, answers))
         self.disagreeing += truth.disagreeing

@@ -17,7 +17,7 @@ question, which names every problem. A broken reference ends the run with exit s
 import json
 import operator
 import os
-from itertools import chain, repeat
+from itertools import chain
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ...problems import BrokenReference, ProblemLog
@@ -46,8 +46,8 @@ class Truth(NamedTuple):
     qids: List[int]
     forms: List[Tuple[str, ...]]   # the ten answers as the official code compares them
     disagree: List[bool]           # humans disagree: the result's answer is normalized too
-    group_of: List[int]            # index into groups
-    groups: List[Tuple[str, str]]  # (answer type, question type)
+    answer_types: List[str]
+    question_types: List[str]
     twins: Dict[int, Tuple[int, ...]]  # question index -> a class per record, for the rare
     #                                    questions whose records may repeat (equal class = equal
     #                                    fields other than "answer")
@@ -144,12 +144,6 @@ def read_annotations(root: str, questions: Dict[int, Any], norm: Normalizer) -> 
     return truth
 
 
-def _groups(atypes: Sequence[str], qtypes: Sequence[str]) -> Tuple[List[int], List[Tuple[str, str]]]:
-    keys = list(zip(atypes, qtypes))
-    index = {k: i for i, k in enumerate(dict.fromkeys(keys))}
-    return list(map(index.__getitem__, keys)), list(index)
-
-
 def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Optional[Truth]:
     """The Truth of a regular reference from whole-file C-level passes; None at the first
     irregularity (then the checking reader runs and names the problems)."""
@@ -177,10 +171,9 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
     disagree = [c != HUMANS for c in map(tuple.count, cleaned, map(_FIRST, cleaned))]
     forms = [f if d else c for c, f, d in zip(cleaned, normalized, disagree)]
     # Records can only repeat where answer ids do: with ids 1..10 everywhere (the official
-    # files), one pass settles it for the whole file.
+    # files), one list comparison settles it for the whole file.
     try:
-        regular = all(map(operator.eq, map(_ANSWER_ID, chain.from_iterable(records)),
-                          chain.from_iterable(repeat(USUAL_IDS, n))))
+        regular = list(map(_ANSWER_ID, chain.from_iterable(records))) == USUAL_IDS * n
     except KeyError:
         regular = False
     twins = {}
@@ -189,8 +182,7 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
             classes = _twins(recs)
             if classes is not None:
                 twins[i] = classes
-    group_of, groups = _groups(atypes, qtypes)
-    return Truth(qids, forms, disagree, group_of, groups, twins, norm)
+    return Truth(qids, forms, disagree, atypes, qtypes, twins, norm)
 
 
 def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
@@ -251,8 +243,7 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
         log.add(REF_EMPTY, ANNOTATIONS)
     if log.fatal:
         raise BrokenReference(log)
-    group_of, groups = _groups(atypes, qtypes)
-    return Truth(qids, forms_all, disagree, group_of, groups, twins, norm)
+    return Truth(qids, forms_all, disagree, atypes, qtypes, twins, norm)
 
 
 _ABSENT = object()

@@ -43,7 +43,7 @@ class VQAReference(Reference):
 
 class ResultsFormat(SubmissionFormat):
     words = {"files": ".json results files", "file": ".json", "ext": ".json",
-             "unit": "results file", "units": "results files"}
+             "unit": "results file", "units": "results file"}
 
     def discover(self, res_dir: str, expected_ids: Optional[Sequence[str]]) -> Submission:
         files, log = find_results(res_dir)
