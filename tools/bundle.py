@@ -258,7 +258,8 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
                                    source.merged.get("description", ""))
     except ValueError as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
-    submission = combined_submission(build, parts) if sample else ""
+    both = combined_submission(build, parts)  # in the kit, as each track's sample is
+    submission = both if sample else ""
     kit_entries = []  # type: List[Tuple[str, str]]
     kit_data = {}  # type: Dict[str, bytes]
     if source.merged.get("kit_readme"):
@@ -266,8 +267,8 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part in parts:
         kit_entries += [(part.track.name + "/" + n, p) for n, p in part.kit_entries]
         kit_data.update((part.track.name + "/" + n, b) for n, b in part.kit_data.items())
-    if submission:
-        kit_entries += collect(submission, prefix="sample_submission/")
+    if both:
+        kit_entries += collect(both, prefix="sample_submission/")
     kit_zip = os.path.join(build, "starting_kit-merged.zip")
     size = write_zip(kit_zip, kit_entries, kit_data)
     say("  starting_kit.zip      {:>9}  (all tracks, Codabench)".format(human(size)))
