@@ -582,8 +582,8 @@ def check_columns(columns: List[Dict[str, Any]], primary: Optional[str],
                             "first key {!r}".format(primary, expected[0]))
     for c in columns:
         if c["key"] in expected and c.get("sort") != "desc":
-            report.error(where, "column {} sorts {!r}: IoU scores are better when higher, sort "
-                                "desc".format(c["key"], c.get("sort")))
+            report.error(where, "column {} sorts {!r}: the scores (IoU, accuracy) are better "
+                                "when higher, sort desc".format(c["key"], c.get("sort")))
 
 
 def _count(mapping: Dict[str, Any], key: str, where: str, report: Report) -> None:
