@@ -324,3 +324,35 @@ def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp
     assert proc.returncode == 2
     assert "--reference TRACK=DIR for vqa" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
+
+
+def _with_yaml(src, dst, edit):
+    """A copy of a bundle whose competition.yaml went through edit(doc)."""
+    with zipfile.ZipFile(str(src)) as zin, zipfile.ZipFile(str(dst), "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "competition.yaml":
+                doc = yaml.safe_load(data)
+                edit(doc)
+                data = yaml.safe_dump(doc, sort_keys=False).encode("utf-8")
+            zout.writestr(info, data)
+
+
+def test_the_check_asks_every_task_of_the_merged_bundle_for_its_keys(builds, tmp_path):
+    """The check compares the merged leaderboard with both programs' keys: a VQA column
+    dropped, or both tasks scoring the semantic reference, is refused."""
+    _, _, a, _ = builds
+
+    def drop_vqa_column(doc):
+        doc["leaderboards"][0]["columns"] = [c for c in doc["leaderboards"][0]["columns"]
+                                             if c["key"] != "accuracy_other"]
+
+    def same_task_twice(doc):
+        doc["tasks"][1]["reference_data"] = doc["tasks"][0]["reference_data"]
+
+    _with_yaml(a / MERGED, tmp_path / "one.zip", drop_vqa_column)
+    lines = bundle_check.check_bundle(str(tmp_path / "one.zip")).lines()
+    assert any("no column for the score keys accuracy_other" in line for line in lines), lines
+    _with_yaml(a / MERGED, tmp_path / "two.zip", same_task_twice)
+    lines = bundle_check.check_bundle(str(tmp_path / "two.zip")).lines()
+    assert any("two tasks of one phase write the keys iou_class" in line for line in lines), lines
