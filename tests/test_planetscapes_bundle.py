@@ -356,3 +356,17 @@ def test_the_check_asks_every_task_of_the_merged_bundle_for_its_keys(builds, tmp
     _with_yaml(a / MERGED, tmp_path / "two.zip", same_task_twice)
     lines = bundle_check.check_bundle(str(tmp_path / "two.zip")).lines()
     assert any("two tasks of one phase write the keys iou_class" in line for line in lines), lines
+
+
+def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
+    """CodaLab has no phase of several tasks: asked for it, the dry run says which bundles to
+    use; with --platform both it runs Codabench's children only."""
+    _, _, a, _ = builds
+    proc = run([sys.executable, DRY_RUN, combined(tmp_path), "--bundle", a / MERGED,
+                "--platform", "codalab"])
+    assert proc.returncode == 2 and "only Codabench does" in proc.stderr
+    proc = run([sys.executable, DRY_RUN, combined(tmp_path), "--bundle", a / MERGED,
+                "--platform", "both", "--quiet"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "RESULT: the submission would be scored on Codabench." in proc.stdout
+    assert proc.stdout.count("--- child submission") == 2

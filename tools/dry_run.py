@@ -891,6 +891,14 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
             raise UsageError("no such file or folder: {}".format(reference))
         choice = args.platform or (phase["platform"] if args.bundle else "both")
         platforms = PLATFORMS if choice == "both" else (choice,)
+        if args.bundle and len((phase or {}).get("tasks") or []) > 1 and "codalab" in platforms:
+            # A phase of several tasks exists only on Codabench; CodaLab runs one program per
+            # phase (its bundles are one competition per task).
+            if choice == "codalab":
+                raise UsageError("{} runs {} tasks in one phase, which only Codabench does: "
+                                 "dry-run a CodaLab bundle of each task instead".format(
+                                     args.bundle, len(phase["tasks"])))
+            platforms = ("codabench",)
         say("Dry run of {} ({})".format(args.submission, "phase settings from {}{}".format(
             source, ", phase " + phase["phase"] if phase.get("phase") else "")
             if phase else source))
