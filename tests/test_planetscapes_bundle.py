@@ -362,10 +362,11 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
     """CodaLab has no phase of several tasks: asked for it, the dry run says which bundles to
     use; with --platform both it runs Codabench's children only."""
     _, _, a, _ = builds
-    proc = run([sys.executable, DRY_RUN, combined(tmp_path), "--bundle", a / MERGED,
+    both = combined(tmp_path)
+    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
                 "--platform", "codalab"])
     assert proc.returncode == 2 and "only Codabench does" in proc.stderr
-    proc = run([sys.executable, DRY_RUN, combined(tmp_path), "--bundle", a / MERGED,
+    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
                 "--platform", "both", "--quiet"])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "RESULT: the submission would be scored on Codabench." in proc.stdout
