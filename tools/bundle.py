@@ -365,8 +365,9 @@ def smoke(built: List[Built], override: Optional[str], say) -> None:
         results.append(b.name)
         scores = (outcomes[-1].scores if outcomes else None) or {}
         if scores:
+            shown_keys = [k for k in RANKING_KEYS if k in scores] or list(scores)[:1]
             rows.append("  {:<44} {}".format(b.name, ", ".join(
-                "{} {:.4f}".format(k, scores[k]) for k in RANKING_KEYS if k in scores)))
+                "{} {:.4f}".format(k, scores[k]) for k in shown_keys)))
         notes += [line for line in captured.getvalue().splitlines()
                   if "Detailed results on CodaLab v1: AT RISK" in line and line not in notes]
     if results:
@@ -381,7 +382,8 @@ def smoke(built: List[Built], override: Optional[str], say) -> None:
         say("WARNING (scoring program): " + line.strip())
 
 
-# The scores the dry-run summary shows per bundle (each task's ranking key).
+# The scores the dry-run summary shows per bundle: the known tasks' ranking keys (a merged
+# bundle shows each of its tasks'), else the first score.
 RANKING_KEYS = ("miou", "iou_class", "accuracy")
 
 
