@@ -1,6 +1,7 @@
 #!/usr/bin/env bash
 # Build and check the competition bundles (CodaLab v1.5 and Codabench v2, every track) in dist/.
 #   bash bundle.sh [--reference DIR] [--out DIR] [--no-smoke]     (see --help, docs/bundle.md)
+#   bash bundle.sh --competition planetscapes [--reference semantic=DIR --reference vqa=DIR2]
 #   bash bundle.sh --start 2027-03-01 --end 2027-05-31     the organizer's dates (UTC); by default
 #   the 2021 dates are kept and an open-ended post-challenge phase added, so the bundle accepts
 #   submissions on the day it is built (--no-post-challenge, --open-on DATE, --allow-closed).

@@ -6,8 +6,8 @@
 
 Every check the scoring program makes on a submission, it makes here with the same code
 (scoring.validate.validate_submission): file names against the test image list, sizes, single
-channel, values 0..8, duplicates, stray folders. What it cannot know without the labels is your
-score: for that, see dry_run.py on the validation labels.
+channel, pixel values (the task's label ids), duplicates, stray folders. What it cannot know
+without the labels is your score: for that, see dry_run.py on the validation labels.
 
 manifest.json (beside this script) lists the test images' names and sizes; it holds no labels.
 Exit status: 0 the submission passes every check (warnings may be printed), 1 it would be
@@ -65,9 +65,12 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
         return 1
     for line in log.summary_lines(**manifest_words(manifest)):
         stdout.write("WARNING: " + line + "\n")
+    # The format's own words: "a class id from 0 to 8" (Agriculture-Vision), the label table's
+    # ids for Planetscapes; a manifest has no max_id of its own.
     stdout.write("OK: {} passes every check of the scoring program: {:,} predictions for the "
-                 "{:,} test images in {} (names, sizes, single channel, values 0-{}).\n".format(
-                     path, checked, total, os.path.basename(manifest_path), manifest["max_id"]))
+                 "{:,} test images in {} (names, sizes, single channel, every pixel {}).\n"
+                 .format(path, checked, total, os.path.basename(manifest_path),
+                         manifest_words(manifest).get("allowed_values", "a valid value")))
     return 0
 
 

@@ -296,7 +296,7 @@ def test_bad_dates_are_a_usage_error(tmp_path):
     proc = run_bundle("--out", tmp_path, "--end", "31/05/2030")
     assert proc.returncode == 2 and "is not a date" in proc.stderr
     proc = run_bundle("--out", tmp_path, "--competition", "nope")
-    assert proc.returncode == 2 and "no competition 'nope' (known: agriculture-vision)" in proc.stderr
+    assert proc.returncode == 2 and "no competition 'nope' (known: agriculture-vision, " in proc.stderr
 
 
 # --- the schedule, unit by unit --------------------------------------------------------------
@@ -417,7 +417,7 @@ def test_a_bare_deadline_date_means_the_end_of_that_day():
 
 def test_the_smoke_run_passes_on_a_detailed_page_at_risk(monkeypatch):
     """The v1 watcher timing is the scoring program's business: said, not a refusal."""
-    def fake_main(argv):
+    def fake_main(argv, outcomes=None):
         print("Detailed results on CodaLab v1: AT RISK: late")
         return 0
     monkeypatch.setattr(bundle.dry_run, "main", fake_main)

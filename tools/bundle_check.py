@@ -274,8 +274,10 @@ def check_program_zip(data: bytes, where: str, report: Report) -> List[str]:
     return names
 
 
-_KEYS_CACHE = {}  # type: Dict[Tuple[str, str], Tuple[Optional[List[str]], str]]
+_KEYS_CACHE = {}  # type: Dict[Tuple[str, str, str], Tuple[Optional[List[str]], str]]
 
+# A task whose keys follow the reference (Planetscapes' label table) lists them with
+# keys(configure(None, config)), config being the reference's config.yaml.
 _KEYS_SNIPPET = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -284,21 +286,34 @@ name = sys.argv[2] or DEFAULT
 if name not in TASKS:
     print(json.dumps({"error": "unknown task %r (the program knows %s)" % (name, sorted(TASKS))}))
 else:
-    print(json.dumps({"task": name, "keys": list(TASKS[name].score_keys)}))
+    task = TASKS[name]
+    keys = list(task.score_keys)
+    if hasattr(task, "keys"):
+        import yaml
+        from scoring.problems import ScoringError
+        try:
+            keys = list(task.keys(task.configure(None, yaml.safe_load(sys.argv[3]) or {})))
+        except ScoringError as exc:
+            print(json.dumps({"error": "the reference's config.yaml: " +
+                              exc.message().strip().splitlines()[0]}))
+            raise SystemExit(0)
+    print(json.dumps({"task": name, "keys": keys}))
 """
 
 
-def scorer_keys(program_zip: bytes, task: str) -> Tuple[Optional[List[str]], str]:
+def scorer_keys(program_zip: bytes, task: str,
+                config: str = "") -> Tuple[Optional[List[str]], str]:
     """(score keys, task or error) asked from the bundled scoring program in a fresh process,
-    so the answer is the shipped code's, not whatever `scoring` this process imported."""
-    cache_key = (hashlib.sha256(program_zip).hexdigest(), task)
+    so the answer is the shipped code's, not whatever `scoring` this process imported; config
+    is the text of the reference's config.yaml."""
+    cache_key = (hashlib.sha256(program_zip).hexdigest(), task, config)
     if cache_key in _KEYS_CACHE:
         return _KEYS_CACHE[cache_key]
     with tempfile.TemporaryDirectory(prefix="bundle-check-") as tmp:
         with zipfile.ZipFile(io.BytesIO(program_zip)) as zf:
             zf.extractall(tmp)
         env = dict(os.environ, PYTHONDONTWRITEBYTECODE="1")
-        proc = subprocess.run([sys.executable, "-c", _KEYS_SNIPPET, tmp, task],
+        proc = subprocess.run([sys.executable, "-c", _KEYS_SNIPPET, tmp, task, config],
                               capture_output=True, text=True, cwd=tmp, env=env, timeout=120)
     try:
         answer = json.loads(proc.stdout.strip().splitlines()[-1])
@@ -310,26 +325,47 @@ def scorer_keys(program_zip: bytes, task: str) -> Tuple[Optional[List[str]], str
     return result
 
 
-def reference_task(member, where: str, report: Report) -> str:
-    """The task named by the reference's config.yaml ('' = the program's default); member is
-    the reference zip as a seekable file."""
+def reference_task(member, where: str, report: Report) -> Tuple[str, str]:
+    """(the task named by the reference's config.yaml ('' = the program's default), the text
+    of that config.yaml); member is the reference zip as a seekable file."""
     try:
         zf = zipfile.ZipFile(member)
     except zipfile.BadZipFile:
         report.error(where, "not a zip file")
-        return ""
+        return "", ""
     with zf:
         names = [n for n in zf.namelist() if not n.endswith("/")]
         if not names:
             report.error(where, "the reference data zip is empty")
-            return ""
+            return "", ""
         check_hygiene(names, where, report)
         top = _top_folder(names)
         config = next((n for n in ("config.yaml", "{}/config.yaml".format(top)) if n in names), None)
         if not config:
-            return ""
-        doc = _load_yaml(zf.read(config), where + "/" + config, report)
-    return str(doc.get("task", "")) if isinstance(doc, dict) else ""
+            return "", ""
+        raw = zf.read(config)
+        doc = _load_yaml(raw, where + "/" + config, report)
+    return (str(doc.get("task", "")) if isinstance(doc, dict) else "",
+            raw.decode("utf-8", "replace"))
+
+
+def scoring_runs(doc: Dict[str, Any], v2: bool) -> List[List[Tuple[Any, Any]]]:
+    """Per phase, the (scoring program, reference) pairs a submission runs through: one on
+    CodaLab, one per listed task on Codabench (a child submission each)."""
+    if not v2:
+        found = doc.get("phases")
+        phases = sorted((p for p in (found.values() if isinstance(found, dict) else [])
+                         if isinstance(p, dict)),
+                        key=lambda p: p["phasenumber"] if isinstance(p.get("phasenumber"), int)
+                        else 0)
+        return [[(p.get("scoring_program"), p.get("reference_data"))] for p in phases]
+    tasks = {t.get("index"): t for t in doc.get("tasks") or [] if isinstance(t, dict)}
+    runs = []
+    for phase in doc.get("phases") or []:
+        if isinstance(phase, dict):
+            runs.append([(tasks[i].get("scoring_program"), tasks[i].get("reference_data"))
+                         for i in phase.get("tasks") or [] if i in tasks])
+    return runs
 
 
 def check_kit_zip(data: bytes, where: str, report: Report) -> None:
@@ -546,8 +582,8 @@ def check_columns(columns: List[Dict[str, Any]], primary: Optional[str],
                             "first key {!r}".format(primary, expected[0]))
     for c in columns:
         if c["key"] in expected and c.get("sort") != "desc":
-            report.error(where, "column {} sorts {!r}: IoU scores are better when higher, sort "
-                                "desc".format(c["key"], c.get("sort")))
+            report.error(where, "column {} sorts {!r}: the scores (IoU, accuracy) are better "
+                                "when higher, sort desc".format(c["key"], c.get("sort")))
 
 
 def _count(mapping: Dict[str, Any], key: str, where: str, report: Report) -> None:
@@ -890,13 +926,41 @@ def check_bundle(path: str, now: Optional[datetime.datetime] = None,
         for name in sorted(set(n for _, n in found["kits"])):
             check_kit_zip(bundle.read(name), name, report)
         if found["columns"] or programs:
-            task = next(iter(tasks.values()), "")
-            if programs:
-                keys, scorer = scorer_keys(bundle.read_zip(programs[0]), task)
-            else:
-                keys, scorer = None, "no scoring program zip in the bundle"
+            keys, scorer = expected_keys(bundle, scoring_runs(doc, version in (2, "2")),
+                                         programs, tasks, report)
             check_columns(found["columns"], found["primary"], keys, scorer, "leaderboard", report)
     return report
+
+
+def expected_keys(bundle: Bundle, runs: List[List[Tuple[Any, Any]]], programs: List[str],
+                  tasks: Dict[str, Tuple[str, str]],
+                  report: Report) -> Tuple[Optional[List[str]], str]:
+    """Every key the bundle's scoring runs write, in order (the first run's ranking key
+    first), asked from each bundled program with its reference's task and config; an error if
+    two tasks of one phase write the same key (one column cannot hold both)."""
+    if not programs:
+        return None, "no scoring program zip in the bundle"
+    keys = []  # type: List[str]
+    scorers = []  # type: List[str]
+    for run in runs:
+        in_phase = []  # type: List[str]
+        for program, reference in run:
+            if program not in programs:
+                continue  # reported with the phase or task that names it
+            task, config = tasks.get(reference, ("", ""))
+            found, scorer = scorer_keys(bundle.read_zip(program), task, config)
+            if found is None:
+                return None, scorer
+            shared = [k for k in found if k in in_phase]
+            if shared:
+                report.error("leaderboard", "two tasks of one phase write the keys {}: a "
+                                            "leaderboard column holds one of them".format(
+                                                ", ".join(shared)))
+            in_phase += found
+            keys += [k for k in found if k not in keys]
+            if scorer not in scorers:
+                scorers.append(scorer)
+    return keys, ", ".join(scorers)
 
 
 def main(argv: Optional[List[str]] = None) -> int:

@@ -14,7 +14,7 @@ import datetime
 import json
 import os
 import re
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import yaml
 
@@ -39,6 +39,27 @@ GENERATED_HEADER = (
 
 # --- the competition's source -----------------------------------------------------------------
 
+class KitSpec(NamedTuple):
+    """What a track's starting kit holds besides a copy of the scoring program, dry_run.py,
+    phase.json and the sample submission (source.json "starting_kit")."""
+    files: List[Tuple[str, str]]    # (name in the kit, absolute path)
+    manifest: str                   # name of the task's manifest (Task.make_manifest) in the
+                                    # kit, "" = none
+    from_reference: List[str]       # public files copied from the reference's root (e.g. the
+                                    # VQA questions.json): the organizer's, not the sample's
+
+
+class TrackData(NamedTuple):
+    """What scores one track: its program, sample reference and submission, starting kit."""
+    scoring_program: str            # absolute path of the scoring program folder
+    sample_reference: str           # absolute path of the sample reference
+    sample_submission: str          # absolute path of the sample submission ("" = none)
+    kit: KitSpec
+    columns_from_reference: bool    # add a leaderboard column per key the reference's task
+                                    # writes (keys that depend on the organizer's label table)
+    task_name: str                  # the Codabench task's name (a merged bundle's column group)
+
+
 class Source(NamedTuple):
     """One competition the tools can build, as described by its source.json (whose paths are
     relative to its own folder). The bundle's root mirrors `root`, the folder the definition's
@@ -49,11 +70,50 @@ class Source(NamedTuple):
     definition: str             # the v1.5 competition.yaml of the base track, relative to root
     tracks: str                 # folder of track overlays, relative to root ("" = none)
     base_track: str             # the name of the track the definition itself describes
-    scoring_program: str        # absolute path of the scoring program folder
-    sample_reference: str       # absolute path of the sample reference
+    scoring_program: str        # absolute path of the scoring program folder (base track)
+    sample_reference: str       # absolute path of the sample reference (base track)
     sample_submission: str      # absolute path of the sample submission ("" = none)
     post_challenge: Dict[str, Any]  # the added open-ended phase: label, description, color...
     path: str                   # the source.json itself
+    track_data: Dict[str, TrackData] = {}   # per track; data(track) falls back to the base's
+    codabench: str = "per-track"  # "per-track": one v2 bundle per track; "merged": one v2
+                                  # bundle, one task per track, every phase running them all;
+                                  # "both"
+    merged: Dict[str, Any] = {}   # the merged bundle's title, description, kit README
+    repo_manifest: str = ""       # the repository's kit manifest, refreshed from the sample
+
+    def data(self, track: str) -> TrackData:
+        return self.track_data.get(track) or self.track_data[self.base_track]
+
+
+def _kit_spec(raw: Any, here: str, where: str) -> KitSpec:
+    raw = raw or {}
+    if not isinstance(raw, dict):
+        raise ValueError("{}: starting_kit must be a mapping".format(where))
+    files = []
+    for entry in raw.get("files", []):
+        if not (isinstance(entry, list) and len(entry) == 2 and all(isinstance(e, str)
+                                                                    for e in entry)):
+            raise ValueError("{}: starting_kit files are [name in the kit, path] pairs, not "
+                             "{!r}".format(where, entry))
+        files.append((entry[0], os.path.normpath(os.path.join(here, entry[1]))))
+    return KitSpec(files, str(raw.get("manifest", "")), list(raw.get("from_reference", [])))
+
+
+def _track_data(raw: Dict[str, Any], here: str, fallback: Optional[TrackData],
+                where: str) -> TrackData:
+    def repo_path(key: str, default: str) -> str:
+        if key not in raw:
+            return default
+        return os.path.normpath(os.path.join(here, raw[key])) if raw[key] else ""
+
+    base = fallback or TrackData("", "", "", KitSpec([], "", []), False, "")
+    kit = _kit_spec(raw["starting_kit"], here, where) if "starting_kit" in raw else base.kit
+    return TrackData(repo_path("scoring_program", base.scoring_program),
+                     repo_path("sample_reference", base.sample_reference),
+                     repo_path("sample_submission", base.sample_submission), kit,
+                     bool(raw.get("columns_from_reference", base.columns_from_reference)),
+                     str(raw.get("task_name", base.task_name)))
 
 
 def _source_from(path: str) -> Source:
@@ -69,13 +129,32 @@ def _source_from(path: str) -> Source:
                                             for k in ("name", "prefix")):
         raise ValueError("{}: a source needs \"name\" and \"prefix\"".format(path))
     raw.pop("_comment", None)
+    base_track = raw.get("base_track", "main")
+    base = _track_data(raw, here, None, path)
+    per_track = {base_track: base}
+    for track, entry in sorted((raw.get("track_data") or {}).items()):
+        if not isinstance(entry, dict):
+            raise ValueError("{}: track_data.{} must be a mapping".format(path, track))
+        if track != base_track:
+            # What a track does not say is the base track's (not its generated columns).
+            per_track[track] = _track_data(entry, here, base._replace(
+                columns_from_reference=False, task_name=""), path)
+    codabench = raw.get("codabench", "per-track")
+    if codabench not in ("per-track", "merged", "both"):
+        raise ValueError("{}: codabench must be per-track, merged or both, not {!r}".format(
+            path, codabench))
+    merged = dict(raw.get("merged") or {})
+    if merged.get("kit_readme"):
+        merged["kit_readme"] = os.path.normpath(os.path.join(here, merged["kit_readme"]))
     return Source(name=raw["name"], prefix=raw["prefix"], root=repo_path("root"),
                   definition=raw.get("definition", "competition.yaml"),
-                  tracks=raw.get("tracks", ""), base_track=raw.get("base_track", "main"),
-                  scoring_program=repo_path("scoring_program"),
-                  sample_reference=repo_path("sample_reference"),
-                  sample_submission=repo_path("sample_submission"),
-                  post_challenge=dict(raw.get("post_challenge") or {}), path=path)
+                  tracks=raw.get("tracks", ""), base_track=base_track,
+                  scoring_program=base.scoring_program,
+                  sample_reference=base.sample_reference,
+                  sample_submission=base.sample_submission,
+                  post_challenge=dict(raw.get("post_challenge") or {}), path=path,
+                  track_data=per_track, codabench=codabench, merged=merged,
+                  repo_manifest=repo_path("repo_manifest"))
 
 
 def find_sources(repo: str) -> Dict[str, Source]:
@@ -231,11 +310,16 @@ def load_yaml(path: str) -> Any:
 
 
 def merge(base: Any, overlay: Any) -> Any:
-    """Deep merge: mappings merge key by key, anything else in the overlay replaces the base."""
+    """Deep merge: mappings merge key by key, anything else in the overlay replaces the base,
+    and a key set to null (`iou_class: ~`) is removed: a track scored by another task drops
+    the base track's leaderboard columns."""
     if isinstance(base, dict) and isinstance(overlay, dict):
         out = dict(base)
         for key, value in overlay.items():
-            out[key] = merge(base[key], value) if key in base else copy.deepcopy(value)
+            if value is None:
+                out.pop(key, None)
+            else:
+                out[key] = merge(base[key], value) if key in base else copy.deepcopy(value)
         return out
     return copy.deepcopy(overlay)
 
@@ -385,3 +469,120 @@ def files_referenced(doc: Dict[str, Any]) -> List[str]:
     if doc.get("image"):
         paths.append(doc["image"])
     return paths
+
+
+# --- columns that follow the organizer's reference ---------------------------------------------
+
+# Readable labels for generated columns (Planetscapes' per-class and per-category keys); any
+# other key is shown as itself with spaces.
+LABEL_PREFIXES = (("iiou_category_", "iIoU cat. "), ("iou_category_", "IoU cat. "),
+                  ("iiou_class_", "iIoU "), ("iou_class_", "IoU "))
+
+
+def column_label(key: str) -> str:
+    for prefix, label in LABEL_PREFIXES:
+        if key.startswith(prefix):
+            return (label + key[len(prefix):].replace("_", " "))[:36]
+    return key.replace("_", " ")[:36]
+
+
+def with_columns(track: Track, keys: List[str], why: str) -> Track:
+    """The track with a leaderboard column for every key in `keys` that it lacks, after its own
+    columns (same leaderboard, format and sort as its last column). The keys are the scorer's
+    for the bundled reference (e.g. one per class of the organizer's label table), so the
+    columns cannot be written ahead of the reference."""
+    doc = copy.deepcopy(track.v15)
+    columns = doc["leaderboard"]["columns"]
+    if not columns:
+        raise ValueError("{} track: columns are generated after the definition's own, and it "
+                         "has none".format(track.name))
+    last = list(columns.values())[-1]
+    rank = max(int(c.get("rank", 1)) for c in columns.values())
+    added = [k for k in keys if k not in columns]
+    for key in added:
+        rank += 1
+        column = {"leaderboard": last["leaderboard"], "label": column_label(key), "rank": rank,
+                  "numeric_format": last.get("numeric_format", 2), "sort": "desc"}
+        columns[key] = column
+    header = GENERATED_HEADER.format(
+        sources=track.sources, what="CodaLab competition bundle v1.5, {} track; {} "
+                                    "leaderboard columns added from {}.".format(
+                                        track.name, len(added), why))
+    return Track(track.name, doc, dump(doc, header), track.sources)
+
+
+# --- one Codabench competition for several tracks ----------------------------------------------
+
+def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, str]],
+             title: str, description: str = "") -> Dict[str, Any]:
+    """One Codabench v2 definition running every track's task in every phase.
+
+    Codabench's phases are sequential (its unpacker refuses overlapping ones), so two tasks
+    scored side by side share a phase: `tasks: [0, 1]` makes each submission a parent with one
+    child per task, every child scoring the same zip with its own program and reference, and
+    writing its keys into the one leaderboard (competitions/tasks.py, _run_submission;
+    api/views/submissions.py, upload_submission_scores). The tracks must have the same phases
+    (dates, limits): they are one competition. files[i] renames track i's data zips (two
+    tracks' reference_data.zip must not collide in one bundle).
+    """
+    docs = [to_v2(t.v15) for t in tracks]
+    base = docs[0]
+    for t, doc in zip(tracks[1:], docs[1:]):
+        mine = [(p["name"], p["start"], p.get("end")) for p in doc["phases"]]
+        theirs = [(p["name"], p["start"], p.get("end")) for p in base["phases"]]
+        if mine != theirs:
+            raise ValueError("{} track: its phases {} differ from the {} track's {}: one "
+                             "Codabench competition runs both tasks in the same phases".format(
+                                 t.name, mine, tracks[0].name, theirs))
+    out = copy.deepcopy(base)
+    out["title"] = title
+    if description:
+        out["description"] = description
+    out["tasks"] = []
+    for i, (t, doc) in enumerate(zip(tracks, docs)):
+        if len(doc["tasks"]) != 1:
+            raise ValueError("{} track: its phases score with {} different programs or data; a "
+                             "merged bundle takes one task per track".format(
+                                 t.name, len(doc["tasks"])))
+        task = dict(doc["tasks"][0], index=i, name=task_names[i] or t.v15["title"],
+                    description=t.v15.get("description", ""))
+        for key, value in files[i].items():
+            if key in task:
+                task[key] = value
+        out["tasks"].append(task)
+    limits = [p.get("execution_time_limit") for d in docs for p in d["phases"]]
+    for phase in out["phases"]:
+        phase["tasks"] = list(range(len(tracks)))
+        if any(limits):
+            # Each child runs under the phase's limit: the slowest task's.
+            phase["execution_time_limit"] = max(v for v in limits if v)
+        if "starting_kit" in phase and "starting_kit" in files[0]:
+            phase["starting_kit"] = files[0]["starting_kit"]
+    # One leaderboard: Codabench attaches every phase to the first one. Columns of the tracks
+    # in order, the first track's ranking column first.
+    board = out["leaderboards"][0]
+    columns = []
+    for doc in docs:
+        first = doc["leaderboards"][0]
+        ordered = first["columns"][first["primary_index"]:first["primary_index"] + 1] + [
+            c for j, c in enumerate(first["columns"]) if j != first["primary_index"]]
+        columns += [dict(c) for c in ordered]
+    keys = [c["key"] for c in columns]
+    repeated = sorted(set(k for k in keys if keys.count(k) > 1))
+    if repeated:
+        raise ValueError("the tracks' leaderboards share the keys {}: in one Codabench "
+                         "leaderboard a key is one column".format(", ".join(repeated)))
+    for index, column in enumerate(columns):
+        column["index"] = index
+    board["columns"] = columns
+    board["primary_index"] = 0
+    out["leaderboards"] = [board]
+    return out
+
+
+def merged_v2_text(tracks: List[Track], doc: Dict[str, Any]) -> str:
+    header = GENERATED_HEADER.format(
+        sources=", ".join(t.sources for t in tracks),
+        what="Codabench competition bundle (v2), one task per track: {}.".format(
+            ", ".join(t.name for t in tracks)))
+    return dump(doc, header)

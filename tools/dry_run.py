@@ -132,8 +132,11 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
     detailed = bool(doc.get("enable_detailed_results", False))
     if doc.get("version") in (2, "2"):
         phase = submission_phase(sorted(doc["phases"], key=lambda p: p.get("index", 0)), True)
-        task_index = (phase.get("tasks") or [0])[0]
-        task = next((t for t in doc.get("tasks", []) if t.get("index") == task_index), {})
+        # A phase running several tasks makes one child submission per task, each scoring the
+        # same zip with its task's program and reference (Codabench's _run_submission).
+        tasks = [next((t for t in doc.get("tasks", []) if t.get("index") == i), {})
+                 for i in (phase.get("tasks") or [0])]
+        task = tasks[0]
         board = sorted(doc["leaderboards"], key=lambda b: b.get("index", 0))[0]
         columns = [{"key": c["key"], "label": c.get("title", c["key"]),
                     "precision": int(c.get("precision", 2)), "sort": c.get("sorting", "desc")}
@@ -144,7 +147,10 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
                                             DEFAULT_TIME_LIMIT["codabench"]),
                 "enable_detailed_results": detailed,
                 "columns": columns, "scoring_program": task.get("scoring_program"),
-                "reference_data": task.get("reference_data")}
+                "reference_data": task.get("reference_data"),
+                "tasks": [{"name": t.get("name", "task {}".format(t.get("index"))),
+                           "scoring_program": t.get("scoring_program"),
+                           "reference_data": t.get("reference_data")} for t in tasks]}
     phase = submission_phase(sorted(doc["phases"].values(), key=lambda p: p["phasenumber"]),
                              False, doc.get("end_date"))
     order = list(doc["leaderboard"]["columns"])
@@ -690,7 +696,9 @@ def v1_metadata_refusal(res: str) -> None:
 
 def run_platform(platform: str, submission: str, reference: str, program: str,
                  phase: Optional[Dict[str, Any]], limit: float, keep: Optional[str],
-                 echo: bool, say) -> Outcome:
+                 echo: bool, say, child: str = "") -> Outcome:
+    """One run of the scoring program as the platform's worker makes it; child names the task
+    of one child submission of a multi-task phase (its scores are the row's, not all of it)."""
     root = tempfile.mkdtemp(prefix="dry-run-{}-".format(platform))
     try:
         run = os.path.join(root, "run")
@@ -744,6 +752,10 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
             source, "; detailed results: " + htmls[0] if htmls else ""))
         if watched:
             say(v1_detailed_page_fate(paths["output"], exited))
+        if child:
+            say("Scores of task {}: {}".format(child, ", ".join(
+                "{} {}".format(k, v) for k, v in scores.items())))
+            return Outcome(platform, True, True, scores)
         if not (phase and phase.get("columns")):
             say("Scores (no leaderboard columns known):")
             for key, value in scores.items():
@@ -753,13 +765,7 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         say("Leaderboard row:")
         for line in format_row(phase["columns"], scores, platform):
             say(line)
-        empty = [k for k in keys if k not in scores]
-        dropped = sorted(k for k in scores if k not in keys)
-        if empty:
-            say("Columns left empty (no such key in the scores): " + ", ".join(empty))
-        if dropped:
-            say("Scores dropped (no such leaderboard column): " + ", ".join(dropped))
-        return Outcome(platform, True, not (empty or dropped), scores)
+        return Outcome(platform, True, row_is_complete(keys, scores, say), scores)
     finally:
         if keep:
             target = os.path.join(keep, platform)
@@ -769,23 +775,66 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         shutil.rmtree(root, ignore_errors=True)
 
 
+def row_is_complete(keys: List[str], scores: Dict[str, float], say) -> bool:
+    empty = [k for k in keys if k not in scores]
+    dropped = sorted(k for k in scores if k not in keys)
+    if empty:
+        say("Columns left empty (no such key in the scores): " + ", ".join(empty))
+    if dropped:
+        say("Scores dropped (no such leaderboard column): " + ", ".join(dropped))
+    return not (empty or dropped)
+
+
+def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
+              phase: Dict[str, Any], limit: float, keep: Optional[str], echo: bool,
+              say) -> Outcome:
+    """A phase running several tasks (Codabench): one child run per task on the same zip, each
+    under the phase's time limit; the parent's row holds every child's scores. A failed child
+    leaves its columns empty (Codabench still finishes the parent): here it fails the run."""
+    scores = {}  # type: Dict[str, float]
+    failed = []
+    for i, task in enumerate(tasks):
+        say("--- child submission {} of {}: task {} ---".format(i + 1, len(tasks), task["name"]))
+        outcome = run_platform(platform, submission, task["reference_data"],
+                               task["scoring_program"], phase, limit,
+                               os.path.join(keep, "task{}".format(i)) if keep else None, echo,
+                               say, child=task["name"])
+        if not outcome.finished:
+            failed.append(task["name"])
+            continue
+        scores.update(outcome.scores or {})
+    if failed:
+        say("Task(s) {} failed: Codabench finishes the parent submission, with their columns "
+            "left n/a.".format(", ".join(failed)))
+        return Outcome(platform, False, False, scores or None)
+    say("Leaderboard row (all tasks):")
+    for line in format_row(phase["columns"], scores, platform):
+        say(line)
+    return Outcome(platform, True, row_is_complete([c["key"] for c in phase["columns"]],
+                                                   scores, say), scores)
+
+
 # --- command line ---------------------------------------------------------------------------
 
 def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
-    """Phase info, scoring program zip and reference zip extracted from a competition bundle."""
+    """Phase info, scoring program zip and reference zip extracted from a competition bundle
+    (for a phase of several tasks, each task's, in phase["tasks"])."""
     with zipfile.ZipFile(bundle) as zf:
         text = zf.read("competition.yaml").decode("utf-8")
         phase = phase_info_from_yaml(_parse_yaml_doc(text, bundle + ":competition.yaml"))
-        paths = []
-        for key in ("scoring_program", "reference_data"):
-            name = phase.get(key)
-            if not name or name not in zf.namelist():
-                raise UsageError("{}: {} {!r} is not in the bundle".format(bundle, key, name))
-            target = os.path.join(workdir, key + ".zip")
-            with zf.open(name) as src, open(target, "wb") as dst:
-                shutil.copyfileobj(src, dst)
-            paths.append(target)
-    return phase, paths[0], paths[1]
+        extracted = {}  # type: Dict[str, str]
+        for task in phase.get("tasks") or [phase]:
+            for key in ("scoring_program", "reference_data"):
+                name = task.get(key)
+                if not name or name not in zf.namelist():
+                    raise UsageError("{}: {} {!r} is not in the bundle".format(bundle, key, name))
+                if name not in extracted:
+                    extracted[name] = os.path.join(workdir, "{}-{}".format(len(extracted), name))
+                    with zf.open(name) as src, open(extracted[name], "wb") as dst:
+                        shutil.copyfileobj(src, dst)
+                task[key] = extracted[name]
+    first = (phase.get("tasks") or [phase])[0]
+    return phase, first["scoring_program"], first["reference_data"]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -814,7 +863,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[List[str]] = None) -> int:
+def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = None) -> int:
+    """The command; `outcomes`, if given, receives each platform's Outcome (for bundle.py)."""
     parser = build_parser()
     args = parser.parse_args(argv)
 
@@ -841,10 +891,18 @@ def main(argv: Optional[List[str]] = None) -> int:
             raise UsageError("no such file or folder: {}".format(reference))
         choice = args.platform or (phase["platform"] if args.bundle else "both")
         platforms = PLATFORMS if choice == "both" else (choice,)
+        if args.bundle and len((phase or {}).get("tasks") or []) > 1 and "codalab" in platforms:
+            # A phase of several tasks exists only on Codabench; CodaLab runs one program per
+            # phase (its bundles are one competition per task).
+            if choice == "codalab":
+                raise UsageError("{} runs {} tasks in one phase, which only Codabench does: "
+                                 "dry-run a CodaLab bundle of each task instead".format(
+                                     args.bundle, len(phase["tasks"])))
+            platforms = ("codabench",)
         say("Dry run of {} ({})".format(args.submission, "phase settings from {}{}".format(
             source, ", phase " + phase["phase"] if phase.get("phase") else "")
             if phase else source))
-        outcomes = []
+        outcomes = [] if outcomes is None else outcomes
         for platform in platforms:
             limit = args.time_limit or (phase or {}).get("execution_time_limit") or \
                 DEFAULT_TIME_LIMIT[platform]
@@ -853,6 +911,15 @@ def main(argv: Optional[List[str]] = None) -> int:
                 say("time limit {:.0f} s capped at {} s: Codabench's default queue runs nothing "
                     "longer".format(limit, CODABENCH_QUEUE_CAP))
                 limit = CODABENCH_QUEUE_CAP
+            tasks = (phase or {}).get("tasks") or []
+            if args.bundle and len(tasks) > 1 and platform == "codabench":
+                if args.reference or args.program:
+                    raise UsageError("this phase runs {} tasks, each with the bundle's own "
+                                     "program and reference: drop the reference and "
+                                     "--program".format(len(tasks)))
+                outcomes.append(run_tasks(platform, args.submission, tasks, phase,
+                                          float(limit), args.keep, not args.quiet, say))
+                continue
             outcomes.append(run_platform(platform, args.submission, reference, program, phase,
                                          float(limit), args.keep, not args.quiet, say))
         print()

@@ -1,0 +1,373 @@
+"""bundle.sh --competition planetscapes end to end: two tasks (semantic labeling from PNGs, VQA
+from one JSON file), a CodaLab v1.5 competition per task, Codabench bundles per task and one
+merged Codabench competition whose phases run both tasks on one zip. Runs the real shell entry
+point into temporary folders (never the repo's dist/).
+"""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import pytest
+import yaml
+
+HERE = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(HERE)
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+    if path not in sys.path:
+        sys.path.insert(0, path)
+
+import bundle  # noqa: E402
+import bundle_check  # noqa: E402
+import bundle_yaml  # noqa: E402
+from scoring.tasks import TASKS  # noqa: E402
+
+BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
+DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
+SCORE = os.path.join(ROOT, "scoring_program", "score.py")
+SEM_REF = os.path.join(ROOT, "reference_data_planetscapes")
+SEM_SUB = os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission")
+VQA_REF = os.path.join(ROOT, "reference_data_vqa")
+VQA_SUB = os.path.join(ROOT, "starting_kit_vqa", "sample_submission")
+PREFIX = "planetscapes2027"
+PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
+             for track in ("semantic", "vqa") for platform in ("codalab", "codabench")]
+MERGED = PREFIX + "-codabench.zip"
+NAMES = PER_TRACK + [MERGED]
+
+
+def run(argv, **kw):
+    env = dict(os.environ, PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1")
+    return subprocess.run([str(a) for a in argv], env=env, cwd=ROOT, capture_output=True,
+                          text=True, timeout=600, **kw)
+
+
+def scores_of(ref, res, tmp):
+    """The scorer's own scores.txt for a reference and a submission, as {key: float}."""
+    out = os.path.join(str(tmp), "out-{}".format(len(os.listdir(str(tmp)))))
+    proc = run([sys.executable, SCORE, "--ref", ref, "--res", res, "--out", out, "--quiet"])
+    assert proc.returncode == 0, proc.stderr
+    with open(os.path.join(out, "scores.txt")) as f:
+        return {k.strip(): float(v) for k, v in (line.split(":") for line in f if line.strip())}
+
+
+def combined(tmp):
+    """A submission for a phase running both tasks: the PNGs and the results file together."""
+    folder = os.path.join(str(tmp), "both")
+    shutil.copytree(SEM_SUB, folder)
+    for name in os.listdir(VQA_SUB):
+        shutil.copy(os.path.join(VQA_SUB, name), folder)
+    return folder
+
+
+def columns(zf):
+    doc = yaml.safe_load(zf.read("competition.yaml"))
+    if doc.get("version") == 2:
+        return [c["key"] for c in doc["leaderboards"][0]["columns"]], doc
+    return list(doc["leaderboard"]["columns"]), doc
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    tmp = tmp_path_factory.mktemp("ps-bundles")
+    first = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "a"])
+    second = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "b",
+                  "--no-smoke"])
+    return first, second, tmp / "a", tmp / "b"
+
+
+@pytest.fixture(scope="module")
+def direct(tmp_path_factory):
+    """Each task's scores of its sample, from score.py run directly on the repository."""
+    tmp = tmp_path_factory.mktemp("ps-direct")
+    return scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp)
+
+
+def test_builds_five_bundles_checks_and_dry_runs_them(builds):
+    first, second, a, b = builds
+    assert first.returncode == 0, first.stderr + first.stdout
+    assert second.returncode == 0, second.stderr + second.stdout
+    assert sorted(os.listdir(str(a))) == sorted(NAMES)
+    for name in NAMES:
+        assert name in first.stdout
+    assert "Checked: 5 bundles" in first.stdout
+    assert "Dry run: the sample submission scores on all 5 bundles" in first.stdout
+    assert "Open for submissions on " in first.stdout
+
+
+def test_two_builds_are_byte_identical(builds):
+    _, _, a, b = builds
+    for name in NAMES:
+        with open(str(a / name), "rb") as fa, open(str(b / name), "rb") as fb:
+            assert fa.read() == fb.read(), name
+
+
+def test_every_bundle_passes_the_check_and_is_open_today(builds):
+    _, _, a, _ = builds
+    proc = run([sys.executable, os.path.join(ROOT, "tools", "bundle_check.py")] +
+               [a / n for n in NAMES])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for name in NAMES:
+        report = bundle_check.check_bundle(str(a / name))
+        assert not report.errors and not report.warnings, report.lines()
+        assert report.open_phases, name  # Test before the deadline, Post-challenge after
+        assert "{}: OK (0 warnings); open for submissions: ".format(name) in proc.stdout
+
+
+def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_path):
+    """Unpack each bundle's program and reference, score the track's sample with them, and
+    compare the keys of scores.txt with the leaderboard's columns (merged: both tasks')."""
+    _, _, a, _ = builds
+    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB}
+    for name in NAMES:
+        with zipfile.ZipFile(str(a / name)) as zf:
+            keys, doc = columns(zf)
+            if doc.get("version") == 2:
+                runs = [(t["scoring_program"], t["reference_data"]) for t in doc["tasks"]]
+            else:
+                runs = [("scoring_program.zip", "reference_data.zip")]
+            written = []
+            for i, (program, reference) in enumerate(runs):
+                where = tmp_path / "{}-{}".format(name, i)
+                for member, folder in ((program, "program"), (reference, "ref")):
+                    zf.extract(member, str(where))
+                    with zipfile.ZipFile(str(where / member)) as inner:
+                        inner.extractall(str(where / folder))
+                track = "vqa" if "vqa" in (name if len(runs) == 1 else reference) else "semantic"
+                out = where / "out"
+                proc = run([sys.executable, where / "program" / "score.py", "--ref",
+                            where / "ref", "--res", samples[track], "--out", out, "--quiet"])
+                assert proc.returncode == 0, proc.stderr
+                with open(str(out / "scores.txt")) as f:
+                    written += [line.split(":")[0] for line in f if line.strip()]
+        assert sorted(written) == sorted(keys), name
+        assert keys[0] == written[0]  # ranked by the (first) task's ranking key
+
+
+def test_semantic_columns_are_the_label_tables_keys(builds):
+    """Per-class and per-category columns come from the bundled reference's label table."""
+    _, _, a, _ = builds
+    task = TASKS["planetscapes-semantic"]
+    with open(os.path.join(SEM_REF, "config.yaml")) as f:
+        expected = task.keys(task.configure(None, yaml.safe_load(f)))
+    for name in ("semantic-codalab", "semantic-codabench"):
+        with zipfile.ZipFile(str(a / "{}-{}.zip".format(PREFIX, name))) as zf:
+            assert columns(zf)[0] == expected
+    assert "iou_class_boulder" in expected and "iiou_category_object" in expected
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        assert columns(zf)[0] == expected + TASKS["planetscapes-vqa"].score_keys
+
+
+def test_columns_follow_the_organizers_table(tmp_path):
+    """Another label table, another leaderboard: a class renamed in config.yaml is a column
+    renamed in every bundle, without touching competition.yaml."""
+    ref = tmp_path / "ref"
+    shutil.copytree(SEM_REF, str(ref))
+    config = (ref / "config.yaml").read_text().replace("name: boulder,", "name: big boulder,")
+    (ref / "config.yaml").write_text(config)
+    source = bundle_yaml.find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    built, _ = bundle.build_all(str(build), source, bundle_yaml.Schedule(),
+                                {"semantic": str(ref), "vqa": VQA_REF}, "raw",
+                                lambda line: None, sample=False)
+    for b in built:
+        report = bundle_check.check_bundle(b.path)
+        assert not report.errors, report.lines()
+        with zipfile.ZipFile(b.path) as zf:
+            keys = columns(zf)[0]
+        if "vqa" in b.name:
+            assert keys == TASKS["planetscapes-vqa"].score_keys
+        else:
+            assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
+
+
+def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
+    """Each task's sample through its own bundles on CodaLab's and Codabench's worker, and the
+    scores equal the scorer's run on the repository."""
+    _, _, a, _ = builds
+    sem, vqa = direct
+    for track, sub, expected in (("semantic", SEM_SUB, sem), ("vqa", VQA_SUB, vqa)):
+        for platform in ("codalab", "codabench"):
+            bundle_zip = a / "{}-{}-{}.zip".format(PREFIX, track, platform)
+            proc = run([sys.executable, DRY_RUN, sub, "--bundle", bundle_zip, "--platform",
+                        "both", "--quiet"])
+            assert proc.returncode == 0, proc.stdout + proc.stderr
+            assert "RESULT: the submission would be scored on CodaLab" in proc.stdout
+            first = next(iter(expected))
+            assert "{:.4f}".format(expected[first]) in proc.stdout if track == "semantic" \
+                else "{:.2f}".format(expected[first]) in proc.stdout
+
+
+def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
+    """Codabench, a phase listing tasks [0, 1]: one child run per task on the same zip; the
+    row holds both tasks' scores, equal to each scorer's own."""
+    _, _, a, _ = builds
+    sem, vqa = direct
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+    assert [p["tasks"] for p in doc["phases"]] == [[0, 1], [0, 1]]
+    assert [t["name"] for t in doc["tasks"]] == ["Semantic labeling", "VQA"]
+    board = doc["leaderboards"][0]
+    assert board["columns"][board["primary_index"]]["key"] == "iou_class"
+    outcomes = []
+    import dry_run
+    code = dry_run.main([combined(tmp_path), "--bundle", str(a / MERGED), "--quiet"], outcomes)
+    assert code == dry_run.EXIT_OK
+    (outcome,) = outcomes
+    assert outcome.platform == "codabench" and outcome.complete
+    assert set(outcome.scores) == set(sem) | set(vqa)
+    for key, value in list(sem.items()) + list(vqa.items()):
+        assert outcome.scores[key] == pytest.approx(value, abs=1e-9), key
+
+
+def test_merged_bundle_with_one_tasks_files_fails_that_task(builds, tmp_path):
+    """A zip with only the PNGs: the VQA child fails (Codabench leaves its columns n/a), and
+    the dry run says so with the scorer's message."""
+    _, _, a, _ = builds
+    proc = run([sys.executable, DRY_RUN, SEM_SUB, "--bundle", a / MERGED, "--quiet"])
+    assert proc.returncode == 1, proc.stdout
+    assert "Task(s) VQA failed" in proc.stdout and "No .json results file" in proc.stdout
+
+
+@pytest.mark.parametrize("layout", ["flat", "png folder", "json folder"])
+def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, layout):
+    """The combined zip, through each task's real command: same scores as its own sample,
+    exit 0, the other task's files only warned about."""
+    sem, vqa = direct
+    res = tmp_path / "res"
+    if layout == "flat":
+        shutil.copytree(combined(tmp_path), str(res))
+    else:
+        shutil.copytree(SEM_SUB, str(res / "predictions") if layout == "png folder"
+                        else str(res))
+        target = res / "answers" if layout == "json folder" else res
+        target.mkdir(exist_ok=True)
+        shutil.copy(os.path.join(VQA_SUB, "results.json"), str(target))
+    # Codabench adds its own metadata file beside the participant's files.
+    (res / "metadata").write_text("elapsedTime: null\n")
+    for ref, expected, other in ((SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")):
+        out = tmp_path / "out-{}".format(os.path.basename(ref))
+        proc = run([sys.executable, SCORE, "--ref", ref, "--res", res, "--out", out])
+        assert proc.returncode == 0, proc.stderr + proc.stdout
+        with open(str(out / "scores.txt")) as f:
+            got = {k.strip(): float(v) for k, v in (line.split(":") for line in f)}
+        assert got == expected
+        assert other in proc.stdout + proc.stderr  # listed as ignored, not scored
+
+
+def test_semantic_kit_checks_the_sample_with_the_label_tables_ids(builds, tmp_path):
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / (PREFIX + "-semantic-codalab.zip"))) as zf:
+        zf.extract("starting_kit.zip", str(tmp_path))
+    kit = tmp_path / "kit"
+    with zipfile.ZipFile(str(tmp_path / "starting_kit.zip")) as zf:
+        zf.extractall(str(kit))
+    manifest = json.loads((kit / "manifest.json").read_text())
+    assert manifest["task"] == "planetscapes-semantic" and len(manifest["images"]) == 12
+    proc = run([sys.executable, kit / "check_submission.py", kit / "sample_submission"],
+               )
+    assert proc.returncode == 0, proc.stderr
+    assert "passes every check" in proc.stdout and "label table (0-12" in proc.stdout
+    assert (kit / "README.md").read_text().startswith("# Planetscapes")
+    proc = run([sys.executable, kit / "make_submission.py", kit / "sample_submission", "-o",
+                tmp_path / "sub.zip"])
+    assert proc.returncode == 0, proc.stderr
+    proc = run([sys.executable, kit / "dry_run.py", tmp_path / "sub.zip", SEM_REF, "--quiet"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_vqa_kit_holds_the_references_questions_and_checks_the_sample(builds, tmp_path):
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / (PREFIX + "-vqa-codalab.zip"))) as zf:
+        zf.extract("starting_kit.zip", str(tmp_path))
+    kit = tmp_path / "kit"
+    with zipfile.ZipFile(str(tmp_path / "starting_kit.zip")) as zf:
+        zf.extractall(str(kit))
+    with open(os.path.join(VQA_REF, "questions.json"), "rb") as f:
+        assert (kit / "questions.json").read_bytes() == f.read()
+    proc = run([sys.executable, kit / "check_results.py", kit / "sample_submission"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    proc = run([sys.executable, kit / "dry_run.py", kit / "sample_submission", VQA_REF,
+                "--quiet"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_merged_kit_holds_both_kits_and_the_combined_sample(builds, tmp_path):
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        with zipfile.ZipFile(zf.open("starting_kit.zip")) as kit:
+            names = set(kit.namelist())
+    assert {"README.md", "semantic/check_submission.py", "semantic/manifest.json",
+            "vqa/check_results.py", "vqa/questions.json", "sample_submission/results.json",
+            "semantic/scoring_program/score.py", "vqa/scoring_program/score.py"} <= names
+    assert sum(n.startswith("sample_submission/") and n.endswith(".png") for n in names) == 12
+
+
+def test_merging_tracks_with_different_phases_or_shared_keys_is_refused():
+    source = bundle_yaml.find_sources(ROOT)["planetscapes"]
+    tracks = bundle_yaml.load_tracks(source)
+    files = [{}, {}]
+    moved = bundle_yaml.load_tracks(source, bundle_yaml.Schedule(
+        start=bundle_yaml.parse_date("2026-12-01")))
+    with pytest.raises(ValueError, match="differ from the semantic track"):
+        bundle_yaml.merge_v2([tracks[0], moved[1]], ["", ""], files, "t")
+    with pytest.raises(ValueError, match="share the keys iiou_category, iiou_class"):
+        bundle_yaml.merge_v2([tracks[0], tracks[0]], ["", ""], files, "t")
+
+
+def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp_path):
+    proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
+                "--reference", SEM_REF])
+    assert proc.returncode == 2
+    assert "--reference TRACK=DIR for vqa" in proc.stderr
+    assert os.listdir(str(tmp_path)) == []
+
+
+def _with_yaml(src, dst, edit):
+    """A copy of a bundle whose competition.yaml went through edit(doc)."""
+    with zipfile.ZipFile(str(src)) as zin, zipfile.ZipFile(str(dst), "w") as zout:
+        for info in zin.infolist():
+            data = zin.read(info.filename)
+            if info.filename == "competition.yaml":
+                doc = yaml.safe_load(data)
+                edit(doc)
+                data = yaml.safe_dump(doc, sort_keys=False).encode("utf-8")
+            zout.writestr(info, data)
+
+
+def test_the_check_asks_every_task_of_the_merged_bundle_for_its_keys(builds, tmp_path):
+    """The check compares the merged leaderboard with both programs' keys: a VQA column
+    dropped, or both tasks scoring the semantic reference, is refused."""
+    _, _, a, _ = builds
+
+    def drop_vqa_column(doc):
+        doc["leaderboards"][0]["columns"] = [c for c in doc["leaderboards"][0]["columns"]
+                                             if c["key"] != "accuracy_other"]
+
+    def same_task_twice(doc):
+        doc["tasks"][1]["reference_data"] = doc["tasks"][0]["reference_data"]
+
+    _with_yaml(a / MERGED, tmp_path / "one.zip", drop_vqa_column)
+    lines = bundle_check.check_bundle(str(tmp_path / "one.zip")).lines()
+    assert any("no column for the score keys accuracy_other" in line for line in lines), lines
+    _with_yaml(a / MERGED, tmp_path / "two.zip", same_task_twice)
+    lines = bundle_check.check_bundle(str(tmp_path / "two.zip")).lines()
+    assert any("two tasks of one phase write the keys iou_class" in line for line in lines), lines
+
+
+def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
+    """CodaLab has no phase of several tasks: asked for it, the dry run says which bundles to
+    use; with --platform both it runs Codabench's children only."""
+    _, _, a, _ = builds
+    both = combined(tmp_path)
+    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
+                "--platform", "codalab"])
+    assert proc.returncode == 2 and "only Codabench does" in proc.stderr
+    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
+                "--platform", "both", "--quiet"])
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "RESULT: the submission would be scored on Codabench." in proc.stdout
+    assert proc.stdout.count("--- child submission") == 2
