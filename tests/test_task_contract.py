@@ -2,6 +2,7 @@
 platforms parse, no NaN, results independent of worker count and unit order, no per-unit data in
 any output, and every participant mistake of its format ends in exit 1 with a message, never a
 traceback."""
+import io
 import json
 import math
 import os
@@ -11,7 +12,7 @@ import pytest
 import yaml
 
 from conftest import run_score
-from scoring import engine
+from scoring import cli, engine
 from scoring.cli import read_config
 from scoring.tasks import TASKS
 from task_fixtures import FIXTURES
@@ -96,11 +97,20 @@ def test_identical_for_any_worker_count_and_unit_order(task_ref, tmp_path):
 
 
 def test_every_submission_problem_is_exit_1_with_a_message(task_ref, tmp_path):
+    """In process (cli.main, as score.py calls it) for speed; the first case also through the
+    real command. An exception would end as exit 4, never as exit 1."""
     name, fixtures, root, ids = task_ref
-    for case, build in sorted(fixtures.broken.items()):
+    for k, (case, build) in enumerate(sorted(fixtures.broken.items())):
         res = str(tmp_path / case)
         build(res, root, ids)
-        proc = run_score("--ref", root, "--res", res, "--task", name, "--workers", "1")
-        assert proc.returncode == 1, (case, proc.stderr)
-        assert proc.stderr.startswith("ERROR: the submission cannot be scored"), case
-        assert "Traceback" not in proc.stderr + proc.stdout, case
+        argv = ["--ref", root, "--res", res, "--task", name, "--workers", "1"]
+        if k == 0:
+            proc = run_score(*argv)
+            code, out, err = proc.returncode, proc.stdout, proc.stderr
+        else:
+            out_io, err_io = io.StringIO(), io.StringIO()
+            code = cli.main(argv, out_io, err_io)
+            out, err = out_io.getvalue(), err_io.getvalue()
+        assert code == 1, (case, err)
+        assert err.startswith("ERROR: the submission cannot be scored"), case
+        assert "Traceback" not in err + out, case
