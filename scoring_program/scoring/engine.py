@@ -183,6 +183,24 @@ def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
         pool.join()
 
 
+def convert_all(function: Callable, context: dict, ids: Sequence[str], workers: int,
+                progress: Optional[Callable[[int], None]] = None) -> Tuple[ProblemLog, int, int]:
+    """Run a converter over every unit id in chunks (a reference packer): function(chunk) ->
+    (ProblemLog, bytes written, units). Returns the merged log, units and bytes."""
+    log, totals = ProblemLog(), [0, 0]
+
+    def absorb(result) -> None:
+        chunk_log, size, n = result
+        log.merge(chunk_log)
+        totals[0] += n
+        totals[1] += size
+        if progress:
+            progress(totals[0])
+
+    map_chunks(function, context, chunked(list(ids), workers), workers, absorb)
+    return log, totals[0], totals[1]
+
+
 def evaluate(task, reference, fmt, config: dict, items: List[Item], workers: int,
              progress: Optional[Callable[[int], None]] = None) -> Accumulated:
     """Score every item: task, reference and fmt (its SubmissionFormat) as in task_api.py."""

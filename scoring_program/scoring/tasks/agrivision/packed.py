@@ -234,19 +234,9 @@ def pack(raw_dir: str, out_root: str, workers: int, progress=None) -> Tuple[int,
     Returns (images, bytes of the packed images); BrokenReference if the raw one is broken."""
     raw = open_raw(find_root(raw_dir))
     os.makedirs(os.path.join(out_root, FOLDER), exist_ok=True)
-    log, totals = ProblemLog(), [0, 0]
-
-    def absorb(result) -> None:
-        chunk_log, size, n = result
-        log.merge(chunk_log)
-        totals[0] += n
-        totals[1] += size
-        if progress:
-            progress(totals[0])
-
-    engine.map_chunks(_pack_chunk, {"raw": raw, "out": out_root},
-                      engine.chunked(raw.ids, workers), workers, absorb)
+    log, images, size = engine.convert_all(_pack_chunk, {"raw": raw, "out": out_root}, raw.ids,
+                                           workers, progress)
     if log.fatal:
         raise BrokenReference(log)
     write_manifest(raw, out_root)  # last: a half-written pack is never taken for a packed one
-    return totals[0], totals[1]
+    return images, size

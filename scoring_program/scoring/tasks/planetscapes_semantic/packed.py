@@ -200,22 +200,12 @@ def pack(raw: SemanticReference, out_root: str, workers: int, progress=None) -> 
     """Pack a raw reference into out_root, checking every image as the scorer does. Returns
     (images, bytes of the packed images); BrokenReference if the raw reference is broken."""
     os.makedirs(os.path.join(out_root, FOLDER), exist_ok=True)
-    log, totals = ProblemLog(), [0, 0]
-
-    def absorb(result) -> None:
-        chunk_log, size, n = result
-        log.merge(chunk_log)
-        totals[0] += n
-        totals[1] += size
-        if progress:
-            progress(totals[0])
-
-    engine.map_chunks(_pack_chunk, {"raw": raw, "out": out_root},
-                      engine.chunked(list(raw.ids), workers), workers, absorb)
+    log, images, size = engine.convert_all(_pack_chunk, {"raw": raw, "out": out_root}, raw.ids,
+                                           workers, progress)
     if log.fatal:
         raise BrokenReference(log)
     shutil.copyfile(os.path.join(raw.root, "config.yaml"), os.path.join(out_root, "config.yaml"))
     with open(os.path.join(out_root, MANIFEST), "w") as f:  # last: marks the pack complete
         json.dump({"format": FORMAT, "version": VERSION, "ids": list(raw.ids)}, f, indent=0)
         f.write("\n")
-    return totals[0], totals[1]
+    return images, size
