@@ -444,3 +444,10 @@ def test_the_submission_goes_to_the_phase_open_now():
     assert dry_run.submission_phase(v2, True, now=at(2021, 5, 1))["name"] == "A"
     assert dry_run.submission_phase(v2, True, now=at(2026, 1, 1))["name"] == "B"
     assert dry_run.submission_phase(v2[:1], True, now=at(2026, 1, 1))["name"] == "A"  # the last
+
+
+def test_the_dry_run_and_the_scorer_refuse_zips_at_the_same_size():
+    """The dry run unpacks as the worker does and stands apart from the scorer (its own copy of
+    the cap), so the two values are held equal here."""
+    from scoring import archive
+    assert dry_run.MAX_UNPACKED_BYTES == archive.MAX_UNPACKED_BYTES == 16 * 1024 ** 3
