@@ -26,7 +26,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine, png
+from ... import engine, packed_layout, png
 from ...predictions import pillow_says
 from ...problems import BrokenReference, ProblemLog
 from .classes import N_SETS, VALID_BIT
@@ -176,26 +176,7 @@ def is_packed(root: str) -> bool:
 
 
 def open_packed(root: str) -> PackedReference:
-    log = ProblemLog()
-    try:
-        with open(os.path.join(root, MANIFEST)) as f:
-            manifest = json.load(f)
-        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-            raise ValueError("format {!r} version {!r}".format(manifest.get("format"),
-                                                              manifest.get("version")))
-        ids = sorted(manifest["ids"])
-    except Exception as exc:
-        log.add(REF_LAYOUT, MANIFEST, "not a {} v{} manifest ({})".format(FORMAT, VERSION, exc))
-        raise BrokenReference(log) from None
-    present = {n[:-4] for n in os.listdir(os.path.join(root, FOLDER)) if n.endswith(".png")} \
-        if os.path.isdir(os.path.join(root, FOLDER)) else set()
-    for image_id in ids:
-        if image_id not in present:
-            log.add(REF_MISSING, "{}/{}.png".format(FOLDER, image_id))
-    if log.fatal or not ids:
-        if not ids:
-            log.add(REF_LAYOUT, MANIFEST, "it lists no image")
-        raise BrokenReference(log)
+    ids = packed_layout.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
     return PackedReference(root, ids)
 
 

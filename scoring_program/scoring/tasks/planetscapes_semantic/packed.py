@@ -24,7 +24,7 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine, png
+from ... import engine, packed_layout, png
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -157,27 +157,7 @@ def is_packed(root: str) -> bool:
 
 
 def open_packed(root: str, table: LabelTable) -> PackedReference:
-    log = ProblemLog()
-    try:
-        with open(os.path.join(root, MANIFEST)) as f:
-            manifest = json.load(f)
-        if manifest.get("format") != FORMAT or manifest.get("version") != VERSION:
-            raise ValueError("format {!r} version {!r}".format(manifest.get("format"),
-                                                              manifest.get("version")))
-        ids = sorted(manifest["ids"])
-    except Exception as exc:
-        log.add(REF_LAYOUT, MANIFEST, "not a {} v{} manifest ({})".format(FORMAT, VERSION, exc))
-        raise BrokenReference(log) from None
-    folder = os.path.join(root, FOLDER)
-    present = {n[:-4] for n in os.listdir(folder) if n.endswith(".png")} \
-        if os.path.isdir(folder) else set()
-    for image_id in ids:
-        if image_id not in present:
-            log.add(REF_MISSING, "{}/{}.png".format(FOLDER, image_id))
-    if not ids:
-        log.add(REF_LAYOUT, MANIFEST, "it lists no image")
-    if log.fatal:
-        raise BrokenReference(log)
+    ids = packed_layout.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
     return PackedReference(root, ids, table)
 
 

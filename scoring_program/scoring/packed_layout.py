@@ -1,0 +1,36 @@
+"""What every task's packed reference shares: a manifest (format, version, ids) beside a folder of
+one PNG per image. Reading it checks both, so a half-written or foreign pack is the organizers'
+error with the file named, whatever the task."""
+import json
+import os
+from typing import List
+
+from .problems import BrokenReference, Kind, ProblemLog
+
+
+def read_ids(root: str, manifest: str, folder: str, fmt: str, version: int,
+             layout_kind: Kind, missing_kind: Kind) -> List[str]:
+    """The manifest's sorted ids; BrokenReference if the manifest is not this format's, lists no
+    image, or names an image whose PNG is not in the folder."""
+    log = ProblemLog()
+    try:
+        with open(os.path.join(root, manifest)) as f:
+            data = json.load(f)
+        if data.get("format") != fmt or data.get("version") != version:
+            raise ValueError("format {!r} version {!r}".format(data.get("format"),
+                                                              data.get("version")))
+        ids = sorted(data["ids"])
+    except Exception as exc:
+        log.add(layout_kind, manifest, "not a {} v{} manifest ({})".format(fmt, version, exc))
+        raise BrokenReference(log) from None
+    path = os.path.join(root, folder)
+    present = {n[:-4] for n in os.listdir(path) if n.endswith(".png")} \
+        if os.path.isdir(path) else set()
+    for image_id in ids:
+        if image_id not in present:
+            log.add(missing_kind, "{}/{}.png".format(folder, image_id))
+    if not ids:
+        log.add(layout_kind, manifest, "it lists no image")
+    if log.fatal:
+        raise BrokenReference(log)
+    return ids
