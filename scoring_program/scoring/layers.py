@@ -15,6 +15,7 @@ import numpy as np
 from PIL import Image
 
 from . import png
+from .pillow_array import load_array
 
 # Only layers whose compressed data is this small are candidates (a uniform 512 x 512 layer
 # compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.
@@ -55,8 +56,7 @@ def read_layer(data: bytes, modes: Tuple[str, ...]) -> Layer:
     with Image.open(io.BytesIO(data)) as img:
         if img.mode not in modes:
             raise ValueError("its mode is " + img.mode)
-        img.load()
-        arr = np.asarray(img)
+        arr = load_array(img)
     if key is not None:
         lo, hi = int(arr.min()), int(arr.max())
         if lo == hi:

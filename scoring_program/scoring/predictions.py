@@ -23,6 +23,7 @@ import numpy as np
 from PIL import Image
 
 from . import png, submission
+from .pillow_array import load_array
 from .problems import BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, WRONG_SIZE
 from .task_api import PredictionProblem, Submission, SubmissionFormat
 
@@ -91,8 +92,7 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
                                         "says {} but a later one says {} x {} (mode {}, {})".format(
                                             _describe(header), img.size[0], img.size[1], img.mode,
                                             rawmode))
-            img.load()
-            arr = np.asarray(img)
+            arr = load_array(img)
     except PredictionProblem:
         raise
     except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, zlib.error...

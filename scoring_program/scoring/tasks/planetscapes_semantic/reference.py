@@ -11,6 +11,7 @@ import numpy as np
 from PIL import Image
 
 from ...histogram import histogram
+from ...pillow_array import load_array
 from ...problems import BrokenReference, Kind, ProblemLog
 from ...submission import sole_subfolder
 from ...task_api import Reference, ReferenceProblem
@@ -56,8 +57,7 @@ def read_png(path: str, name: str, modes: Tuple[str, ...]) -> np.ndarray:
             if img.format != "PNG" or img.mode not in modes:
                 raise ValueError("{} image of mode {}; expected a single-channel PNG ({})".format(
                     img.format, img.mode, "/".join(modes)))
-            img.load()
-            arr = np.asarray(img)
+            arr = load_array(img)
     except FileNotFoundError:
         raise ReferenceProblem(REF_MISSING, name, "no such file") from None
     except Exception as exc:

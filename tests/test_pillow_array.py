@@ -1,0 +1,142 @@
+"""load_array (decoding straight into a numpy array) gives exactly what np.asarray(img) gives."""
+import io
+import struct
+import zlib
+
+import numpy as np
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+from PIL import Image
+
+from scoring import png
+from scoring.pillow_array import load_array
+
+
+def _plain(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as img:
+        img.load()
+        return np.asarray(img)
+
+
+def _fast(data: bytes) -> np.ndarray:
+    with Image.open(io.BytesIO(data)) as img:
+        return load_array(img)
+
+
+def _pillow_png(arr: np.ndarray, mode: str, **save) -> bytes:
+    buf = io.BytesIO()
+    Image.fromarray(arr).convert(mode).save(buf, "PNG", **save)
+    return buf.getvalue()
+
+
+def _filtered_png(arr: np.ndarray, filters) -> bytes:
+    """An 8-bit grayscale PNG whose row r uses filter filters[r % len(filters)] (0-4), written
+    by hand (Pillow chooses its own filters), so the decoder's unfiltering is exercised."""
+    h, w = arr.shape
+    prev = np.zeros(w, dtype=np.int64)
+    rows = []
+    for r in range(h):
+        cur = arr[r].astype(np.int64)
+        ftype = filters[r % len(filters)]
+        left = np.concatenate([[0], cur[:-1]])
+        upleft = np.concatenate([[0], prev[:-1]])
+        if ftype == 0:
+            out = cur
+        elif ftype == 1:
+            out = cur - left
+        elif ftype == 2:
+            out = cur - prev
+        elif ftype == 3:
+            out = cur - (left + prev) // 2
+        else:
+            p = left + prev - upleft
+            pa, pb, pc = abs(p - left), abs(p - prev), abs(p - upleft)
+            pred = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
+            out = cur - pred
+        rows.append(bytes([ftype]) + (out % 256).astype(np.uint8).tobytes())
+        prev = cur
+    return (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+            png.chunk(b"IDAT", zlib.compress(b"".join(rows))) + png.chunk(b"IEND", b""))
+
+
+@settings(max_examples=60, deadline=None)
+@given(h=st.integers(1, 70), w=st.integers(1, 70), top=st.integers(1, 256),
+       seed=st.integers(0, 2 ** 31 - 1),
+       filters=st.lists(st.integers(0, 4), min_size=1, max_size=5))
+def test_every_filter_type_decodes_as_pillow_does(h, w, top, seed, filters):
+    arr = np.random.RandomState(seed).randint(0, top, size=(h, w)).astype(np.uint8)
+    data = _filtered_png(arr, filters)
+    got = _fast(data)
+    assert got.shape == (h, w) and got.dtype == np.uint8
+    assert np.array_equal(got, arr)
+    assert np.array_equal(got, _plain(data))
+
+
+@pytest.mark.parametrize("mode,save", [
+    ("L", {}), ("L", {"optimize": True}), ("L", {"compress_level": 0}),
+    ("L", {"transparency": 3}), ("P", {}), ("I;16", {}), ("1", {}), ("LA", {}), ("RGB", {}),
+])
+def test_every_mode_equals_asarray(mode, save):
+    arr = (np.arange(37 * 23).reshape(37, 23) % 7).astype(np.uint8)
+    data = _pillow_png(arr, mode, **save)
+    got, want = _fast(data), _plain(data)
+    assert got.dtype == want.dtype and got.shape == want.shape
+    assert np.array_equal(got, want)
+
+
+def test_interlaced_png_equals_asarray():
+    """Adam7: the decoder writes the seven passes into the image itself."""
+    arr = (np.arange(41 * 29).reshape(41, 29) * 7 % 251).astype(np.uint8)
+    # The seven Adam7 passes (row start, column start, row step, column step), filter None.
+    passes = [(0, 0, 8, 8), (0, 4, 8, 8), (4, 0, 8, 4), (0, 2, 4, 4), (2, 0, 4, 2), (0, 1, 2, 2),
+              (1, 0, 2, 1)]
+    rows = []
+    for y0, x0, dy, dx in passes:
+        sub = arr[y0::dy, x0::dx]
+        if sub.size:
+            rows.extend(b"\0" + sub[r].tobytes() for r in range(sub.shape[0]))
+    h, w = arr.shape
+    data = (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 1)) +
+            png.chunk(b"IDAT", zlib.compress(b"".join(rows))) + png.chunk(b"IEND", b""))
+    assert np.array_equal(_fast(data), arr)
+    assert np.array_equal(_plain(data), arr)
+
+
+def test_truncated_data_raises_as_pillow_does():
+    arr = np.random.RandomState(1).randint(0, 9, size=(64, 64)).astype(np.uint8)
+    data = _filtered_png(arr, [4])
+    cut = data[:len(data) // 2]
+    with pytest.raises(Exception):
+        _plain(cut)
+    with pytest.raises(Exception):
+        _fast(cut)
+
+
+def test_result_is_independent_of_pillows_image():
+    """The array owns its memory: closing the image or decoding another must not change it."""
+    a = np.full((8, 8), 5, np.uint8)
+    b = np.full((8, 8), 6, np.uint8)
+    first = _fast(_pillow_png(a, "L"))
+    _fast(_pillow_png(b, "L"))
+    assert (first == 5).all()
+
+
+class _ReplacingImage:
+    """An image whose load() allocates its own pixel memory, as a future Pillow might."""
+
+    def __init__(self, arr: np.ndarray) -> None:
+        self._arr = arr
+        self.mode = "L"
+        self.size = (arr.shape[1], arr.shape[0])
+        self.im = None
+
+    def load(self) -> None:
+        self.im = Image.fromarray(self._arr).im
+        self.__array_interface__ = self._arr.__array_interface__
+
+
+def test_falls_back_to_asarray_when_pillow_replaces_the_memory():
+    arr = (np.arange(48).reshape(6, 8) % 9).astype(np.uint8)
+    got = load_array(_ReplacingImage(arr))
+    assert np.array_equal(got, arr)
