@@ -500,3 +500,15 @@ def test_oracle_levels_hold_on_a_packed_reference(tmp_path):
     packed.pack(raw, str(tmp_path / "pk"))
     state = state_of({5: "red"}, packed_truth(str(tmp_path / "pk")))
     assert state.overall() == (1, 18)  # 18 / 30 = 0.6
+
+
+def test_pack_reads_back_what_it_wrote(tmp_path, monkeypatch):
+    """An encoder that loses information (here: two questions' forms swapped, every count
+    unchanged) is caught before the manifest is written: exit 4, no packed.json."""
+    encode = packed.encode
+    monkeypatch.setattr(packed, "encode", lambda truth: encode(
+        truth._replace(forms=truth.forms[1:2] + truth.forms[:1] + truth.forms[2:])))
+    with pytest.raises(packed.PackMismatch) as exc:
+        packed.pack(SAMPLE_REF, str(tmp_path / "pk"))
+    assert exc.value.exit_code == 4 and "Truth.forms" in exc.value.message()
+    assert not os.path.exists(str(tmp_path / "pk" / packed.MANIFEST))
