@@ -78,19 +78,23 @@ def human(size: int) -> str:
 
 # --- the reference --------------------------------------------------------------------------
 
-def reference_entries(task, root: str, layout: str, build: str, say) -> List[Tuple[str, str]]:
+def reference_entries(task, reference, layout: str, build: str, say) -> List[Tuple[str, str]]:
     """Files of reference_data.zip: the raw layout as it is, or packed by the scoring program's
-    own packer (docs/packed-format.md), which checks every layer on the way."""
+    own packer (docs/packed-format.md, docs/vqa-packed-format.md), which checks everything on
+    the way. reference: the raw reference, as the scorer opened it."""
+    root = reference.root
     if layout == "raw" or not hasattr(task, "pack"):
         return collect(root, exclude_top=REFERENCE_EXCLUDE)
     from scoring import engine
+    from scoring.pack_command import pack_units
     from scoring.problems import ScoringError
-    out = os.path.join(build, "packed-reference")
-    total = len(task.open_reference(root, {}).ids)
-    say("Packing the reference ({:,} images)...".format(total))
+    # A folder of its own per reference: two tracks may each pack theirs (Planetscapes).
+    out = tempfile.mkdtemp(prefix="packed-reference-", dir=build)
+    total, noun = pack_units(task, reference)
+    say("Packing the reference ({:,} {})...".format(total, noun))
     try:
         task.pack(root, out, engine.default_workers(total),
-                  engine.Progress(total, sys.stdout, 10.0, "packed"))
+                  engine.Progress(total, sys.stdout, 10.0, "packed", noun))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
     return collect(out)
@@ -205,7 +209,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     reference_zip = made.get(("reference", reference))
     if reference_zip is None:
         reference_zip = os.path.join(build, "reference_data-{}.zip".format(track.name))
-        size = write_zip(reference_zip, reference_entries(task, ref.root, layout, build, say))
+        size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
     entries, generated = kit_contents(data, track, ref.root, manifest)

@@ -1,8 +1,9 @@
 """`pack.py RAW_DIR OUT_DIR`: convert a raw reference into its task's packed layout.
 
 The task is the reference's (config.yaml `task:`, as the scorer decides it); tasks with a packed
-layout provide pack() (Agriculture-Vision: docs/packed-format.md). Every layer of every image is
-read and checked on the way (a broken raw reference is refused with the same messages the scorer
+layout provide pack() (Agriculture-Vision: docs/packed-format.md; Planetscapes VQA:
+docs/vqa-packed-format.md). Every layer of every image (every annotation) is read and checked on
+the way (a broken raw reference is refused with the same messages the scorer
 gives), the work is spread over the usable CPUs, and the packed reference's manifest is written
 last, so an interrupted run never leaves something that looks like a packed reference.
 """
@@ -10,7 +11,7 @@ import argparse
 import os
 import sys
 import time
-from typing import List, Optional
+from typing import List, Optional, Tuple
 
 from . import cli, engine
 from .problems import ScoringError
@@ -19,6 +20,14 @@ from .tasks import DEFAULT, TASKS
 
 def folder_bytes(root: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
+
+
+def pack_units(task, reference) -> Tuple[int, str]:
+    """(how many, what) a task's pack() converts: its task.pack_units(reference) if it has one
+    (VQA: the questions), else the reference's images."""
+    if hasattr(task, "pack_units"):
+        return task.pack_units(reference)
+    return len(reference.ids), "images"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -43,15 +52,17 @@ def main(argv: Optional[List[str]] = None) -> int:
         if reference.layout != "raw":
             sys.stderr.write("ERROR: {} is already {}.\n".format(args.raw, reference.layout))
             return 2
-        total = len(reference.ids)
-        print("Packing {:,} images from {} into {}".format(total, args.raw, args.out), flush=True)
-        images, _ = task.pack(args.raw, args.out, args.workers or engine.default_workers(total),
-                              engine.Progress(total, sys.stdout, args.progress_every, "packed"))
+        total, noun = pack_units(task, reference)
+        print("Packing {:,} {} from {} into {}".format(total, noun, args.raw, args.out),
+              flush=True)
+        units, _ = task.pack(args.raw, args.out, args.workers or engine.default_workers(total),
+                             engine.Progress(total, sys.stdout, args.progress_every, "packed",
+                                             noun))
     except ScoringError as exc:
         sys.stderr.write(exc.message())
         return exc.exit_code
     raw_bytes, packed_bytes = folder_bytes(reference.root), folder_bytes(args.out)
-    print("Packed {:,} images in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x smaller)"
-          .format(images, time.monotonic() - started, raw_bytes, packed_bytes,
+    print("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x smaller)"
+          .format(units, noun, time.monotonic() - started, raw_bytes, packed_bytes,
                   raw_bytes / max(packed_bytes, 1)))
     return 0

@@ -1,28 +1,45 @@
-"""What every task's packed reference shares: a manifest (format, version, ids) beside a folder of
-one PNG per image. Reading it checks both, so a half-written or foreign pack is the organizers'
-error with the file named, whatever the task."""
+"""What every task's packed reference shares: a manifest (format, version; for the image tasks the
+ids, beside a folder of one PNG per image). Reading it checks them, so a half-written or foreign
+pack is the organizers' error with the file named, whatever the task."""
 import json
 import os
-from typing import List
+from typing import Any, Dict, List
 
 from .problems import BrokenReference, Kind, ProblemLog
 
 
-def read_ids(root: str, manifest: str, folder: str, fmt: str, version: int,
-             layout_kind: Kind, missing_kind: Kind) -> List[str]:
-    """The manifest's sorted ids; BrokenReference if the manifest is not this format's, lists no
-    image, or names an image whose PNG is not in the folder."""
-    log = ProblemLog()
+def read_manifest(root: str, manifest: str, fmt: str, version: int,
+                  layout_kind: Kind) -> Dict[str, Any]:
+    """The manifest's JSON object; BrokenReference if it is unreadable or not this format and
+    version (a half-written pack has none: the manifest is written last)."""
     try:
         with open(os.path.join(root, manifest)) as f:
             data = json.load(f)
         if data.get("format") != fmt or data.get("version") != version:
             raise ValueError("format {!r} version {!r}".format(data.get("format"),
                                                               data.get("version")))
+    except Exception as exc:
+        raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
+    return data
+
+
+def _not_manifest(manifest: str, fmt: str, version: int, layout_kind: Kind,
+                  exc: Exception) -> BrokenReference:
+    log = ProblemLog()
+    log.add(layout_kind, manifest, "not a {} v{} manifest ({})".format(fmt, version, exc))
+    return BrokenReference(log)
+
+
+def read_ids(root: str, manifest: str, folder: str, fmt: str, version: int,
+             layout_kind: Kind, missing_kind: Kind) -> List[str]:
+    """The manifest's sorted ids; BrokenReference if the manifest is not this format's, lists no
+    image, or names an image whose PNG is not in the folder."""
+    data = read_manifest(root, manifest, fmt, version, layout_kind)
+    try:
         ids = sorted(data["ids"])
     except Exception as exc:
-        log.add(layout_kind, manifest, "not a {} v{} manifest ({})".format(fmt, version, exc))
-        raise BrokenReference(log) from None
+        raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
+    log = ProblemLog()
     path = os.path.join(root, folder)
     present = {n[:-4] for n in os.listdir(path) if n.endswith(".png")} \
         if os.path.isdir(path) else set()

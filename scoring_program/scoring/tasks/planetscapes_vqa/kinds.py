@@ -78,3 +78,7 @@ REF_DISAGREE = Kind(
 REF_EMPTY = Kind(
     "vqa_ref_empty", "reference without a single question",
     "questions.json and annotations.json must list the test questions.")
+REF_PACKED = Kind(
+    "vqa_ref_packed", "packed reference damaged, incomplete or not this version's",
+    "pack the raw reference again (python3 scoring_program/pack.py RAW_DIR NEW_DIR) and replace "
+    "the packed one with the new folder, whole; never edit a packed reference by hand.")

@@ -2,13 +2,15 @@
 
 A submission is one unit (its results file). The reference is read and checked completely when
 it is opened, so a broken reference is reported whole (exit 3) before the submission is looked
-at; scoring is then one pass over the questions in the process that opened it.
+at; scoring is then one pass over the questions in the process that opened it. The reference is
+raw (questions.json + annotations.json) or packed by pack.py (packed.py: packed.json marks it),
+detected from the folder; both give the same Truth, so the same scores.
 """
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ...task_api import Reference, Submission, SubmissionFormat, Task
-from . import report
+from . import packed, report
 from .accuracy import AccuracyState, percent, summary_scores
 from .files import UNIT, find_results
 from .normalize import Normalizer
@@ -19,14 +21,14 @@ MANIFEST_VERSION = 1
 
 
 class VQAReference(Reference):
-    layout = "vqa"
     ids = (UNIT,)
 
     def __init__(self, root: Optional[str], question_ids: FrozenSet[int],
-                 truth: Optional[Truth]) -> None:
+                 truth: Optional[Truth], layout: str = "raw") -> None:
         self.root = root
         self.question_ids = question_ids
         self._truth = truth
+        self.layout = layout  # "raw", "packed", or "manifest" for the label-free check
 
     def __getstate__(self) -> dict:
         # Pickled to a worker process (never with one unit, in practice): ship paths, not data.
@@ -34,7 +36,11 @@ class VQAReference(Reference):
 
     def read(self, unit_id: str) -> Optional[Truth]:
         if self._truth is None and self.root is not None:
-            self._truth = read_annotations(self.root, read_questions(self.root), Normalizer())
+            questions = read_questions(self.root)
+            if self.layout == "packed":
+                self._truth = packed.read_packed(self.root, questions)
+            else:
+                self._truth = read_annotations(self.root, questions, Normalizer())
         return self._truth
 
     def expect(self, unit_id: str, truth: Any) -> FrozenSet[int]:
@@ -59,10 +65,23 @@ class PlanetscapesVQA(Task):
     score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
 
     def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> VQAReference:
+        """Raw or packed layout, detected from the folder's contents (packed.json)."""
         root = find_root(ref_dir)
         questions = read_questions(root)
+        if packed.is_packed(root):
+            return VQAReference(root, frozenset(questions), packed.read_packed(root, questions),
+                                "packed")
         truth = read_annotations(root, questions, Normalizer())
         return VQAReference(root, frozenset(questions), truth)
+
+    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
+        """Convert a raw reference into the packed layout (packed.py), checked as the scorer
+        checks it; one process (workers is not used). Returns (questions, payload bytes)."""
+        return packed.pack(find_root(raw_dir), out_dir, progress)
+
+    def pack_units(self, reference: VQAReference) -> Tuple[int, str]:
+        """What pack.py counts: the questions (the engine's unit is the results file)."""
+        return len(reference.question_ids), "questions"
 
     def submission_format(self, config: Dict[str, Any]) -> ResultsFormat:
         return ResultsFormat()
@@ -99,4 +118,4 @@ class PlanetscapesVQA(Task):
 
     def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[VQAReference, ResultsFormat]:
         ids = frozenset(int(i) for i in manifest["question_ids"])
-        return VQAReference(None, ids, None), ResultsFormat()
+        return VQAReference(None, ids, None, "manifest"), ResultsFormat()
