@@ -1,4 +1,5 @@
-"""load_array (decoding straight into a numpy array) gives exactly what np.asarray(img) gives."""
+"""The decoding shortcuts give exactly what the plain calls give: load_array (straight into a
+numpy array) equals np.asarray(img), png.inflate (a presized buffer) equals zlib.decompress."""
 import io
 import struct
 import zlib
@@ -140,3 +141,13 @@ def test_falls_back_to_asarray_when_pillow_replaces_the_memory():
     arr = (np.arange(48).reshape(6, 8) % 9).astype(np.uint8)
     got = load_array(_ReplacingImage(arr))
     assert np.array_equal(got, arr)
+
+
+@settings(max_examples=50, deadline=None)
+@given(data=st.binary(max_size=5000), expected=st.integers(-5, 1 << 30))
+def test_inflate_gives_zlibs_output_whatever_size_is_expected(data, expected):
+    """png.inflate presizes its buffer from the header; a wrong or huge size changes nothing."""
+    packed = zlib.compress(data)
+    assert png.inflate(packed, expected) == data
+    assert png.inflate(packed[:-1], expected) is None   # truncated
+    assert png.inflate(b"not zlib" + packed, expected) is None

@@ -85,11 +85,8 @@ def read_fast(data: bytes) -> Optional[CodedLabels]:
     if header is None or text is None or header[2:] != (8, 0, 0, 0, 0):
         return None
     w, h = header[0], header[1]
-    try:
-        raw = zlib.decompress(b"".join(idat))
-    except zlib.error:
-        return None
-    if len(raw) != h * (w + 1):
+    raw = png.inflate(b"".join(idat), h * (w + 1))
+    if raw is None or len(raw) != h * (w + 1):
         return None
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w + 1)
     if rows[:, 0].any():  # some row uses a real filter: let Pillow unfilter it

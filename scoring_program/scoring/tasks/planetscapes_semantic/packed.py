@@ -83,11 +83,8 @@ def read_fast(data: bytes) -> Optional[Tuple[np.ndarray, str]]:
     if header is None or text is None or header[2] not in (8, 16) or header[3:] != (0, 0, 0, 0):
         return None
     w, h, size = header[0], header[1], header[2] // 8
-    try:
-        raw = zlib.decompress(b"".join(idat))
-    except zlib.error:
-        return None
-    if len(raw) != h * (w * size + 1):
+    raw = png.inflate(b"".join(idat), h * (w * size + 1))
+    if raw is None or len(raw) != h * (w * size + 1):
         return None
     rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w * size + 1)
     if rows[:, 0].any():  # a row uses a real filter: let Pillow unfilter it
