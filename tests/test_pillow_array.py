@@ -108,10 +108,11 @@ def test_truncated_data_raises_as_pillow_does():
     arr = np.random.RandomState(1).randint(0, 9, size=(64, 64)).astype(np.uint8)
     data = _filtered_png(arr, [4])
     cut = data[:len(data) // 2]
-    with pytest.raises(Exception):
+    with pytest.raises(OSError) as plain:
         _plain(cut)
-    with pytest.raises(Exception):
+    with pytest.raises(OSError) as fast:
         _fast(cut)
+    assert str(fast.value) == str(plain.value)
 
 
 def test_result_is_independent_of_pillows_image():
