@@ -132,6 +132,49 @@ def chunk(kind: bytes, body: bytes) -> bytes:
             struct.pack(">I", zlib.crc32(kind + body) & 0xFFFFFFFF))
 
 
+class Unfiltered(NamedTuple):
+    """A grayscale PNG read without Pillow: its size, bit depth, text and inflated rows."""
+    width: int
+    height: int
+    bit_depth: int
+    text: bytes
+    rows: bytes  # height rows of (filter byte 0, then the samples)
+
+
+def read_unfiltered(data: bytes, text_key: str, bit_depths: Tuple[int, ...]) -> Optional[Unfiltered]:
+    """The packed references' fast path: a non-interlaced grayscale PNG of one of bit_depths whose
+    every row uses filter type 0 (None), with a tEXt chunk keyed text_key; None if data is not of
+    that form (the caller then lets Pillow decode it). Integrity: the CRCs of the header and the
+    text, and zlib's checksum of the image data."""
+    if not data.startswith(SIGNATURE):
+        return None
+    prefix = text_key.encode("latin-1") + b"\0"
+    header, text, idat = None, None, []
+    for kind, body, crc in chunks(data):
+        if kind in (b"IHDR", b"tEXt", b"IDAT") and len(crc) < 4:
+            return None  # truncated: let Pillow say so
+        if kind in (b"IHDR", b"tEXt"):
+            if not crc_ok(kind, body, crc):
+                return None
+            if kind == b"IHDR":
+                header = struct.unpack(">IIBBBBB", body)
+            elif body.startswith(prefix):
+                text = body[len(prefix):]
+        elif kind == b"IDAT":
+            idat.append(body)
+    if header is None or text is None or header[2] not in bit_depths or \
+            header[3:] != (GRAY, 0, 0, 0):
+        return None
+    width, height, depth = header[0], header[1], header[2]
+    stride = 1 + width * depth // 8
+    rows = inflate(b"".join(idat), height * stride)
+    if rows is None or len(rows) != height * stride:
+        return None
+    if rows[::stride] != bytes(height):  # some row uses a real filter: let Pillow unfilter it
+        return None
+    return Unfiltered(width, height, depth, text, rows)
+
+
 # The largest output buffer inflate() allocates up front (a header could claim any size).
 MAX_PREALLOCATED = 1 << 26
 

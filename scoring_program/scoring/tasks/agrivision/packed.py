@@ -67,31 +67,11 @@ def read_fast(data: bytes) -> Optional[CodedLabels]:
     """Decode a packed PNG written by encode() without Pillow; None if it is not of that form
     (then decode() takes the general path). Integrity: the chunk CRCs of the header and the
     table, and zlib's own checksum of the image data."""
-    if not data.startswith(png.SIGNATURE):
+    image = png.read_unfiltered(data, TABLE_KEY, (8,))
+    if image is None:
         return None
-    header, text, idat = None, None, []
-    for kind, body, crc in png.chunks(data):
-        if kind in (b"IHDR", b"tEXt", b"IDAT") and len(crc) < 4:
-            return None  # truncated: let Pillow say so
-        if kind in (b"IHDR", b"tEXt"):
-            if not png.crc_ok(kind, body, crc):
-                return None
-            if kind == b"IHDR":
-                header = struct.unpack(">IIBBBBB", body)
-            elif body.startswith(TABLE_KEY.encode("latin-1") + b"\0"):
-                text = body[len(TABLE_KEY) + 1:]
-        elif kind == b"IDAT":
-            idat.append(body)
-    if header is None or text is None or header[2:] != (8, 0, 0, 0, 0):
-        return None
-    w, h = header[0], header[1]
-    raw = png.inflate(b"".join(idat), h * (w + 1))
-    if raw is None or len(raw) != h * (w + 1):
-        return None
-    rows = np.frombuffer(raw, dtype=np.uint8).reshape(h, w + 1)
-    if rows[:, 0].any():  # some row uses a real filter: let Pillow unfilter it
-        return None
-    return CodedLabels(rows[:, 1:], parse_table(text.decode("latin-1")))
+    rows = np.frombuffer(image.rows, dtype=np.uint8).reshape(image.height, image.width + 1)
+    return CodedLabels(rows[:, 1:], parse_table(image.text.decode("latin-1")))
 
 
 class BadTable(ValueError):
