@@ -51,3 +51,16 @@ def layered_image(rng, h, w, with_storm=True):
     storm = (layer(0.4) if rng.randint(2) else np.zeros((h, w), np.uint8)) if with_storm else None
     pred = rng.randint(0, 9, size=(h, w)).astype(np.uint8)
     return boundary, mask, labels, storm, pred
+
+
+# A small reference shared by the check and hostile-input tests: three images of 16 x 20.
+SMALL_IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
+SMALL_SIZE = (16, 20)
+
+
+def write_small_reference(root, seed=7):
+    rng = np.random.RandomState(seed)
+    for i in SMALL_IDS:
+        b, m, labels, storm, _ = random_image(rng, *SMALL_SIZE)
+        write_reference(root, i, b, m, labels, storm)
+    return root

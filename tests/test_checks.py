@@ -10,20 +10,14 @@ import pytest
 
 import broken_cases
 from conftest import PROGRAM, run_score
-from rawdata import random_image, save, write_reference
+from rawdata import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 
-IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
-SIZE = (16, 20)
+IDS, SIZE = SMALL_IDS, SMALL_SIZE
 
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("ref"))
-    rng = np.random.RandomState(7)
-    for i in IDS:
-        b, m, labels, storm, _ = random_image(rng, *SIZE)
-        write_reference(root, i, b, m, labels, storm)
-    return root
+    return write_small_reference(str(tmp_path_factory.mktemp("ref")))
 
 
 def assert_refused(proc, out_dir, *phrases):

@@ -18,7 +18,7 @@ from PIL import Image
 
 import broken_cases
 from conftest import PROGRAM, ROOT, run_score
-from rawdata import random_image, save, write_reference
+from rawdata import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 from scoring import archive, cli
 from scoring.predictions import max_prediction_bytes, read_prediction
 
@@ -29,18 +29,12 @@ import check_submission  # noqa: E402
 import make_submission  # noqa: E402
 from scoring.tasks import DEFAULT, TASKS  # noqa: E402
 
-IDS = ["FIELD0001_0-0-20-16", "FIELD0001_20-0-40-16", "FIELD0002_0-0-20-16"]
-SIZE = (16, 20)
+IDS, SIZE = SMALL_IDS, SMALL_SIZE
 
 
 @pytest.fixture(scope="module")
 def ref(tmp_path_factory):
-    root = str(tmp_path_factory.mktemp("ref"))
-    rng = np.random.RandomState(7)
-    for i in IDS:
-        b, m, labels, storm, _ = random_image(rng, *SIZE)
-        write_reference(root, i, b, m, labels, storm)
-    return root
+    return write_small_reference(str(tmp_path_factory.mktemp("ref")))
 
 
 @pytest.fixture(scope="module")
