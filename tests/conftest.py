@@ -1,3 +1,4 @@
+import io
 import os
 import subprocess
 import sys
@@ -16,6 +17,23 @@ def run_score(*args, timeout=120):
     return subprocess.run([sys.executable, os.path.join(PROGRAM, "score.py")] + [str(a) for a in args],
                           capture_output=True, text=True,
                           timeout=timeout)
+
+
+def run_main(main, argv):
+    """main(argv) in this process with its output captured: (exit code, stdout, stderr)."""
+    out, err = io.StringIO(), io.StringIO()
+    code = main([str(a) for a in argv], stdout=out, stderr=err)
+    return code, out.getvalue(), err.getvalue()
+
+
+def score_either(argv, real):
+    """The scorer on argv, as the real command (real=True: a subprocess) or in this process
+    (faster; tests that loop over many cases run one of them for real)."""
+    if real:
+        proc = run_score(*argv)
+        return proc.returncode, proc.stdout, proc.stderr
+    from scoring import cli
+    return run_main(cli.main, argv)
 
 
 @pytest.fixture

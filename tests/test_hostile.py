@@ -1,7 +1,6 @@
 """Hostile and careless inputs, each a class: what the decoder is held to, what a zip may do,
 what a folder may hold, what a name may contain, what the outputs look like after a failure.
 Per-file mistakes shared with the starting kit live in broken_cases.py; this file holds the rest."""
-import io
 import json
 import os
 import stat
@@ -17,7 +16,7 @@ import pytest
 from PIL import Image
 
 import broken_cases
-from conftest import PROGRAM, ROOT, run_score
+from conftest import PROGRAM, ROOT, run_main, run_score
 from rawdata import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 from scoring import archive, cli
 from scoring.predictions import max_prediction_bytes, read_prediction
@@ -44,12 +43,6 @@ def manifest(ref, tmp_path_factory):
     with open(path, "w") as f:
         json.dump(task.make_manifest(task.open_reference(ref)), f)
     return path
-
-
-def run_main(main, argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main([str(a) for a in argv], stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 def scores_of(out_dir):

@@ -1,7 +1,6 @@
 """The starting kit's tools agree with the scoring program: every broken submission of
 tests/broken_cases.py fails in both, naming the same file with the same message, and what the kit
 zips, the scorer scores."""
-import io
 import json
 import os
 import shutil
@@ -24,6 +23,7 @@ import broken_cases  # noqa: E402
 import check_submission  # noqa: E402
 import make_submission  # noqa: E402
 import rawdata  # noqa: E402
+from conftest import run_main  # noqa: E402
 from scoring import cli  # noqa: E402
 from scoring.tasks import DEFAULT, TASKS  # noqa: E402
 
@@ -44,12 +44,6 @@ def ref(tmp_path_factory):
     assert sorted(manifest["images"]) == sorted(ids)
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     return tmp, ids
-
-
-def run_main(main, argv):
-    out, err = io.StringIO(), io.StringIO()
-    code = main(argv, stdout=out, stderr=err)
-    return code, out.getvalue(), err.getvalue()
 
 
 @pytest.mark.parametrize("case", sorted(broken_cases.CASES))

@@ -2,7 +2,6 @@
 platforms parse, no NaN, results independent of worker count and unit order, no per-unit data in
 any output, and every participant mistake of its format ends in exit 1 with a message, never a
 traceback."""
-import io
 import json
 import math
 import os
@@ -11,8 +10,8 @@ import random
 import pytest
 import yaml
 
-from conftest import run_score
-from scoring import cli, engine
+from conftest import run_score, score_either
+from scoring import engine
 from scoring.cli import read_config
 from scoring.tasks import TASKS
 from task_fixtures import FIXTURES
@@ -104,13 +103,7 @@ def test_every_submission_problem_is_exit_1_with_a_message(task_ref, tmp_path):
         res = str(tmp_path / case)
         build(res, root, ids)
         argv = ["--ref", root, "--res", res, "--task", name, "--workers", "1"]
-        if k == 0:
-            proc = run_score(*argv)
-            code, out, err = proc.returncode, proc.stdout, proc.stderr
-        else:
-            out_io, err_io = io.StringIO(), io.StringIO()
-            code = cli.main(argv, out_io, err_io)
-            out, err = out_io.getvalue(), err_io.getvalue()
+        code, out, err = score_either(argv, real=k == 0)
         assert code == 1, (case, err)
         assert err.startswith("ERROR: the submission cannot be scored"), case
         assert "Traceback" not in err + out, case

@@ -2,7 +2,6 @@
 the same Truth and the same scores as the raw reference, on the sample and on generated ones
 (oracle included); pack.py refuses what the scorer refuses; a damaged or foreign pack is the
 reference's problem (exit 3, "pack again"), never a traceback nor a wrong score."""
-import io
 import json
 import os
 import pickle
@@ -18,8 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vqa_oracle as oracle
-from conftest import PROGRAM, ROOT, run_score
-from scoring import cli
+from conftest import PROGRAM, ROOT, run_score, score_either
 from scoring.problems import BrokenReference
 from scoring.tasks import TASKS
 from scoring.tasks.planetscapes_vqa import packed
@@ -374,13 +372,7 @@ def test_damaged_pack_is_the_references_problem(pair, tmp_path, case):
     pk = shutil.copytree(pair[1], str(tmp_path / "pk"))
     damage(pk)
     argv = ["--ref", pk, "--res", pair[2], "--out", str(tmp_path / "out")]
-    if case == "flip middle byte":
-        proc = run_score(*argv)
-        code, out, err = proc.returncode, proc.stdout, proc.stderr
-    else:
-        out_io, err_io = io.StringIO(), io.StringIO()
-        code = cli.main(argv, out_io, err_io)
-        out, err = out_io.getvalue(), err_io.getvalue()
+    code, out, err = score_either(argv, real=case == "flip middle byte")
     assert code == 3, err
     assert err.startswith("ERROR: the REFERENCE data"), err
     assert "pack the raw reference again" in err and phrase in err, err
