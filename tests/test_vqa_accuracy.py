@@ -10,6 +10,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vqa_oracle as oracle
+from vqa_util import write_vqa_reference
 from scoring.problems import BrokenReference
 from scoring.tasks.planetscapes_vqa.accuracy import NUMERATOR, AccuracyState, summary_scores
 from scoring.tasks.planetscapes_vqa.normalize import Normalizer
@@ -24,15 +25,6 @@ def records(answers, ids=None, confidence="yes"):
             for a, i in zip(answers, ids)]
 
 
-def write_reference(folder, annotations):
-    questions = [{"image_id": a["image_id"], "question": "?", "question_id": a["question_id"]}
-                 for a in annotations]
-    with open(os.path.join(folder, "questions.json"), "w") as f:
-        json.dump({"questions": questions}, f)
-    with open(os.path.join(folder, "annotations.json"), "w") as f:
-        json.dump({"annotations": annotations}, f)
-
-
 def annotation(qid, recs, atype="other", qtype="what is"):
     return {"question_id": qid, "image_id": qid // 10, "question_type": qtype,
             "answer_type": atype, "multiple_choice_answer": "x", "answers": recs}
@@ -40,7 +32,7 @@ def annotation(qid, recs, atype="other", qtype="what is"):
 
 def score(tmp_path, annotations, results):
     """(scorer's state, scorer's scores, oracle's evaluation)."""
-    write_reference(str(tmp_path), annotations)
+    write_vqa_reference(str(tmp_path), annotations)
     truth = read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer())
     state = AccuracyState()
     state.update(results, truth)
@@ -135,10 +127,10 @@ def test_merge_is_additive(tmp_path):
                        ["yes/no", "number", "other"][q % 3], "t%d" % (q % 4)) for q in range(60)]
     res = {q: random.Random(q + 1).choice(["a", "b", "c"]) for q in range(60)}
     whole, _, _ = score(tmp_path, anns, res)
-    write_reference(str(tmp_path), anns[:25])
+    write_vqa_reference(str(tmp_path), anns[:25])
     s1 = AccuracyState()
     s1.update(res, read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer()))
-    write_reference(str(tmp_path), anns[25:])
+    write_vqa_reference(str(tmp_path), anns[25:])
     s2 = AccuracyState()
     s2.update(res, read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer()))
     merged = AccuracyState().merge(s2).merge(s1)
@@ -204,7 +196,7 @@ def test_scorer_equals_oracle_on_generated_questions(tmp_path_factory, case):
 
 
 def test_broken_reference_is_refused(tmp_path):
-    write_reference(str(tmp_path), [annotation(1, records(["a"] * 9))])
+    write_vqa_reference(str(tmp_path), [annotation(1, records(["a"] * 9))])
     with pytest.raises(BrokenReference) as exc:
         read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer())
     assert "ten human answers" in exc.value.message()
@@ -231,6 +223,6 @@ def test_fast_and_checking_readers_agree_on_the_sample():
 @given(questions())
 def test_fast_and_checking_readers_agree(tmp_path_factory, case):
     folder = str(tmp_path_factory.mktemp("ref"))
-    write_reference(folder, case[0])
+    write_vqa_reference(folder, case[0])
     fast, checking = both_readers(folder)
     assert fast is not None and fast[:-1] == checking[:-1]

@@ -8,6 +8,7 @@ import zipfile
 import pytest
 
 from conftest import run_score
+from vqa_util import write_vqa_reference
 
 SECRET = "zebracorn"  # a hidden answer: must never be printed
 QIDS = [1000 + i for i in range(12)]
@@ -27,13 +28,7 @@ def make_reference(folder, annotations=None, questions=None):
     if questions is None:
         questions = [{"image_id": a["question_id"] // 10, "question": "What?",
                       "question_id": a["question_id"]} for a in annotations]
-    with open(os.path.join(folder, "config.yaml"), "w") as f:
-        f.write("task: planetscapes-vqa\n")
-    with open(os.path.join(folder, "questions.json"), "w") as f:
-        json.dump({"questions": questions}, f)
-    with open(os.path.join(folder, "annotations.json"), "w") as f:
-        json.dump({"annotations": annotations}, f)
-    return folder
+    return write_vqa_reference(folder, annotations, questions)
 
 
 @pytest.fixture

@@ -17,6 +17,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 import vqa_oracle as oracle
+from vqa_util import write_vqa_reference
 from conftest import PROGRAM, ROOT, run_score, score_either
 from scoring.problems import BrokenReference
 from scoring.tasks import TASKS
@@ -39,20 +40,6 @@ TRICKY = ["yes", "Yes", "no", "2", "two", "Two.", "a crater", "the crater", "1,0
           " yes ", "yes\n", "dont", "5.", "red-brown", "(red)", "", "\u0663", "caf\u00e9",
           "\u706b\u661f", "\U0001f600", "\ud800", "\ud83d.\ude00", "1,2\ud83d;\ude00", '"', "\\",
           ",", ":", "\x00", "a\x00b", "\x1f\t", "+/=", "{}[]", "0010200000", "\u2028", "\ufeff"]
-
-
-def write_raw(folder, annotations, questions=None):
-    os.makedirs(folder, exist_ok=True)
-    if questions is None:
-        questions = [{"image_id": a["image_id"], "question": "?",
-                      "question_id": a["question_id"]} for a in annotations]
-    with open(os.path.join(folder, "config.yaml"), "w") as f:
-        f.write("task: planetscapes-vqa\n")
-    with open(os.path.join(folder, "questions.json"), "w") as f:
-        json.dump({"questions": questions}, f)
-    with open(os.path.join(folder, "annotations.json"), "w") as f:
-        json.dump({"annotations": annotations}, f)  # ensure_ascii: lone surrogates as \\udXXX
-    return folder
 
 
 def raw_truth(folder):
@@ -119,7 +106,7 @@ def references(draw):
 def test_packed_equals_raw_and_the_oracle_on_generated_references(tmp_path_factory, case):
     anns, results = case
     base = tmp_path_factory.mktemp("gen")
-    raw = write_raw(str(base / "raw"), anns)
+    raw = write_vqa_reference(str(base / "raw"), anns)
     count, size = packed.pack(raw, str(base / "packed"))
     assert count == len(anns) and size == os.path.getsize(str(base / "packed" / packed.PAYLOAD))
     a, b = raw_truth(raw), packed_truth(str(base / "packed"))
@@ -145,7 +132,7 @@ def test_twins_and_surrogates_round_trip(tmp_path):
         {"question_id": 3, "image_id": 1, "question_type": "\ud800", "answer_type": "number",
          "answers": records(["\ud83d.\ude00"] * 5 + ["1,2\ud83d;\ude00"] * 5, range(1, 11))},
     ]
-    raw = write_raw(str(tmp_path / "raw"), anns)
+    raw = write_vqa_reference(str(tmp_path / "raw"), anns)
     packed.pack(raw, str(tmp_path / "packed"))
     a, b = raw_truth(raw), packed_truth(str(tmp_path / "packed"))
     same_truth(a, b)
@@ -186,7 +173,7 @@ def pair(tmp_path_factory):
                      "answer_type": ["yes/no", "number", "other"][k % 3],
                      "multiple_choice_answer": humans[0], "answers": records(humans, ids)})
         results.append({"question_id": qid, "answer": ["yes", "2", "Two", "\u706b\u661f"][k % 4]})
-    raw = write_raw(str(base / "raw"), anns)
+    raw = write_vqa_reference(str(base / "raw"), anns)
     res = base / "res"
     res.mkdir()
     (res / "results.json").write_text(json.dumps(results))
@@ -489,7 +476,7 @@ def test_oracle_levels_hold_on_a_packed_reference(tmp_path):
     """One known value through pack and read: 2 of 10 humans -> 0.6."""
     anns = [{"question_id": 5, "image_id": 0, "question_type": "q", "answer_type": "other",
              "answers": records(["red", "red"] + ["b%d" % i for i in range(8)], range(1, 11))}]
-    raw = write_raw(str(tmp_path / "raw"), anns)
+    raw = write_vqa_reference(str(tmp_path / "raw"), anns)
     packed.pack(raw, str(tmp_path / "pk"))
     state = state_of({5: "red"}, packed_truth(str(tmp_path / "pk")))
     assert state.overall() == (1, 18)  # 18 / 30 = 0.6
