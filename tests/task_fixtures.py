@@ -20,9 +20,22 @@ import planetscapes_util
 from rawdata import random_image, write_reference
 
 
-class AgricultureVisionFixtures:
+class PngLabelFixtures:
+    """Both image tasks take one label PNG per image: broken_cases' valid predictions (values
+    0-8) and its mistakes apply to either."""
+
     size = (24, 24)
 
+    def make_submission(self, res_dir, root, ids, seed=0):
+        broken_cases.good(res_dir, ids, self.size)
+
+    @property
+    def broken(self):
+        return {name: (lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b)
+                for name, (b, _, _) in broken_cases.CASES.items()}
+
+
+class AgricultureVisionFixtures(PngLabelFixtures):
     def make_reference(self, root):
         ids = ["FLD%03d_%d-0-%d-24" % (k // 3, 24 * k, 24 * k + 24) for k in range(9)]
         rng = np.random.RandomState(11)
@@ -31,20 +44,10 @@ class AgricultureVisionFixtures:
             write_reference(root, i, b, m, labels, storm)
         return ids
 
-    def make_submission(self, res_dir, root, ids, seed=0):
-        broken_cases.good(res_dir, ids, self.size)
 
-    @property
-    def broken(self):
-        return {name: (lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b)
-                for name, (b, _, _) in broken_cases.CASES.items()}
-
-
-class PlanetscapesSemanticFixtures:
+class PlanetscapesSemanticFixtures(PngLabelFixtures):
     """The small test table of planetscapes_util (ids 0-8, so broken_cases' valid predictions,
     values 0-8, are valid here too, and its value 9 is not a label id)."""
-
-    size = (24, 24)
 
     def make_reference(self, root):
         ids = ["site%d_img%02d" % (k % 2, k) for k in range(9)]
@@ -53,14 +56,6 @@ class PlanetscapesSemanticFixtures:
         planetscapes_util.write_reference(root, planetscapes_util.ROWS,
                                           [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
         return ids
-
-    def make_submission(self, res_dir, root, ids, seed=0):
-        broken_cases.good(res_dir, ids, self.size)
-
-    @property
-    def broken(self):
-        return {name: (lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b)
-                for name, (b, _, _) in broken_cases.CASES.items()}
 
 
 class PlanetscapesVQAFixtures:
