@@ -258,17 +258,21 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
         assert other in proc.stdout + proc.stderr  # listed as ignored, not scored
 
 
-def test_semantic_kit_checks_the_sample_with_the_label_tables_ids(builds, tmp_path):
-    _, _, a, _ = builds
-    with zipfile.ZipFile(str(a / (PREFIX + "-semantic-codalab.zip"))) as zf:
+def _starting_kit(bundle_zip, tmp_path):
+    """The starting kit of a built bundle, unpacked into tmp_path/kit."""
+    with zipfile.ZipFile(str(bundle_zip)) as zf:
         zf.extract("starting_kit.zip", str(tmp_path))
     kit = tmp_path / "kit"
     with zipfile.ZipFile(str(tmp_path / "starting_kit.zip")) as zf:
         zf.extractall(str(kit))
+    return kit
+
+
+def test_semantic_kit_checks_the_sample_with_the_label_tables_ids(builds, tmp_path):
+    kit = _starting_kit(builds[2] / (PREFIX + "-semantic-codalab.zip"), tmp_path)
     manifest = json.loads((kit / "manifest.json").read_text())
     assert manifest["task"] == "planetscapes-semantic" and len(manifest["images"]) == 12
-    proc = run([sys.executable, kit / "check_submission.py", kit / "sample_submission"],
-               )
+    proc = run([sys.executable, kit / "check_submission.py", kit / "sample_submission"])
     assert proc.returncode == 0, proc.stderr
     assert "passes every check" in proc.stdout and "label table (0-12" in proc.stdout
     assert (kit / "README.md").read_text().startswith("# Planetscapes")
@@ -280,12 +284,7 @@ def test_semantic_kit_checks_the_sample_with_the_label_tables_ids(builds, tmp_pa
 
 
 def test_vqa_kit_holds_the_references_questions_and_checks_the_sample(builds, tmp_path):
-    _, _, a, _ = builds
-    with zipfile.ZipFile(str(a / (PREFIX + "-vqa-codalab.zip"))) as zf:
-        zf.extract("starting_kit.zip", str(tmp_path))
-    kit = tmp_path / "kit"
-    with zipfile.ZipFile(str(tmp_path / "starting_kit.zip")) as zf:
-        zf.extractall(str(kit))
+    kit = _starting_kit(builds[2] / (PREFIX + "-vqa-codalab.zip"), tmp_path)
     with open(os.path.join(VQA_REF, "questions.json"), "rb") as f:
         assert (kit / "questions.json").read_bytes() == f.read()
     proc = run([sys.executable, kit / "check_results.py", kit / "sample_submission"])
