@@ -49,7 +49,7 @@ if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
 from scoring import engine  # noqa: E402
-from scoring.tasks import TASKS  # noqa: E402
+from scoring.registry import TASKS  # noqa: E402
 from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
 from scoring.tasks.agrivision.classes import N_CLASSES, PATTERNS, STORM  # noqa: E402
 

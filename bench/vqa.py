@@ -50,7 +50,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 PACK = os.path.join(ROOT, "scoring_program", "pack.py")
 # The packed cache is rebuilt when these change (the packer's output depends on them).
-PACKER_SOURCES = ("scoring/pack_command.py", "scoring/packed_layout.py") + tuple(
+PACKER_SOURCES = ("scoring/pack_command.py", "scoring/readers/packed_manifest.py") + tuple(
     "scoring/tasks/planetscapes_vqa/{}.py".format(m)
     for m in ("packed", "reference", "normalize", "tables", "task"))
 BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")
@@ -62,15 +62,13 @@ import make_vqa_sample  # noqa: E402
 FLOOR_CODE = ("import json, sys\n"
               "with open(sys.argv[1]) as f: json.load(f)\n"
               "with open(sys.argv[2]) as f: json.load(f)\n")
-IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); import scoring.cli, scoring.tasks; "
+IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); import scoring.cli, scoring.registry; "
                "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
-# The same without the task registry (scoring/tasks/__init__.py imports every task, and the
-# image task imports numpy and Pillow): what the VQA path itself needs.
-IMPORT_VQA_CODE = ("import os, sys, types; sys.path.insert(0, sys.argv[1]); "
-                   "import scoring, scoring.engine, scoring.submission, scoring.report.scores_file, "
-                   "argparse, yaml; pkg = types.ModuleType('scoring.tasks'); "
-                   "pkg.__path__ = [os.path.join(sys.argv[1], 'scoring', 'tasks')]; "
-                   "sys.modules['scoring.tasks'] = pkg; import scoring.tasks.planetscapes_vqa.task; "
+# The VQA task alone (the image tasks import numpy and Pillow): what the VQA path itself needs.
+IMPORT_VQA_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "
+                   "import scoring, scoring.engine, scoring.submission.discovery, "
+                   "scoring.report.scores_file, argparse, yaml; "
+                   "import scoring.tasks.planetscapes_vqa.task; "
                    "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
 SPEEDUP_TARGET = 6.0
 FLOOR_TARGET = 1.8

@@ -22,10 +22,12 @@ from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
-from scoring import engine, submission  # noqa: E402
-from scoring.archive import ArchiveProblem  # noqa: E402
+from scoring import engine  # noqa: E402
+from scoring.submission.archive import ArchiveProblem  # noqa: E402
 from scoring.problems import BAD_ZIP, ProblemLog, SubmissionError, UsageError  # noqa: E402
-from scoring.validate import load_manifest, manifest_words, validate_submission  # noqa: E402
+from scoring.manifests import load_manifest  # noqa: E402
+from scoring.submission.discovery import unpack_if_zip  # noqa: E402
+from scoring.validate import manifest_words, validate_submission  # noqa: E402
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 
@@ -46,7 +48,7 @@ def build_parser() -> argparse.ArgumentParser:
 def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr) -> int:
     manifest = load_manifest(manifest_path)
     try:
-        res_dir, cleanup = submission.unpack_if_zip(path)
+        res_dir, cleanup = unpack_if_zip(path)
     except ArchiveProblem as exc:  # the very message the scorer gives for this zip
         log = ProblemLog()
         log.add(BAD_ZIP, os.path.basename(path), str(exc))

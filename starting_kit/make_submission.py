@@ -23,8 +23,8 @@ add_scoring_to_path()
 
 from scoring import engine  # noqa: E402
 from scoring.problems import SubmissionError, UsageError  # noqa: E402
-from scoring.validate import (load_manifest, manifest_words, open_manifest,  # noqa: E402
-                              validate_submission)
+from scoring.manifests import load_manifest  # noqa: E402
+from scoring.validate import manifest_words, open_manifest, validate_submission  # noqa: E402
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 

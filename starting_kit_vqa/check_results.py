@@ -23,7 +23,7 @@ from find_scoring import HERE, add_scoring_to_path
 add_scoring_to_path()
 
 from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
-from scoring.submission import unpack_if_zip  # noqa: E402
+from scoring.submission.discovery import unpack_if_zip  # noqa: E402
 from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
 from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
 from scoring.tasks.planetscapes_vqa.results import ResultsProblems, read_results, size_cap  # noqa: E402

@@ -20,7 +20,7 @@ from find_scoring import add_scoring_to_path
 
 add_scoring_to_path()
 
-from scoring.tasks.planetscapes_vqa.accuracy import NUMERATOR, STEPS  # noqa: E402
+from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, STEPS  # noqa: E402
 from scoring.tasks.planetscapes_vqa.normalize import clean, normalize  # noqa: E402
 from scoring.tasks.planetscapes_vqa.reference import HUMANS  # noqa: E402
 

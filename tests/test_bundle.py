@@ -22,7 +22,7 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
 import bundle  # noqa: E402
 import bundle_check  # noqa: E402
 import rawdata  # noqa: E402
-from scoring.tasks import DEFAULT, TASKS  # noqa: E402
+from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 SAMPLE = os.path.join(ROOT, "reference_data", "boundaries")
@@ -117,7 +117,8 @@ def test_starting_kit_is_complete_and_standalone(builds, tmp_path):
     names = kit.namelist()
     for needed in ("README.md", "check_submission.py", "make_submission.py", "dry_run.py",
                    "find_scoring.py", "manifest.json", "phase.json", "scoring_program/metadata",
-                   "scoring_program/score.py", "scoring_program/scoring/validate.py"):
+                   "scoring_program/score.py", "scoring_program/scoring/validate.py",
+                   "scoring_program/scoring/manifests.py"):
         assert needed in names, needed
     assert not [n for n in names if n.startswith(("reference", "labels/", "boundaries/"))]
     phase = json.loads(kit.read("phase.json").decode())

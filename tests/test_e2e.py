@@ -12,8 +12,8 @@ import broken_cases
 from conftest import run_score
 from rawdata import random_image, write_reference
 from scoring import engine
-from scoring.submission import discover
-from scoring.tasks import TASKS
+from scoring.submission.discovery import discover
+from scoring.registry import TASKS
 from scoring.tasks.agrivision.reference import open_raw
 
 IDS = ["FLD%03d_%d-0-%d-24" % (k // 3, 24 * k, 24 * k + 24) for k in range(9)]

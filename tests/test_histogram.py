@@ -2,7 +2,7 @@ import numpy as np
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from scoring.histogram import histogram
+from scoring.metrics.histogram import histogram
 
 
 @settings(max_examples=200, deadline=None)

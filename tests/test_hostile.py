@@ -18,15 +18,16 @@ from PIL import Image
 import broken_cases
 from conftest import PROGRAM, ROOT, run_main, run_score
 from rawdata import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
-from scoring import archive, cli
-from scoring.predictions import max_prediction_bytes, read_prediction
+from scoring import cli
+from scoring.submission import archive
+from scoring.readers.png_labels import max_prediction_bytes, read_prediction
 
 KIT = os.path.join(ROOT, "starting_kit")
 if KIT not in sys.path:
     sys.path.insert(0, KIT)
 import check_submission  # noqa: E402
 import make_submission  # noqa: E402
-from scoring.tasks import DEFAULT, TASKS  # noqa: E402
+from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
 IDS, SIZE = SMALL_IDS, SMALL_SIZE
 
@@ -589,7 +590,7 @@ def test_interlaced_predictions_read_exactly(tmp_path):
 
 
 def test_an_unreadable_folder_is_named(tmp_path, monkeypatch):
-    from scoring import submission
+    from scoring.submission import discovery
     res = tmp_path / "res"
     broken_cases.good(str(res / "preds"), IDS, SIZE)
     real = os.scandir
@@ -599,7 +600,7 @@ def test_an_unreadable_folder_is_named(tmp_path, monkeypatch):
             raise PermissionError(13, "Permission denied")
         return real(path)
 
-    monkeypatch.setattr(submission.os, "scandir", scandir)
-    found = submission.discover(str(res), IDS)
+    monkeypatch.setattr(discovery.os, "scandir", scandir)
+    found = discovery.discover(str(res), IDS)
     text = "\n".join(found.log.summary_lines())
     assert "preds/ (a folder that cannot be read)" in text

@@ -6,7 +6,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scoring import layers
+from scoring.tasks.agrivision import layers
 
 
 def png_bytes(arr):

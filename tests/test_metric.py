@@ -10,7 +10,7 @@ import oracle
 from rawdata import PATTERNS, layered_image, random_image, save, write_reference
 from scoring.tasks.agrivision import metric
 from scoring.tasks.agrivision.reference import open_raw
-from scoring.predictions import read_prediction
+from scoring.readers.png_labels import read_prediction
 
 CLS = {c: i for i, c in enumerate(oracle.CLASSES)}
 

@@ -15,8 +15,8 @@ import broken_cases
 from conftest import PROGRAM, run_score
 from rawdata import PATTERNS, layered_image, random_image, write_reference
 from scoring import engine
-from scoring.submission import discover
-from scoring.tasks import TASKS
+from scoring.submission.discovery import discover
+from scoring.registry import TASKS
 from scoring.tasks.agrivision import packed
 
 TASK = TASKS["agriculture-vision"]
@@ -168,7 +168,7 @@ def _rebuild(data, table_text=None, index_change=None, keep_crc=False):
     recomputed unless keep_crc (then the changed tEXt keeps its old CRC)."""
     import struct
     import zlib
-    from scoring import png
+    from scoring.readers import png
     out = png.SIGNATURE
     for kind, body, crc in png.chunks(data):
         if kind == b"tEXt" and table_text is not None:
@@ -192,7 +192,7 @@ def _packed_set(tmp_path):
 
 
 def _table(target):
-    from scoring import png
+    from scoring.readers import png
     text = [body for kind, body, _ in png.chunks(target.read_bytes()) if kind == b"tEXt"][0]
     return text.split(b"\0", 1)[1].decode().split(",")
 

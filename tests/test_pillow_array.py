@@ -10,8 +10,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 from PIL import Image
 
-from scoring import png
-from scoring.pillow_array import load_array
+from scoring.readers import png
+from scoring.readers.pillow_array import load_array
 
 
 def _plain(data: bytes) -> np.ndarray:

@@ -13,7 +13,7 @@ import pytest
 
 from planetscapes_util import save_16bit, write_predictions, write_reference
 from scoring import engine
-from scoring.tasks import TASKS
+from scoring.registry import TASKS
 from scoring.tasks.planetscapes_semantic import cityscapes_labels, labels as ps_labels
 
 if not hasattr(np, "in1d"):

@@ -22,7 +22,7 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
 import bundle  # noqa: E402
 import bundle_check  # noqa: E402
 import bundle_yaml  # noqa: E402
-from scoring.tasks import TASKS  # noqa: E402
+from scoring.registry import TASKS  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")

@@ -277,7 +277,7 @@ def test_cityscapes_table_by_name(tmp_path):
 def test_manifest_checks_a_submission_without_the_labels(tmp_path):
     """The label-free check (validate.py) from the task's manifest: sizes and label ids only."""
     from scoring import validate
-    from scoring.tasks import TASKS
+    from scoring.registry import TASKS
     ref, lab = _gap_reference(tmp_path)
     task = TASKS["planetscapes-semantic"]
     config = task.configure(None, yaml.safe_load(open(os.path.join(ref, "config.yaml"))))

@@ -161,7 +161,7 @@ def test_page_heatmap_cell_by_cell_with_its_orientation(scored):
 
 def test_task_summary_counts_equal_the_definition(tmp_path):
     """In-process, on the summary itself (the source of every report)."""
-    from scoring.tasks import TASKS
+    from scoring.registry import TASKS
     from scoring.tasks.agrivision import metric
     rng = np.random.RandomState(5)
     state = metric.LabelSetHistogram()

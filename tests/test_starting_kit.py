@@ -25,7 +25,7 @@ import make_submission  # noqa: E402
 import rawdata  # noqa: E402
 from conftest import run_main  # noqa: E402
 from scoring import cli  # noqa: E402
-from scoring.tasks import DEFAULT, TASKS  # noqa: E402
+from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
 SIZE = (48, 64)  # (height, width): not square, so a swapped size is caught too
 

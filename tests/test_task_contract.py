@@ -12,8 +12,8 @@ import yaml
 
 from conftest import run_score, score_either
 from scoring import engine
-from scoring.cli import read_config
-from scoring.tasks import TASKS
+from scoring.config import read_config
+from scoring.registry import TASKS
 from task_fixtures import FIXTURES
 
 NAMES = sorted(TASKS)

@@ -12,7 +12,7 @@ from hypothesis import strategies as st
 import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
 from scoring.problems import BrokenReference
-from scoring.tasks.planetscapes_vqa.accuracy import NUMERATOR, AccuracyState, summary_scores
+from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, AccuracyState, summary_scores
 from scoring.tasks.planetscapes_vqa.normalize import Normalizer
 from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_questions
 

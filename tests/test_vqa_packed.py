@@ -20,9 +20,9 @@ import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
 from conftest import PROGRAM, ROOT, run_score, score_either
 from scoring.problems import BrokenReference
-from scoring.tasks import TASKS
+from scoring.registry import TASKS
 from scoring.tasks.planetscapes_vqa import packed
-from scoring.tasks.planetscapes_vqa.accuracy import AccuracyState, summary_scores
+from scoring.tasks.planetscapes_vqa.metric import AccuracyState, summary_scores
 from scoring.tasks.planetscapes_vqa.files import UNIT
 from scoring.tasks.planetscapes_vqa.normalize import Normalizer
 from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_questions

@@ -3,7 +3,7 @@ question types are pooled; nothing per question."""
 import re
 
 from scoring.tasks.planetscapes_vqa import report
-from scoring.tasks.planetscapes_vqa.accuracy import AccuracyState
+from scoring.tasks.planetscapes_vqa.metric import AccuracyState
 
 
 def state():

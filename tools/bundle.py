@@ -106,7 +106,7 @@ def open_reference(ref_dir: str):
     participant's submission."""
     from scoring import cli
     from scoring.problems import ScoringError
-    from scoring.tasks import DEFAULT, TASKS
+    from scoring.registry import DEFAULT, TASKS
     try:
         config = cli.read_config(ref_dir)
         name = config.get("task", DEFAULT)

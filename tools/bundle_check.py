@@ -281,7 +281,7 @@ _KEYS_CACHE = {}  # type: Dict[Tuple[str, str, str], Tuple[Optional[List[str]], 
 _KEYS_SNIPPET = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
-from scoring.tasks import TASKS, DEFAULT
+from scoring.registry import TASKS, DEFAULT
 name = sys.argv[2] or DEFAULT
 if name not in TASKS:
     print(json.dumps({"error": "unknown task %r (the program knows %s)" % (name, sorted(TASKS))}))

@@ -9,18 +9,19 @@ import os
 import sys
 import time
 import traceback
-from typing import Any, Dict, List, Optional
+from typing import Dict, List, Optional
 
-from . import __version__, engine, submission
-from .archive import ArchiveProblem
-from .problems import BAD_ZIP, REF_ARCHIVE, REF_CONFIG, BrokenReference, ProblemLog, ScoringError, \
+from . import __version__, engine
+from .config import read_config, task_name
+from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
     SubmissionError, UsageError
+from .registry import DEFAULT, TASKS
+from .registry import add_options as add_task_options
 from .report import scores_file
-from .tasks import DEFAULT, TASKS
-from .tasks import add_options as add_task_options
+from .submission.archive import ArchiveProblem
+from .submission.discovery import unpack_if_zip
 
-EXIT_OK, EXIT_SUBMISSION, EXIT_USAGE, EXIT_REFERENCE, EXIT_INTERNAL = 0, 1, 2, 3, 4
-CONFIG_FILE = "config.yaml"
+EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 4  # 1 and 3: ScoringError.exit_code
 SCORE_FILES = ("scores.txt", "scores.json")
 HTML_FILE = "detailed_results.html"
 # CodaLab v1 creates an empty detailed_results.html before the run and uploads it from a watcher
@@ -104,7 +105,7 @@ def unpack(path: str, side: str) -> "tuple":
     """(folder, cleanup) for the reference or the submission; a zip that cannot be unpacked is
     the organizers' problem for the reference, the participant's for the submission."""
     try:
-        return submission.unpack_if_zip(path)
+        return unpack_if_zip(path)
     except ArchiveProblem as exc:
         log = ProblemLog()
         if side == "ref":
@@ -112,30 +113,6 @@ def unpack(path: str, side: str) -> "tuple":
             raise BrokenReference(log) from None
         log.add(BAD_ZIP, os.path.basename(path), str(exc))
         raise SubmissionError(log) from None
-
-
-def read_config(ref_dir: str) -> Dict[str, Any]:
-    """The reference's config.yaml, in ref_dir or in its single sub-folder; {} if none."""
-    path = os.path.join(ref_dir, CONFIG_FILE)
-    if not os.path.isfile(path):
-        sub = submission.sole_subfolder(ref_dir)
-        if sub is None or not os.path.isfile(os.path.join(sub, CONFIG_FILE)):
-            return {}
-        path = os.path.join(sub, CONFIG_FILE)
-    try:
-        import yaml
-        with open(path) as f:
-            config = yaml.safe_load(f) or {}
-        if not isinstance(config, dict):
-            raise ValueError("it is not a mapping")
-    except Exception as exc:
-        log = ProblemLog()
-        # YAML's messages name the file by its full path, which may be a temporary folder.
-        log.add(REF_CONFIG, CONFIG_FILE, "unreadable YAML ({})".format(
-            str(exc).replace(path, CONFIG_FILE)))
-        raise BrokenReference(log) from None
-    # Values are the task's to check (task.configure); "task" itself is checked by run().
-    return config
 
 
 def print_table(headers: List[str], rows: List[List[str]], stream) -> None:
@@ -177,13 +154,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
 
         # Task and options: command line, then the reference's config.yaml, then defaults.
         ref_config = read_config(ref_dir)
-        task_name = args.task or ref_config.get("task", DEFAULT)
-        if not isinstance(task_name, str) or task_name not in TASKS:
-            log = ProblemLog()
-            log.add(REF_CONFIG, CONFIG_FILE, "unknown task '{}' (known: {})".format(
-                task_name, ", ".join(sorted(TASKS))))
-            raise BrokenReference(log)
-        task = TASKS[task_name]
+        task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
         reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)

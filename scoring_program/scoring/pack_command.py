@@ -13,9 +13,10 @@ import sys
 import time
 from typing import List, Optional, Tuple
 
-from . import cli, engine
+from . import engine
+from .config import read_config
 from .problems import ScoringError
-from .tasks import DEFAULT, TASKS
+from .registry import DEFAULT, TASKS
 
 
 def folder_bytes(root: str) -> int:
@@ -43,7 +44,7 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     started = time.monotonic()
     try:
-        task = TASKS.get(cli.read_config(args.raw).get("task", DEFAULT))
+        task = TASKS.get(read_config(args.raw).get("task", DEFAULT))
         if task is None or not hasattr(task, "pack"):
             sys.stderr.write("ERROR: {}'s task has no packed layout; score it as it is.\n".format(
                 args.raw))

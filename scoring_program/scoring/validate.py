@@ -1,35 +1,17 @@
 """Check a submission without the ground truth, as SemanticKITTI's validate_submission does.
 
-A manifest holds the public facts of the test set (ids, image sizes...; never labels), written by
-the task (Task.make_manifest). Validation runs the very same engine and submission format as
-scoring, against a stand-in reference built from the manifest and a state that counts nothing,
-so the participant's local check and the worker's checks cannot disagree.
+A manifest (manifests.py) holds the public facts of the test set. Validation runs the very same
+engine and submission format as scoring, against the task's stand-in reference built from the
+manifest and a state that counts nothing, so the participant's local check and the worker's
+checks cannot disagree.
 """
-import json
 import os
 from typing import Any, Dict, Optional, Tuple
 
-from . import engine, png
-from .problems import ProblemLog, UsageError
+from . import engine
+from .problems import ProblemLog
+from .registry import DEFAULT, TASKS
 from .task_api import MetricState, Reference, SubmissionFormat
-
-MANIFEST_VERSION = 1
-
-
-class ManifestReference(Reference):
-    """Stands in for a reference: knows each unit's expectation, holds no truth."""
-
-    layout = "manifest"
-
-    def __init__(self, expectations: Dict[str, Any]) -> None:
-        self.expectations = expectations
-        self.ids = sorted(expectations)
-
-    def read(self, unit_id: str) -> None:
-        return None
-
-    def expect(self, unit_id: str, truth: None) -> Any:
-        return self.expectations[unit_id]
 
 
 class Counting(MetricState):
@@ -46,56 +28,21 @@ class Counting(MetricState):
 class _CheckOnly:
     """What the engine asks of a task, reduced to a check."""
 
-    def new_state(self, config: dict) -> Counting:
+    def new_state(self, config: Dict[str, Any]) -> Counting:
         return Counting()
 
 
-# --- manifests of image tasks: ids and sizes ------------------------------------------------
-
-def image_manifest(task_name: str, ref_root: str, ids, size_layer: str,
-                   **extra: Any) -> dict:
-    """Manifest of an image task: ids and [width, height] read from one layer's PNG headers."""
-    images = {}
-    for image_id in ids:
-        h = png.read_header(os.path.join(ref_root, size_layer, image_id + ".png"))
-        images[image_id] = [h.width, h.height]
-    manifest = {"version": MANIFEST_VERSION, "task": task_name}
-    manifest.update(extra)
-    manifest["images"] = images
-    return manifest
-
-
-def image_sizes(manifest: dict) -> ManifestReference:
-    """The stand-in reference of an image manifest: expectation = (height, width)."""
-    return ManifestReference({i: (int(wh[1]), int(wh[0])) for i, wh in manifest["images"].items()})
-
-
-# --- checking -------------------------------------------------------------------------------
-
-def load_manifest(path: str) -> dict:
-    try:
-        with open(path) as f:
-            manifest = json.load(f)
-        if not isinstance(manifest, dict) or not isinstance(manifest.get("images"), dict):
-            raise ValueError("no 'images' table")
-        return manifest
-    except (OSError, ValueError) as exc:
-        raise UsageError("{} is not a readable manifest ({}): re-download the starting kit".format(
-            path, getattr(exc, "strerror", None) or exc)) from None
-
-
-def open_manifest(manifest: dict) -> Tuple[Reference, SubmissionFormat]:
+def open_manifest(manifest: Dict[str, Any]) -> Tuple[Reference, SubmissionFormat]:
     """The manifest's task's stand-in reference and submission format."""
-    from .tasks import DEFAULT, TASKS
     return TASKS[manifest.get("task", DEFAULT)].open_manifest(manifest)
 
 
-def manifest_words(manifest: dict) -> Dict[str, str]:
+def manifest_words(manifest: Dict[str, Any]) -> Dict[str, str]:
     """The words the manifest's task uses in problem messages (for SubmissionError)."""
     return dict(open_manifest(manifest)[1].words)
 
 
-def validate_submission(res_dir: str, manifest: dict, workers: Optional[int] = None,
+def validate_submission(res_dir: str, manifest: Dict[str, Any], workers: Optional[int] = None,
                         progress=None) -> Tuple[ProblemLog, int]:
     """(problems, number of predictions checked). Problems may be fatal or warnings.
     workers None: as many as the set is worth (engine.default_workers)."""

@@ -12,7 +12,7 @@ from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from ...histogram import histogram
+from ...metrics.histogram import histogram
 from ...task_api import MetricState
 
 from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT

@@ -26,8 +26,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine, packed_layout, png
-from ...predictions import pillow_says
+from ... import engine
+from ...readers import packed_manifest, png
+from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference, ProblemLog
 from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
@@ -153,7 +154,7 @@ def is_packed(root: str) -> bool:
 
 
 def open_packed(root: str) -> PackedReference:
-    ids = packed_layout.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
+    ids = packed_manifest.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
     return PackedReference(root, ids)
 
 

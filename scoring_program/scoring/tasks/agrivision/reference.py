@@ -1,18 +1,18 @@
 """Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
 (see classes.py): the only thing the metric needs, whatever the layout on disk."""
 import os
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
 
-from ... import layers
-from ...layers import Layer
-from ...predictions import pillow_says
-from ...submission import sole_subfolder
+from ... import folders
+from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
 from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE
 from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
+from . import layers
+from .layers import Layer
 from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
@@ -121,12 +121,6 @@ def _code(shape: Tuple[int, int], const: int, varying: List[Tuple[int, np.ndarra
     return CodedLabels(code, IDENTITY_TABLE)
 
 
-def _stems(folder: str) -> Optional[set]:
-    if not os.path.isdir(folder):
-        return None
-    return {n[:-4] for n in os.listdir(folder) if n.endswith(".png") and not n.startswith(".")}
-
-
 def _is_reference(folder: str) -> bool:
     # boundaries/ marks the raw layout, packed.json the packed one (see packed.py).
     return (os.path.isdir(os.path.join(folder, "boundaries")) or
@@ -135,11 +129,9 @@ def _is_reference(folder: str) -> bool:
 
 def find_root(ref_dir: str) -> str:
     """The reference folder: ref_dir itself or its single sub-folder (a zip of a folder)."""
-    if _is_reference(ref_dir):
-        return ref_dir
-    sub = sole_subfolder(ref_dir)
-    if sub is not None and _is_reference(sub):
-        return sub
+    root = folders.find_root(ref_dir, _is_reference)
+    if root is not None:
+        return root
     log = ProblemLog()
     log.add(REF_LAYOUT, ref_dir, "neither boundaries/ (raw layout) nor packed.json (packed) in it")
     raise BrokenReference(log)
@@ -148,16 +140,16 @@ def find_root(ref_dir: str) -> str:
 def open_raw(root: str) -> RawReference:
     """Check the listing (every layer of every image present) and return the reader."""
     log = ProblemLog()
-    ids = sorted(_stems(os.path.join(root, "boundaries")) or ())
+    ids = sorted(folders.png_stems(os.path.join(root, "boundaries")) or ())
     if not ids:
         log.add(REF_LAYOUT, "boundaries/", "it holds no PNG file")
         raise BrokenReference(log)
-    folders = ["masks"] + ["labels/" + c for c in PATTERNS]
+    layer_folders = ["masks"] + ["labels/" + c for c in PATTERNS]
     has_storm = os.path.isdir(os.path.join(root, "labels", STORM))
     if has_storm:
-        folders.append("labels/" + STORM)
-    for folder in folders:  # one folder's names at a time: 19,708 x 10 names add up
-        listed = _stems(os.path.join(root, folder)) or set()
+        layer_folders.append("labels/" + STORM)
+    for folder in layer_folders:  # one folder's names at a time: 19,708 x 10 names add up
+        listed = folders.png_stems(os.path.join(root, folder)) or set()
         for image_id in ids:
             if image_id not in listed:
                 log.add(REF_MISSING, "{}/{}.png".format(folder, image_id))

@@ -1,11 +1,11 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
 from typing import Any, Dict, List, Tuple
 
-from ...predictions import PngLabels
+from ...manifests import image_manifest, image_sizes
+from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
 from ...report import html
 from ...task_api import Reference, Task
-from ...validate import image_manifest, image_sizes
 from . import add_options, metric
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack

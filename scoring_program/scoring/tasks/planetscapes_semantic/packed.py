@@ -24,7 +24,8 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine, packed_layout, png
+from ... import engine
+from ...readers import packed_manifest, png
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -136,7 +137,7 @@ def is_packed(root: str) -> bool:
 
 
 def open_packed(root: str, table: LabelTable) -> PackedReference:
-    ids = packed_layout.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
+    ids = packed_manifest.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
     return PackedReference(root, ids, table)
 
 

@@ -5,15 +5,15 @@ pixels and the label id elsewhere (the Cityscapes *_instanceIds.png convention).
 checked as it is read; a problem is the organizers' (exit 3), reported with the file.
 """
 import os
-from typing import List, Optional, Tuple
+from typing import List, Tuple
 
 import numpy as np
 from PIL import Image
 
-from ...histogram import histogram
-from ...pillow_array import load_array
+from ... import folders
+from ...metrics.histogram import histogram
 from ...problems import BrokenReference, Kind, ProblemLog
-from ...submission import sole_subfolder
+from ...readers.pillow_array import load_array
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, Truth
@@ -124,18 +124,12 @@ def check_truth(labels: np.ndarray, instances: np.ndarray, spec: CheckSpec,
     return Truth(labels, instances, where, values)
 
 
-def _stems(folder: str) -> Optional[set]:
-    if not os.path.isdir(folder):
-        return None
-    return {n[:-4] for n in os.listdir(folder) if n.endswith(".png") and not n.startswith(".")}
-
-
 def find_root(ref_dir: str) -> str:
     """ref_dir itself or its single sub-folder (a zip of a folder)."""
-    for folder in (ref_dir, sole_subfolder(ref_dir)):
-        if folder is not None and (os.path.isdir(os.path.join(folder, LABELS)) or
-                                   os.path.isfile(os.path.join(folder, PACKED_MANIFEST))):
-            return folder
+    root = folders.find_root(ref_dir, lambda d: os.path.isdir(os.path.join(d, LABELS)) or
+                             os.path.isfile(os.path.join(d, PACKED_MANIFEST)))
+    if root is not None:
+        return root
     log = ProblemLog()
     log.add(REF_LAYOUT, ref_dir, "no labels/ folder (nor packed.json) in it")
     raise BrokenReference(log)
@@ -170,8 +164,8 @@ class SemanticReference(Reference):
 def open_raw(root: str, table: LabelTable) -> SemanticReference:
     """Check the listing (both files of every image) and return the reader."""
     log = ProblemLog()
-    label_ids = _stems(os.path.join(root, LABELS)) or set()
-    instance_ids = _stems(os.path.join(root, INSTANCES))
+    label_ids = folders.png_stems(os.path.join(root, LABELS)) or set()
+    instance_ids = folders.png_stems(os.path.join(root, INSTANCES))
     if not label_ids:
         log.add(REF_LAYOUT, LABELS + "/", "it holds no PNG file")
         raise BrokenReference(log)

@@ -1,10 +1,10 @@
 """The Planetscapes pixel-level semantic labeling task, as the shared engine sees it."""
 from typing import Any, Dict, List, Sequence, Tuple
 
-from ...predictions import PngLabels
+from ...manifests import image_manifest, image_sizes
+from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, Kind, ProblemLog
 from ...task_api import Reference, Task
-from ...validate import image_manifest, image_sizes
 from . import labels as ps_labels
 from . import metric, report
 from .packed import is_packed, open_packed, pack
@@ -66,7 +66,7 @@ class PlanetscapesSemantic(Task):
         root = find_root(ref_dir)
         table = config.get("_table")
         if table is None:  # opened without configure() (pack.py): the reference's own table
-            from ...cli import read_config  # here: cli imports the task registry
+            from ...config import read_config
             table = ps_labels.load(read_config(root))
         return open_packed(root, table) if is_packed(root) else open_raw(root, table)
 

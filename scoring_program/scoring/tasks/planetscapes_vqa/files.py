@@ -8,16 +8,12 @@ listed as warnings and not scored.
 import os
 from typing import Dict, List, Tuple
 
+from ...folders import ignored
 from ...problems import ProblemLog
-from .kinds import EXTRA_FILE, NO_RESULTS, TWO_RESULTS
+from .problems import EXTRA_FILE, NO_RESULTS, TWO_RESULTS
 
 UNIT = "results"          # the single unit a VQA submission is scored as
 PLATFORM_FILES = ("metadata",)
-IGNORED_DIRS = ("__MACOSX",)
-
-
-def _ignored(name: str) -> bool:
-    return name.startswith(".") or name in IGNORED_DIRS
 
 
 def _listing(res_dir: str) -> Tuple[List[str], List[str]]:
@@ -32,7 +28,7 @@ def _listing(res_dir: str) -> Tuple[List[str], List[str]]:
         except OSError:
             continue
         for e in entries:
-            if _ignored(e.name):
+            if ignored(e.name):
                 continue
             path = rel + "/" + e.name if rel else e.name
             if e.is_dir():

@@ -35,10 +35,10 @@ import zlib
 from itertools import accumulate, chain
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ... import packed_layout
+from ...readers import packed_manifest
 from ...problems import BrokenReference, Kind, ProblemLog, ScoringError
 from .gcpause import paused
-from .kinds import REF_PACKED
+from .problems import REF_PACKED
 from .normalize import Normalizer
 from .reference import ANSWER_TYPES, HUMANS, QUESTIONS, Truth, read_annotations, read_questions
 
@@ -240,7 +240,7 @@ def read_packed(root: str, questions: Dict[int, Any],
     root unless given: the packer's check) and against questions.json (`questions`).
     BrokenReference, saying to pack again, on any problem."""
     if manifest is None:
-        manifest = packed_layout.read_manifest(root, MANIFEST, FORMAT, VERSION, REF_PACKED)
+        manifest = packed_manifest.read_manifest(root, MANIFEST, FORMAT, VERSION, REF_PACKED)
     try:
         with open(os.path.join(root, PAYLOAD), "rb") as f:
             data = f.read()

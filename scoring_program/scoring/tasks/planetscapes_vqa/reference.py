@@ -20,9 +20,10 @@ import os
 from itertools import chain
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from ... import folders
 from ...problems import BrokenReference, ProblemLog
 from .gcpause import paused
-from .kinds import REF_ANSWERS, REF_DISAGREE, REF_DUPLICATE, REF_EMPTY, REF_FILE, REF_FORMAT
+from .problems import REF_ANSWERS, REF_DISAGREE, REF_DUPLICATE, REF_EMPTY, REF_FILE, REF_FORMAT
 from .normalize import Normalizer
 
 QUESTIONS = "questions.json"
@@ -60,16 +61,8 @@ class Truth(NamedTuple):
 
 def find_root(ref_dir: str) -> str:
     """ref_dir, or its only sub-folder, whichever holds questions.json."""
-    if os.path.isfile(os.path.join(ref_dir, QUESTIONS)):
-        return ref_dir
-    try:
-        subs = [e.path for e in os.scandir(ref_dir)
-                if e.is_dir() and not e.name.startswith(".") and e.name != "__MACOSX"]
-    except OSError:
-        subs = []
-    if len(subs) == 1 and os.path.isfile(os.path.join(subs[0], QUESTIONS)):
-        return subs[0]
-    return ref_dir
+    return folders.find_root(ref_dir, lambda d: os.path.isfile(os.path.join(d, QUESTIONS))) \
+        or ref_dir
 
 
 def _load(root: str, name: str, key: str, log: ProblemLog) -> Optional[list]:

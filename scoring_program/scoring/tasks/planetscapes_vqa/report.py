@@ -9,7 +9,7 @@ from html import escape
 from typing import Any, Dict, List, Tuple
 
 from ...report import html
-from .accuracy import STEPS, AccuracyState, percent
+from .metric import STEPS, AccuracyState, percent
 
 MIN_TYPE_QUESTIONS = 10
 ANSWER_TYPES = (("yes/no", "Yes/No"), ("number", "Number"), ("other", "Other"))

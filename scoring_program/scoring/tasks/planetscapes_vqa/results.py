@@ -13,7 +13,7 @@ from typing import AbstractSet, Any, Dict, Optional
 from ...problems import ProblemLog
 from ...task_api import PredictionProblem
 from .gcpause import paused
-from .kinds import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
+from .problems import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
                     NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
 
 # Size limit: generous for any real answer (VQA answers are a few words; a pretty-printed entry

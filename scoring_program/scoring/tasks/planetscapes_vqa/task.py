@@ -11,7 +11,7 @@ from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
 from ...task_api import Reference, Submission, SubmissionFormat, Task
 from . import packed, report
-from .accuracy import AccuracyState, percent, summary_scores
+from .metric import AccuracyState, percent, summary_scores
 from .files import UNIT, find_results
 from .normalize import Normalizer
 from .reference import Truth, find_root, read_annotations, read_questions

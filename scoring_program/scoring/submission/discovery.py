@@ -13,20 +13,13 @@ import zipfile
 from typing import Dict, Iterable, List, Optional, Set
 
 from . import archive
-from .problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
+from ..folders import ignored, is_real_dir
+from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
                        ProblemLog, UsageError)
-from .task_api import Submission
+from ..task_api import Submission
 
-# Written by the platform or the OS, never by the participant on purpose: ignored silently.
+# Written by the platform, never by the participant on purpose: ignored silently.
 PLATFORM_FILES = ("metadata",)
-IGNORED_DIRS = ("__MACOSX",)
-
-def _ignored(name: str) -> bool:
-    return name.startswith(".") or name in IGNORED_DIRS
-
-
-def is_png_name(name: str) -> bool:
-    return has_suffix(name, ".png")
 
 
 def has_suffix(name: str, suffix: str) -> bool:
@@ -54,35 +47,16 @@ def _walk(top: str, suffix: str = ".png", unreadable: Optional[List[str]] = None
                 unreadable.append(d)
             continue
         for e in entries:
-            if _ignored(e.name):
+            if ignored(e.name):
                 continue
             if has_suffix(e.name, suffix):
                 pngs.append(e.name)
-            elif _is_real_dir(e):
+            elif is_real_dir(e):
                 subdirs.append(e.name)
             elif not (d == top and e.name in PLATFORM_FILES):
                 others.append(e.name)
         yield d, pngs, others, subdirs
         stack.extend(os.path.join(d, s) for s in reversed(subdirs))
-
-
-def _is_real_dir(entry) -> bool:
-    """A folder, not a link to one (never followed)."""
-    try:
-        return entry.is_dir(follow_symlinks=False)
-    except OSError:
-        return False
-
-
-def sole_subfolder(folder: str) -> Optional[str]:
-    """The only sub-folder of an unpacked zip (hidden entries and __MACOSX aside), or None."""
-    if not os.path.isdir(folder):
-        return None
-    try:
-        subs = [e.path for e in os.scandir(folder) if _is_real_dir(e) and not _ignored(e.name)]
-    except OSError:
-        return None
-    return subs[0] if len(subs) == 1 else None
 
 
 def _what_else(path: str) -> str:

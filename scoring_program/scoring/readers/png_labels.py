@@ -15,17 +15,17 @@ to 0-255 (sample 2 of a 4-bit file reads as 34); we undo that scaling exactly.
 import errno
 import io
 import os
-import re
 import stat
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from PIL import Image
 
-from . import png, submission
-from .pillow_array import load_array
-from .problems import BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, WRONG_SIZE
-from .task_api import PredictionProblem, Submission, SubmissionFormat
+from . import png
+from ..submission import discovery
+from .pillow_array import load_array, pillow_says
+from ..problems import BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, WRONG_SIZE
+from ..task_api import PredictionProblem, Submission, SubmissionFormat
 
 # A prediction file may hold at most this many bytes: 1 MiB + 4 bytes per pixel of the expected
 # image. A 16-bit grayscale PNG stored without any compression takes 2 bytes per pixel (plus one
@@ -39,18 +39,6 @@ MAX_BYTES_PER_PIXEL = 4
 def max_prediction_bytes(height: int, width: int) -> int:
     return MAX_BYTES_BASE + MAX_BYTES_PER_PIXEL * height * width
 
-
-# Pillow's messages may name a Python object ("<_io.BytesIO object at 0x7f...>"), which changes
-# from run to run: messages must not.
-_OBJECT_REPR = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
-
-
-def pillow_says(exc: Exception) -> str:
-    text = " ".join(_OBJECT_REPR.sub("", str(exc)).split())
-    return text or type(exc).__name__
-
-# Pillow modes that hold one value per pixel (16-bit grayscale is 'I;16' or 'I' by version).
-SINGLE_CHANNEL_MODES = ("1", "L", "P", "I", "I;16", "I;16B", "I;16L")
 
 
 def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header:
@@ -215,7 +203,7 @@ class PngLabels(SubmissionFormat):
         }  # type: Dict[str, str]
 
     def discover(self, res_dir: str, expected_ids) -> Submission:
-        return submission.discover(res_dir, expected_ids, ".png")
+        return discovery.discover(res_dir, expected_ids, ".png")
 
     def read(self, path: str, expectation: Optional[Tuple[int, int]]) -> np.ndarray:
         arr = read_prediction(path, expectation, self.max_id)

@@ -5,7 +5,8 @@ import json
 import os
 from typing import Any, Dict, List
 
-from .problems import BrokenReference, Kind, ProblemLog
+from ..folders import png_stems
+from ..problems import BrokenReference, Kind, ProblemLog
 
 
 def read_manifest(root: str, manifest: str, fmt: str, version: int,
@@ -40,9 +41,7 @@ def read_ids(root: str, manifest: str, folder: str, fmt: str, version: int,
     except Exception as exc:
         raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
     log = ProblemLog()
-    path = os.path.join(root, folder)
-    present = {n[:-4] for n in os.listdir(path) if n.endswith(".png")} \
-        if os.path.isdir(path) else set()
+    present = png_stems(os.path.join(root, folder)) or set()
     for image_id in ids:
         if image_id not in present:
             log.add(missing_kind, "{}/{}.png".format(folder, image_id))

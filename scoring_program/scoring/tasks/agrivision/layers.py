@@ -14,8 +14,8 @@ from typing import Dict, NamedTuple, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from . import png
-from .pillow_array import load_array
+from ...readers import png
+from ...readers.pillow_array import load_array
 
 # Only layers whose compressed data is this small are candidates (a uniform 512 x 512 layer
 # compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.

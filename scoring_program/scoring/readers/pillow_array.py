@@ -8,6 +8,8 @@ ImageFile.load() decodes into an image it finds already allocated with the right
 (Pillow 6.1 to 13). If Pillow ever replaces that image while loading, we notice and take the
 ordinary path, so the result is always what np.asarray(img) gives.
 """
+import re
+
 import numpy as np
 from PIL import Image
 
@@ -25,3 +27,13 @@ def load_array(img: "Image.Image") -> np.ndarray:
     else:
         img.load()
     return np.asarray(img)
+
+
+# Pillow's messages may name a Python object ("<_io.BytesIO object at 0x7f...>"), which changes
+# from run to run: messages must not.
+_OBJECT_REPR = re.compile(r"<[^<>]* at 0x[0-9a-fA-F]+>")
+
+
+def pillow_says(exc: Exception) -> str:
+    text = " ".join(_OBJECT_REPR.sub("", str(exc)).split())
+    return text or type(exc).__name__

@@ -1,0 +1,1 @@
+"""Metric building blocks shared by the tasks (counting kernels, resampling)."""
