@@ -220,7 +220,7 @@ def test_default_workers_scale_with_the_set():
     assert engine.default_workers(switch - 1) == 1
     assert engine.default_workers(switch) == cpus
     assert engine.default_workers(10 ** 6) == cpus
-    assert 1 <= engine.default_workers(2 * engine.MIN_IMAGES_PER_WORKER) <= cpus
+    assert 1 <= engine.default_workers(2 * engine.min_images_for_pool(2)) <= cpus
 
 
 @pytest.mark.parametrize("cpus", [2, 3, 4, 8, 64])

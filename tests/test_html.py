@@ -1,4 +1,5 @@
-"""Tests for the self-contained HTML report (scoring/report/html.py)."""
+"""Tests for the self-contained HTML report: the building blocks (scoring/report/html.py) and the
+Agriculture-Vision page built from them (scoring/tasks/agrivision/report.py)."""
 
 import re
 import sys
@@ -10,6 +11,8 @@ import pytest
 sys.path.insert(0, str(Path(__file__).resolve().parents[1] / "scoring_program"))
 
 from scoring.report import html  # noqa: E402
+from scoring.task_api import RunFacts  # noqa: E402
+from scoring.tasks.agrivision import report as av_report  # noqa: E402
 
 CLASSES = [
     "background", "double_plant", "drydown", "endrow", "nutrient_deficiency",
@@ -106,6 +109,22 @@ def sample_data(**overrides):
     return data
 
 
+def render_page(data):
+    """The Agriculture-Vision page (tasks/agrivision/report.py) from sample_data's fields."""
+    run = data.get("run") or {}
+    facts = RunFacts(
+        units=run.get("images", 40), unit_noun="images", workers=run.get("workers", 2),
+        seconds=run.get("seconds", 1.23), reference_layout=run.get("reference_layout", "raw"),
+        scorer_version=run.get("scorer_version", "1.0.0"),
+        finished=run.get("finished", "2026-11-29 12:00:00 UTC"),
+        task_facts=[("Pixels scored", run["pixels"])] if "pixels" in run else [])
+    return av_report.render(
+        data["title"], data["primary"][1], data["iou"], (data["tp"], data["fp"], data["fn"]),
+        data["confusion"], data.get("warnings") or [], facts,
+        [("storm_damage policy", run.get("storm_damage", "background"))],
+        classes=data["classes"], notes=data.get("notes") or av_report.NOTES)
+
+
 def assert_self_contained(doc):
     low = doc.lower()
     assert "<script" not in low
@@ -119,7 +138,7 @@ def assert_self_contained(doc):
 # --------------------------------------------------------------------------
 
 def test_page_is_well_formed_and_self_contained():
-    doc = html.render_segmentation_report(sample_data())
+    doc = render_page(sample_data())
     assert doc.startswith("<!DOCTYPE html>")
     assert '<meta charset="utf-8">' in doc
     assert "<style>" in doc
@@ -130,7 +149,7 @@ def test_page_is_well_formed_and_self_contained():
 
 def test_page_contents():
     data = sample_data()
-    doc = html.render_segmentation_report(data)
+    doc = render_page(data)
     assert "0.5123" in doc
     for name in CLASSES:
         assert name in doc
@@ -153,7 +172,7 @@ def test_page_contents():
 
 
 def test_page_has_81_heatmap_cells():
-    doc = html.render_segmentation_report(sample_data())
+    doc = render_page(sample_data())
     assert doc.count('<rect class="hm-cell"') == 81
     # the huge cell count is in a tooltip with separators
     assert "5,000,000,000" in doc
@@ -164,7 +183,7 @@ def test_escaping_of_class_names_and_warnings():
     classes[1] = "<b>&x"
     data = sample_data(classes=classes, warnings=['bad "<i>file</i>" & more'],
                        notes=["note <u>x</u>"], title="T <em>&</em>")
-    doc = html.render_segmentation_report(data)
+    doc = render_page(data)
     assert "<b>" not in doc
     assert "&lt;b&gt;&amp;x" in doc
     assert "<i>" not in doc and "<u>" not in doc and "<em>&" not in doc
@@ -181,14 +200,14 @@ def test_none_primary_and_missing_optional_keys():
     data = sample_data(primary=("mIoU", None))
     for key in ("warnings", "notes", "run"):
         del data[key]
-    doc = html.render_segmentation_report(data)
+    doc = render_page(data)
     assert_balanced(doc)
     assert "No warnings." in doc
     assert "n/a" in doc
 
 
 def test_partial_run_information():
-    doc = html.render_segmentation_report(sample_data(run={"images": 3, "seconds": 125.5}))
+    doc = render_page(sample_data(run={"images": 3, "seconds": 125.5}))
     assert_balanced(doc)
     assert "2 min 5.5 s" in doc
 
@@ -197,7 +216,7 @@ def test_all_zero_confusion_and_counts():
     zeros = [[0] * 9 for _ in range(9)]
     data = sample_data(confusion=zeros, tp=[0] * 9, fp=[0] * 9, fn=[0] * 9,
                        iou=[None] * 9, primary=("mIoU", None), warnings=[])
-    doc = html.render_segmentation_report(data)
+    doc = render_page(data)
     assert_balanced(doc)
     assert doc.count('<rect class="hm-cell"') == 81
     assert "No warnings." in doc
@@ -205,7 +224,7 @@ def test_all_zero_confusion_and_counts():
 
 def test_extreme_values_one_and_zero():
     data = sample_data(iou=[1.0] * 4 + [0.0] * 5, primary=("mIoU", 0.0))
-    doc = html.render_segmentation_report(data)
+    doc = render_page(data)
     assert_balanced(doc)
     assert "1.0000" in doc and "0.0000" in doc
     assert doc.count('<rect class="bar"') == 4  # zero-length bars are not drawn

@@ -18,6 +18,7 @@ from scoring import engine
 from scoring.submission.discovery import discover
 from scoring.registry import TASKS
 from scoring.tasks.agrivision import packed
+from scoring.tasks.agrivision.reference import find_root, open_raw
 
 TASK = TASKS["agriculture-vision"]
 
@@ -35,6 +36,11 @@ def counts(ref_dir, res_dir, workers=1):
                           [(i, p, i) for i, p in found.files.items()], workers)
     assert not acc.reference_log.fatal and not acc.submission_log.fatal
     return reference.layout, acc.state.counts
+
+
+def pack_raw(raw_dir, out_dir):
+    """packed.pack on the raw reference at raw_dir, as pack.py opens it."""
+    return packed.pack(open_raw(find_root(str(raw_dir))), str(out_dir), workers=1)
 
 
 def make_set(root, rng, n, h, w, density=0.3, with_storm=True, layered=False):
@@ -56,7 +62,7 @@ def make_set(root, rng, n, h, w, density=0.3, with_storm=True, layered=False):
 def test_packed_state_equals_raw_state(tmp_path_factory, seed, n, h, w, density_pct, storm, layered):
     root = tmp_path_factory.mktemp("set")
     make_set(root, np.random.RandomState(seed), n, h, w, density_pct / 100.0, storm, layered)
-    packed.pack(str(root / "raw"), str(root / "packed"), workers=1)
+    pack_raw(root / "raw", root / "packed")
     layout_raw, raw_counts = counts(root / "raw", root / "res")
     layout_packed, packed_counts = counts(root / "packed", root / "res")
     assert (layout_raw, layout_packed) == ("raw", "packed")
@@ -71,7 +77,7 @@ def test_more_than_256_codes_falls_back_to_16_bit(tmp_path):
     write_reference(str(tmp_path / "raw"), "F00_0-0-48-48", one, one, layers,
                     rng.randint(0, 2, size=(48, 48)))
     broken_cases.good(str(tmp_path / "res"), ["F00_0-0-48-48"], (48, 48))
-    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    pack_raw(tmp_path / "raw", tmp_path / "packed")
     from PIL import Image
     (png,) = os.listdir(str(tmp_path / "packed" / "packed"))
     assert Image.open(str(tmp_path / "packed" / "packed" / png)).mode in ("I", "I;16")
@@ -115,7 +121,7 @@ def test_pack_refuses_non_empty_output_and_broken_raw(tmp_path):
 @pytest.mark.parametrize("breakage", ["missing_image", "bad_manifest", "corrupt_image"])
 def test_broken_packed_reference_blames_the_reference(tmp_path, breakage):
     ids = make_set(tmp_path, np.random.RandomState(4), 3, 8, 8)
-    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    pack_raw(tmp_path / "raw", tmp_path / "packed")
     target = tmp_path / "packed" / "packed" / (ids[1] + ".png")
     if breakage == "missing_image":
         target.unlink()
@@ -131,7 +137,7 @@ def test_broken_packed_reference_blames_the_reference(tmp_path, breakage):
 
 def test_packed_reference_wrapped_in_a_folder_is_found(tmp_path):
     make_set(tmp_path, np.random.RandomState(6), 2, 8, 8)
-    packed.pack(str(tmp_path / "raw"), str(tmp_path / "wrap" / "test_labels"), workers=1)
+    pack_raw(tmp_path / "raw", tmp_path / "wrap" / "test_labels")
     proc = run_score("--ref", tmp_path / "wrap", "--res", tmp_path / "res")
     assert proc.returncode == 0, proc.stderr
 
@@ -186,7 +192,7 @@ def _rebuild(data, table_text=None, index_change=None, keep_crc=False):
 
 def _packed_set(tmp_path):
     ids = make_set(tmp_path, np.random.RandomState(8), 2, 6, 6, density=0.5)
-    packed.pack(str(tmp_path / "raw"), str(tmp_path / "packed"), workers=1)
+    pack_raw(tmp_path / "raw", tmp_path / "packed")
     target = tmp_path / "packed" / "packed" / (ids[0] + ".png")
     return ids, target
 

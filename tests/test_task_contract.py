@@ -68,9 +68,7 @@ def _keys(name, root):
     """The task's leaderboard keys; a task whose keys follow its reference's configuration (a
     label table) lists them with keys(config)."""
     task = TASKS[name]
-    if hasattr(task, "keys"):
-        return task.keys(task.configure(None, read_config(root)))
-    return task.score_keys
+    return task.keys(task.configure(None, read_config(root)))
 
 
 def _scores(name, root, res, workers, seed):

@@ -2,6 +2,7 @@
 question types are pooled; nothing per question."""
 import re
 
+from scoring.task_api import RunFacts
 from scoring.tasks.planetscapes_vqa import report
 from scoring.tasks.planetscapes_vqa.metric import AccuracyState
 
@@ -30,7 +31,9 @@ def test_rows_are_exact_aggregates():
 
 
 def test_page_shows_the_state():
-    page = report.render("T", state(), ["a warning"], {"questions": 30})
+    run = RunFacts(1, "results file", 1, 0.5, "raw", "1.0", "2026-11-30 12:00:00 UTC",
+                   [("Questions scored", 30)])
+    page = report.render("T", state(), ["a warning"], run)
     c = cells(page)
     overall = (12 * 30 + 3 * 9 + 7 * 27 + 2 * 18 + 30 + 16) / (30 * 30) * 100
     assert ["Overall", "30", "{:.2f}".format(overall)] == c[0:3]

@@ -83,17 +83,16 @@ def reference_entries(task, reference, layout: str, build: str, say) -> List[Tup
     own packer (docs/packed-format.md, docs/vqa-packed-format.md), which checks everything on
     the way. reference: the raw reference, as the scorer opened it."""
     root = reference.root
-    if layout == "raw" or not hasattr(task, "pack"):
+    if layout == "raw" or task.packed_layout is None:
         return collect(root, exclude_top=REFERENCE_EXCLUDE)
     from scoring import engine
-    from scoring.pack_command import pack_units
     from scoring.problems import ScoringError
     # A folder of its own per reference: two tracks may each pack theirs (Planetscapes).
     out = tempfile.mkdtemp(prefix="packed-reference-", dir=build)
-    total, noun = pack_units(task, reference)
+    total, noun = task.pack_units(reference)
     say("Packing the reference ({:,} {})...".format(total, noun))
     try:
-        task.pack(root, out, engine.default_workers(total),
+        task.pack(reference, out, engine.default_workers(total),
                   engine.Progress(total, sys.stdout, 10.0, "packed", noun))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
@@ -104,11 +103,11 @@ def open_reference(ref_dir: str):
     """(task, reference, task's configuration) as the scorer opens them; Refused with the
     scorer's own message if the reference is broken: better now than on the first
     participant's submission."""
-    from scoring import cli
+    from scoring.config import read_config
     from scoring.problems import ScoringError
     from scoring.registry import DEFAULT, TASKS
     try:
-        config = cli.read_config(ref_dir)
+        config = read_config(ref_dir)
         name = config.get("task", DEFAULT)
         if name not in TASKS:
             raise Refused("{}/config.yaml names an unknown task {!r}".format(ref_dir, name))
@@ -117,7 +116,7 @@ def open_reference(ref_dir: str):
         reference = task.open_reference(ref_dir, config)
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
-    if getattr(reference, "layout", "raw") == "packed":
+    if reference.layout == "packed":
         # The manifest reads image sizes from the raw label images; packing is bundle.sh's job.
         raise Refused("{} is a packed reference: give the raw layout (the dataset's own label "
                       "files)".format(ref_dir))
@@ -192,9 +191,9 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         count = "{:,} {}, ".format(len(ref.ids), words.get("units", "units")) \
             if len(ref.ids) > 1 else ""  # a VQA reference is one unit: its results file
         say("Reference: {} ({}task {}), bundled in the {} layout".format(
-            shown(reference), count, task.name, layout if hasattr(task, "pack") else "raw"))
+            shown(reference), count, task.name, "raw" if task.packed_layout is None else layout))
     if data.columns_from_reference:
-        keys = task.keys(config) if hasattr(task, "keys") else list(task.score_keys)
+        keys = task.keys(config)
         try:
             track = bundle_yaml.with_columns(track, keys, "the reference's config.yaml")
         except ValueError as exc:

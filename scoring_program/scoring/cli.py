@@ -18,6 +18,7 @@ from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, Scoring
 from .registry import DEFAULT, TASKS
 from .registry import add_options as add_task_options
 from .report import scores_file
+from .task_api import RunFacts
 from .submission.archive import ArchiveProblem
 from .submission.discovery import unpack_if_zip
 
@@ -162,8 +163,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
 
         found = fmt.discover(res_dir, reference.ids)
         items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-        workers = args.workers or engine.default_workers(
-            len(items), getattr(task, "unit_seconds", None))
+        workers = args.workers or engine.default_workers(len(items), task.unit_seconds)
         say("{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
             task.title, __version__, len(reference.ids), units, len(items), workers,
             "s" if workers > 1 else ""))
@@ -187,19 +187,16 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             print_table(*task.table(summary), stream=stdout)
             stdout.write("\n")
         if paths["out"]:
-            run_info = {units: acc.state.units}
-            run_info.update(task.run_facts(acc.state))
-            run_info.update({
-                "workers": workers,
-                "seconds": round(seconds, 2), "reference_layout": reference.layout,
-                "scorer_version": __version__,
-                "finished": datetime.datetime.now(datetime.timezone.utc).strftime(
+            run = RunFacts(
+                units=acc.state.units, unit_noun=units, workers=workers,
+                seconds=round(seconds, 2), reference_layout=reference.layout,
+                scorer_version=__version__,
+                finished=datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
-            })
-            run_info.update(config)
+                task_facts=task.run_facts(acc.state))
             # Everything is computed before anything is written; the scores, then the page
             # (see HTML_SETTLE_SECONDS). A page that cannot be written takes the scores with it.
-            page = task.render_html(summary, warnings, run_info)
+            page = task.render_html(summary, warnings, run, config)
             os.makedirs(paths["out"], exist_ok=True)
             scores_file.write(paths["out"], summary["scores"])
             try:

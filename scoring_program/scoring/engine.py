@@ -5,12 +5,13 @@ them as they arrive. Merges are exact integer sums and problem logs keep sorted 
 result is the same for any worker count, chunking and completion order. Memory is one state per
 worker plus the chunk in flight: flat in the number of images.
 """
+import functools
 import multiprocessing
 from fractions import Fraction
 import os
 import sys
 import time
-from typing import Callable, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .problems import ProblemLog
 from .task_api import PredictionProblem, ReferenceProblem
@@ -83,18 +84,12 @@ def min_images_for_pool(cpus: int, unit_seconds: Optional[float] = None) -> int:
     return int(start / (unit * (1 - Fraction(1, cpus)))) + 1
 
 
-# Kept for the command line's help text: the switch for 2 CPUs.
-MIN_IMAGES_PER_WORKER = min_images_for_pool(2)
-
-
 def default_workers(images: int, unit_seconds: Optional[float] = None) -> int:
     """Workers for a run of `images` units when the user did not say: all usable CPUs once a
     pool pays for its start-up, else one process."""
     cpus = usable_cpus()
     return cpus if images >= min_images_for_pool(cpus, unit_seconds) else 1
 
-
-_CONTEXT: dict = {}
 
 # Below this many images, workers are forked from the main process itself (Linux): a pool then
 # starts in about 0.07 s, against 0.3-0.7 s for a fork server, which must start a new Python and
@@ -120,15 +115,24 @@ def _context(images: int = FORK_BELOW_IMAGES, preload: Sequence[str] = ()):
     return multiprocessing.get_context("spawn")
 
 
-def _init_worker(context: dict) -> None:
-    _CONTEXT.clear()
-    _CONTEXT.update(context)
+# What a worker process was started with (map_chunks' context): set once per worker by the pool's
+# initializer, read only by _call, which hands it to the chunk function explicitly.
+_worker_context = {}  # type: Dict[str, Any]
 
 
-def _score_chunk(items: Sequence[Item]):
+def _init_worker(context: Dict[str, Any]) -> None:
+    _worker_context.clear()
+    _worker_context.update(context)
+
+
+def _call(function: Callable, chunk: Sequence) -> Any:
+    return function(_worker_context, chunk)
+
+
+def _score_chunk(context: Dict[str, Any], items: Sequence[Item]):
     """The task interface's loop (task_api.py) over one chunk, into a fresh state."""
-    reference, fmt = _CONTEXT["reference"], _CONTEXT["format"]
-    state = _CONTEXT["task"].new_state(_CONTEXT["config"])
+    reference, fmt = context["reference"], context["format"]
+    state = context["task"].new_state(context["config"])
     sub_log, ref_log = ProblemLog(), ProblemLog()
     for unit_id, path, shown in items:
         try:
@@ -161,44 +165,26 @@ def chunked(items: list, workers: int) -> list:
     return [items[i:i + size] for i in range(0, len(items), size)]
 
 
-def map_chunks(function: Callable, context: dict, chunks: list, workers: int,
+def map_chunks(function: Callable, context: Dict[str, Any], chunks: list, workers: int,
                absorb: Callable) -> None:
-    """absorb(function(chunk)) for every chunk, in worker processes that see `context` as
-    engine._CONTEXT. Results arrive in completion order: absorb must be order-independent."""
+    """absorb(function(context, chunk)) for every chunk, in worker processes (the context is
+    pickled once per worker; function must be a module-level function). Results arrive in
+    completion order: absorb must be order-independent."""
     if workers <= 1 or len(chunks) <= 1:
-        _init_worker(context)
         for chunk in chunks:
-            absorb(function(chunk))
+            absorb(function(context, chunk))
         return
     images = sum(len(chunk) for chunk in chunks)
     preload = [type(v).__module__ for v in context.values()
                if type(v).__module__.startswith("scoring.")]
     pool = _context(images, preload).Pool(min(workers, len(chunks)), _init_worker, (context,))
     try:
-        for result in pool.imap_unordered(function, chunks):
+        for result in pool.imap_unordered(functools.partial(_call, function), chunks):
             absorb(result)
         pool.close()
     finally:
         pool.terminate()
         pool.join()
-
-
-def convert_all(function: Callable, context: dict, ids: Sequence[str], workers: int,
-                progress: Optional[Callable[[int], None]] = None) -> Tuple[ProblemLog, int, int]:
-    """Run a converter over every unit id in chunks (a reference packer): function(chunk) ->
-    (ProblemLog, bytes written, units). Returns the merged log, units and bytes."""
-    log, totals = ProblemLog(), [0, 0]
-
-    def absorb(result) -> None:
-        chunk_log, size, n = result
-        log.merge(chunk_log)
-        totals[0] += n
-        totals[1] += size
-        if progress:
-            progress(totals[0])
-
-    map_chunks(function, context, chunked(list(ids), workers), workers, absorb)
-    return log, totals[0], totals[1]
 
 
 def evaluate(task, reference, fmt, config: dict, items: List[Item], workers: int,

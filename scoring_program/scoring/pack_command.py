@@ -11,24 +11,16 @@ import argparse
 import os
 import sys
 import time
-from typing import List, Optional, Tuple
+from typing import List, Optional
 
 from . import engine
-from .config import read_config
+from .config import read_config, task_name
 from .problems import ScoringError
 from .registry import DEFAULT, TASKS
 
 
 def folder_bytes(root: str) -> int:
     return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
-
-
-def pack_units(task, reference) -> Tuple[int, str]:
-    """(how many, what) a task's pack() converts: its task.pack_units(reference) if it has one
-    (VQA: the questions), else the reference's images."""
-    if hasattr(task, "pack_units"):
-        return task.pack_units(reference)
-    return len(reference.ids), "images"
 
 
 def main(argv: Optional[List[str]] = None) -> int:
@@ -44,19 +36,20 @@ def main(argv: Optional[List[str]] = None) -> int:
         return 2
     started = time.monotonic()
     try:
-        task = TASKS.get(read_config(args.raw).get("task", DEFAULT))
-        if task is None or not hasattr(task, "pack"):
+        ref_config = read_config(args.raw)
+        task = TASKS[task_name(ref_config, DEFAULT, TASKS)]
+        if task is None or task.packed_layout is None:
             sys.stderr.write("ERROR: {}'s task has no packed layout; score it as it is.\n".format(
                 args.raw))
             return 2
-        reference = task.open_reference(args.raw, {})
+        reference = task.open_reference(args.raw, task.configure(None, ref_config))
         if reference.layout != "raw":
             sys.stderr.write("ERROR: {} is already {}.\n".format(args.raw, reference.layout))
             return 2
-        total, noun = pack_units(task, reference)
+        total, noun = task.pack_units(reference)
         print("Packing {:,} {} from {} into {}".format(total, noun, args.raw, args.out),
               flush=True)
-        units, _ = task.pack(args.raw, args.out, args.workers or engine.default_workers(total),
+        units, _ = task.pack(reference, args.out, args.workers or engine.default_workers(total),
                              engine.Progress(total, sys.stdout, args.progress_every, "packed",
                                              noun))
     except ScoringError as exc:

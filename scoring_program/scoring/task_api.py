@@ -1,9 +1,10 @@
-"""The seam between the shared engine and one challenge's task.
+"""The seam between the shared engine and one challenge's task: everything a task provides, with
+its default where it has one. Nothing else is looked up on a task.
 
-The engine (engine.py), the command line (cli.py) and the label-free check (validate.py) know
-nothing of pixels, PNGs, class ids or questions: they move *units* (an image; for a task scored
-from one results file, that file) through four objects a task provides. For every unit, in a
-worker process:
+The engine (engine.py), the command line (cli.py), the label-free check (validate.py) and
+pack.py know nothing of pixels, PNGs, class ids or questions: they move *units* (an image; for a
+task scored from one results file, that file) through four objects a task provides. For every
+unit, in a worker process:
 
     truth       = reference.read(unit_id)              # hidden ground truth (ReferenceProblem)
     expectation = reference.expect(unit_id, truth)     # public facts a prediction must meet
@@ -14,12 +15,19 @@ and the main process merges the workers' states. A state is additive (update on 
 two states, compute at the end: the torchmetrics shape), so the result is the same for any worker
 count and unit order. Checking a submission without the ground truth (validate.py) runs the same
 loop with a stand-in reference built from a public manifest, whose read() returns None.
+
+A task is a package under scoring/tasks/ with the same files (task.py, reference.py, metric.py,
+report.py, problems.py, packed.py when it has a packed layout, plus its own tables) and one line
+in scoring/registry.py. Its package __init__ stays light (no numpy, no Pillow) and may define one
+module-level hook, `add_options(parser)`: the command line is built before any task is imported,
+so a task's command-line options are added from there (the registry calls it for every task).
 """
 import abc
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .problems import Kind, ProblemLog
 
+# (leaderboard key, value or None); None means undefined: never written, never NaN.
 Scores = List[Tuple[str, Optional[float]]]
 
 
@@ -54,6 +62,20 @@ class Submission(NamedTuple):
     log: ProblemLog
 
 
+class RunFacts(NamedTuple):
+    """Facts of one run, gathered by the command line for the page; the task's configuration
+    travels apart (Task.config_facts)."""
+
+    units: int                 # units scored
+    unit_noun: str             # "images", "results file"...
+    workers: int
+    seconds: float
+    reference_layout: str      # "raw", "packed"
+    scorer_version: str
+    finished: str              # "YYYY-MM-DD HH:MM:SS UTC"
+    task_facts: List[Tuple[str, Any]]  # Task.run_facts(state): e.g. [("Pixels scored", 123)]
+
+
 class MetricState(abc.ABC):
     """Additive metric state. `units` counts the units folded in."""
 
@@ -72,8 +94,15 @@ class Reference(abc.ABC):
     """The ground truth, opened once in the main process and pickled to the workers (keep it
     small: paths and tables, not data)."""
 
-    layout = "raw"
-    ids = ()  # type: Sequence[str]
+    layout = "raw"             # "raw", "packed", or "manifest" for the label-free check's stand-in
+    ids = ()                   # type: Sequence[str]  # the units, sorted
+    root = None                # type: Optional[str]  # the reference folder (None: a stand-in)
+    # Attributes that stay in the main process when the reference is pickled to a worker: the id
+    # list grows with the test set, and workers read units by id.
+    main_process_only = ("ids",)  # type: Tuple[str, ...]
+
+    def __getstate__(self) -> Dict[str, Any]:
+        return {k: (None if k in self.main_process_only else v) for k, v in self.__dict__.items()}
 
     @abc.abstractmethod
     def read(self, unit_id: str) -> Any:
@@ -108,14 +137,30 @@ class Task(abc.ABC):
     name = ""         # the `task:` value of the reference's config.yaml
     title = ""        # shown in logs and page titles
     score_keys = []   # type: List[str]  # leaderboard keys, the ranking score first
+    # CPU seconds one unit costs in one process on the slowest layout: the engine uses every CPU
+    # once a pool pays for its start-up (engine.default_workers). None: the engine's default.
+    unit_seconds = None  # type: Optional[float]
+    # The document describing the task's packed reference layout; None: the task has none (and
+    # pack() is not implemented).
+    packed_layout = None  # type: Optional[str]
 
-    def add_options(self, parser) -> None:  # noqa: B027 (optional hook, not abstract)
-        """Task-specific command-line options (default: none)."""
+    # -- configuration ---------------------------------------------------------------------
 
-    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
-        """Options from the command line and the reference's config.yaml, validated
-        (BrokenReference on a bad value). The result is shown on the page."""
+    def configure(self, args: Any, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+        """The task's options, from the command line (args: argparse's namespace, or None) and
+        the reference's config.yaml, validated (BrokenReference on a bad value)."""
         return {}
+
+    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
+        """What the page shows of the configuration: (label, value) rows."""
+        return []
+
+    def keys(self, config: Dict[str, Any]) -> List[str]:
+        """Every leaderboard key this configuration can produce, the ranking score first (a
+        task whose keys follow a label table lists them here)."""
+        return list(self.score_keys)
+
+    # -- scoring ---------------------------------------------------------------------------
 
     @abc.abstractmethod
     def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
@@ -132,22 +177,27 @@ class Task(abc.ABC):
     @abc.abstractmethod
     def summarize(self, state: MetricState, reference: Reference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
-        """The scores and what the reports need: a dict whose "scores" is a list of
-        (key, value or None), the ranking score first; None means undefined (never written).
-        BrokenReference if the reference makes the ranking score undefined."""
+        """The scores and what the reports need: a dict whose "scores" is a Scores list, the
+        ranking score first. BrokenReference if the reference makes the ranking score
+        undefined."""
 
-    def run_facts(self, state: MetricState) -> Dict[str, Any]:
-        """Extra facts of the run for the page (e.g. pixels scored)."""
-        return {}
+    def run_facts(self, state: MetricState) -> List[Tuple[str, Any]]:
+        """Facts of the run beyond the engine's, for the page: (label, value), e.g.
+        [("Pixels scored", 262144)]."""
+        return []
+
+    # -- reports ---------------------------------------------------------------------------
 
     @abc.abstractmethod
     def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
         """Console table: (headers, rows)."""
 
     @abc.abstractmethod
-    def render_html(self, summary: Dict[str, Any], warnings: List[str],
-                    run: Dict[str, Any]) -> str:
+    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+                    config: Dict[str, Any]) -> str:
         """detailed_results.html: aggregate results only, nothing per unit."""
+
+    # -- the label-free check --------------------------------------------------------------
 
     @abc.abstractmethod
     def make_manifest(self, reference: Reference) -> Dict[str, Any]:
@@ -158,3 +208,17 @@ class Task(abc.ABC):
     def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[Reference, SubmissionFormat]:
         """From make_manifest()'s output: a stand-in reference whose expect(unit, None) works and
         whose read() returns None, and the submission format to check against."""
+
+    # -- packing (pack.py), for tasks with a packed_layout ----------------------------------
+
+    def pack(self, reference: Reference, out_dir: str, workers: int,
+             progress: Any = None) -> Tuple[int, int]:
+        """Convert the raw reference (as open_reference returned it) into the packed layout in
+        out_dir, checking it on the way; returns (units converted, bytes written). Only if
+        packed_layout is set."""
+        raise NotImplementedError("{} has no packed layout".format(self.name))
+
+    def pack_units(self, reference: Reference) -> Tuple[int, str]:
+        """(how many, what) pack() converts, for pack.py's progress: the reference's images by
+        default."""
+        return len(reference.ids), "images"

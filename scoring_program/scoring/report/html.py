@@ -1,4 +1,4 @@
-"""Self-contained HTML report ("detailed_results.html") for segmentation scoring.
+"""Building blocks of the self-contained detailed results pages ("detailed_results.html").
 
 Everything here uses only the standard library and runs on Python 3.7.
 The output is one HTML document with an inline stylesheet and inline SVG
@@ -13,9 +13,11 @@ Generic building blocks (each returns an HTML fragment as a string):
 * :func:`warnings_list`  - list of warnings ("No warnings." if empty)
 * :func:`page`           - wraps sections into a complete document
 
-Task page:
+* :func:`headline`       - the page's main score with its subline
+* :func:`notes_list`     - "How the scores are computed" bullet list
 
-* :func:`render_segmentation_report` - the Agriculture-Vision style page.
+Each task's page is its own (scoring/tasks/<task>/report.py); the run information is rendered by
+run_info.py.
 
 All text that comes from the input (labels, class names, warnings, notes,
 titles) is HTML-escaped.  Only aggregate data is shown (no per-image data).
@@ -31,7 +33,9 @@ __all__ = [
     "counts_table",
     "warnings_list",
     "page",
-    "render_segmentation_report",
+    "headline",
+    "notes_list",
+    "escape",
     "format_score",
     "format_int",
 ]
@@ -66,6 +70,9 @@ def _esc(value):
     # type: (Any) -> str
     """HTML-escape any value (quotes included)."""
     return _html_escape(str(value), quote=True)
+
+
+escape = _esc
 
 
 def _is_missing(value):
@@ -116,23 +123,6 @@ def _format_share(share, precise):
     if share < 0.005:
         return "<1%"
     return "%d%%" % int(round(share * 100.0))
-
-
-def _format_seconds(seconds):
-    # type: (Any) -> str
-    try:
-        s = float(seconds)
-    except (TypeError, ValueError):
-        return str(seconds)
-    if _is_missing(s):
-        return NA
-    if s < 60:
-        return "%.2f s" % s
-    minutes, rest = divmod(s, 60.0)
-    if minutes < 60:
-        return "%d min %.1f s" % (int(minutes), rest)
-    hours, minutes = divmod(int(minutes), 60)
-    return "%d h %d min %.0f s" % (hours, minutes, rest)
 
 
 def _text_width(text, font_size):
@@ -517,139 +507,15 @@ def page(title, sections, footer):
     return "".join(out)
 
 
-# --------------------------------------------------------------------------
-# Semantic segmentation page (one class per pixel and its confusion matrix)
-# --------------------------------------------------------------------------
-
-_RUN_FIELDS = [
-    ("images", "Images scored"),
-    ("pixels", "Pixels scored"),
-    ("workers", "Worker processes"),
-    ("seconds", "Time taken"),
-    ("reference_layout", "Reference layout"),
-    ("scorer_version", "Scorer version"),
-    ("finished", "Finished"),
-]
-
-
-def _pad(values, n):
-    # type: (Any, int) -> List[Any]
-    values = list(values or [])
-    return values[:n] + [None] * max(0, n - len(values))
-
-
-def _run_value(key, value):
-    # type: (str, Any) -> Any
-    if key == "seconds":
-        return _format_seconds(value)
-    if isinstance(value, bool):
-        return "yes" if value else "no"
-    if isinstance(value, (int, float, str)):
-        return value
-    return str(value)
-
-
-def render_segmentation_report(data):
-    # type: (Dict[str, Any]) -> str
-    """Render the detailed results page for a semantic segmentation task."""
-    title = str(data.get("title") or "Detailed results")
-    primary = data.get("primary") or ("mIoU", None)
-    primary_label = str(primary[0]) if len(primary) > 0 else "score"
-    primary_value = primary[1] if len(primary) > 1 else None
-    classes = [str(c) for c in (data.get("classes") or [])]
-    n = len(classes)
-    iou = _pad(data.get("iou"), n)
-    tp = _pad(data.get("tp"), n)
-    fp = _pad(data.get("fp"), n)
-    fn = _pad(data.get("fn"), n)
-    confusion = data.get("confusion")
-    warnings = data.get("warnings") or []
-    notes = data.get("notes") or []
-    run = data.get("run") or {}
-
-    n_with = sum(1 for v in iou if not _is_missing(v))
-    sections = []  # type: List[Tuple[str, str]]
-
-    # headline
-    sub = ["%d of %d classes have an IoU" % (n_with, n)]
-    if run.get("images") is not None:
-        sub.append("%s images" % _esc(format_int(run["images"])) if isinstance(run["images"], int)
-                   else "%s images" % _esc(run["images"]))
-    if run.get("finished"):
-        sub.append("finished %s" % _esc(run["finished"]))
-    if warnings:
-        sub.append("%d warning%s (see below)" % (len(warnings), "" if len(warnings) == 1 else "s"))
-    value_html = (_esc(format_score(primary_value)) if not _is_missing(primary_value)
+def headline(label, value, subline_html):
+    # type: (str, Optional[float], str) -> str
+    """The page's main score in large type; subline_html is already escaped."""
+    value_html = (_esc(format_score(value)) if not _is_missing(value)
                   else '<span class="na">%s</span>' % NA)
-    headline = ('<div class="headline"><span class="label">%s</span><span class="value">%s</span>'
-                '<span class="sub">%s</span></div>' % (_esc(primary_label), value_html, " \u00b7 ".join(sub)))
-    sections.append(("", headline))
+    return ('<div class="headline"><span class="label">%s</span><span class="value">%s</span>'
+            '<span class="sub">%s</span></div>' % (_esc(label), value_html, subline_html))
 
-    # scores
-    rows = [(primary_label, primary_value, "%d of %d classes have an IoU" % (n_with, n))]
-    for name, v in zip(classes, iou):
-        rows.append((name, v, "no IoU: class absent from reference and prediction" if _is_missing(v) else ""))
-    sections.append(("Scores", scores_table(rows)))
 
-    # bar chart
-    sections.append(("Per-class IoU", bar_chart(classes, iou, "IoU per class (0 = worst, 1 = best)")))
-
-    # confusion heat map
-    if confusion:
-        explain = ('<p class="lead">Rows are the <strong>predicted</strong> class, columns the '
-                   '<strong>reference</strong> class. Row <em>x</em> shows where the pixels predicted as '
-                   '<em>x</em> went: each row is normalised to 100% of the pixels predicted as that class, '
-                   'and the outlined diagonal cell is the share whose reference label is also <em>x</em>. '
-                   'Hover a cell to see its raw pixel count.</p>')
-        hm = heatmap(confusion, classes, classes,
-                     "Confusion matrix (rows: predicted class, columns: reference class)",
-                     "Predicted class", "Reference class")
-        sections.append(("Confusion matrix", explain + hm))
-
-    # counts
-    count_rows = []
-    for i, name in enumerate(classes):
-        count_rows.append([
-            name,
-            tp[i] if tp[i] is not None else NA,
-            fp[i] if fp[i] is not None else NA,
-            fn[i] if fn[i] is not None else NA,
-            None if _is_missing(iou[i]) else float(iou[i]),
-        ])
-    counts_html = ('<p class="lead">Pixel counts behind each IoU: '
-                   'IoU = TP / (TP + FP + FN).</p>' + counts_table(["Class", "TP", "FP", "FN", "IoU"], count_rows))
-    sections.append(("Pixel counts", counts_html))
-
-    # warnings
-    sections.append(("Warnings", warnings_list(warnings)))
-
-    # notes
-    if notes:
-        sections.append(("How the scores are computed",
-                         '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(x) for x in notes)))
-
-    # run information
-    run_rows = []
-    # The task's own run fields (e.g. its options) go after the generic counts and timing.
-    fields = list(_RUN_FIELDS)
-    fields[4:4] = [tuple(f) for f in data.get("run_fields") or []]
-    for key, label in fields:
-        if run.get(key) is not None:
-            run_rows.append([label, _run_value(key, run[key])])
-    known = set(k for k, _ in fields)
-    for key in sorted(k for k in run if k not in known):
-        if run[key] is not None:
-            run_rows.append([str(key).replace("_", " ").capitalize(), _run_value(key, run[key])])
-    if run_rows:
-        run_html = counts_table(["Item", "Value"], run_rows)
-    else:
-        run_html = '<p class="na">No run information.</p>'
-    sections.append(("Run information", run_html))
-
-    footer_bits = ["Generated by the scoring program"]
-    if run.get("scorer_version"):
-        footer_bits.append("version %s" % run["scorer_version"])
-    if run.get("finished"):
-        footer_bits.append("on %s" % run["finished"])
-    footer = " ".join(footer_bits) + ". Aggregate results only; no per-image data is shown."
-    return page(title, sections, footer)
+def notes_list(notes):
+    # type: (Sequence[str]) -> str
+    return '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(x) for x in notes)

@@ -26,14 +26,14 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine
+from ...packing import convert_units
 from ...readers import packed_manifest, png
 from ...readers.pillow_array import pillow_says
-from ...problems import BrokenReference, ProblemLog
+from ...problems import BrokenReference
 from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
 from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE
-from .reference import CodedReference, RawReference, ReferenceProblem, find_root, open_raw
+from .reference import CodedReference, RawReference, ReferenceProblem
 
 FORMAT = "agriculture-vision-packed"
 VERSION = 1
@@ -139,10 +139,6 @@ class PackedReference(CodedReference):
         self.root = root
         self.ids = ids
 
-    def __getstate__(self) -> dict:
-        # Workers read images by id: the id list, which grows with the test set, stays in the
-        # main process.
-        return dict(self.__dict__, ids=None)
 
     def read(self, image_id: str) -> CodedLabels:
         rel = "{}/{}.png".format(FOLDER, image_id)
@@ -158,13 +154,9 @@ def open_packed(root: str) -> PackedReference:
     return PackedReference(root, ids)
 
 
-def pack_one(raw: RawReference, out_root: str, image_id: str) -> int:
-    """Pack one image; returns the bytes written."""
-    coded = raw.read(image_id)
-    data = encode(coded.table[coded.labels])
-    with open(os.path.join(out_root, FOLDER, image_id + ".png"), "wb") as f:
-        f.write(data)
-    return len(data)
+def encode_truth(coded: CodedLabels) -> bytes:
+    """A raw image's packed PNG."""
+    return encode(coded.table[coded.labels])
 
 
 def write_manifest(raw: RawReference, out_root: str) -> None:
@@ -177,24 +169,11 @@ def write_manifest(raw: RawReference, out_root: str) -> None:
         shutil.copyfile(config, os.path.join(out_root, "config.yaml"))
 
 
-def _pack_chunk(ids: List[str]):
-    raw, out_root = engine._CONTEXT["raw"], engine._CONTEXT["out"]
-    log, size = ProblemLog(), 0
-    for image_id in ids:
-        try:
-            size += pack_one(raw, out_root, image_id)
-        except ReferenceProblem as exc:
-            log.add(exc.kind, exc.name, exc.detail)
-    return log, size, len(ids)
-
-
-def pack(raw_dir: str, out_root: str, workers: int, progress=None) -> Tuple[int, int]:
-    """Pack the raw reference at raw_dir into out_root, checking every layer on the way.
-    Returns (images, bytes of the packed images); BrokenReference if the raw one is broken."""
-    raw = open_raw(find_root(raw_dir))
-    os.makedirs(os.path.join(out_root, FOLDER), exist_ok=True)
-    log, images, size = engine.convert_all(_pack_chunk, {"raw": raw, "out": out_root}, raw.ids,
-                                           workers, progress)
+def pack(raw: RawReference, out_root: str, workers: int, progress=None) -> Tuple[int, int]:
+    """Pack the raw reference into out_root, checking every layer on the way. Returns (images,
+    bytes of the packed images); BrokenReference if the raw one is broken."""
+    log, images, size = convert_units(raw, os.path.join(out_root, FOLDER), encode_truth, workers,
+                                      progress)
     if log.fatal:
         raise BrokenReference(log)
     write_manifest(raw, out_root)  # last: a half-written pack is never taken for a packed one

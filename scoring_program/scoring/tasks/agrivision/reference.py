@@ -47,10 +47,6 @@ class RawReference(CodedReference):
         self.ids = ids
         self.has_storm = has_storm
 
-    def __getstate__(self) -> dict:
-        # Workers read images by id: the id list, which grows with the test set, stays in the
-        # main process.
-        return dict(self.__dict__, ids=None)
 
     def _layers(self, image_id: str):
         name = image_id + ".png"

@@ -4,25 +4,12 @@ from typing import Any, Dict, List, Tuple
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
-from ...report import html
-from ...task_api import Reference, Task
-from . import add_options, metric
+from ...task_api import Reference, RunFacts, Task
+from . import metric, report
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
 from .problems import REF_EMPTY, REF_LAYOUT
 from .reference import find_root, open_raw
-
-NOTES = [
-    "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
-    "once; mIoU is the mean over the 9 classes, background included.",
-    "Valid pixels are inside the field boundary and not masked; other pixels are not evaluated.",
-    "A pixel may carry several reference labels. If the prediction is one of them, every label of "
-    "the pixel is counted as a true positive; otherwise the pixel counts once against each of its "
-    "labels (a false negative for each, and as many false positives for the predicted class).",
-    "A valid pixel with no scored label is background. storm_damage is not evaluated.",
-    "A class absent from both the reference and the predictions has no IoU and is left out of "
-    "the mean (its score is not written, so the leaderboard shows it as missing).",
-]
 
 
 class AgricultureVision(Task):
@@ -32,9 +19,7 @@ class AgricultureVision(Task):
     score_keys = ["miou"] + ["iou_" + c for c in CLASSES]
     # One 512 x 512 image in one process on the raw layout, the slowest (bench/README.md).
     unit_seconds = 0.005
-
-    def add_options(self, parser) -> None:
-        add_options(parser)
+    packed_layout = "docs/packed-format.md"
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
         policy = getattr(args, "storm_damage", None) or ref_config.get("storm_damage", "background")
@@ -44,6 +29,9 @@ class AgricultureVision(Task):
                 ", ".join(STORM_POLICIES), policy))
             raise BrokenReference(log)
         return {"storm_damage": policy}
+
+    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
+        return [("storm_damage policy", config["storm_damage"])]
 
     def open_reference(self, ref_dir: str, config: Dict[str, Any] = None) -> Reference:
         """Raw or packed layout, detected from the folder's contents."""
@@ -61,9 +49,9 @@ class AgricultureVision(Task):
     def open_manifest(self, manifest: Dict[str, Any]):
         return image_sizes(manifest), self.submission_format()
 
-    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
-        """Convert a raw reference into the packed layout (docs/packed-format.md)."""
-        return pack(raw_dir, out_dir, workers, progress)
+    def pack(self, reference: Reference, out_dir: str, workers: int,
+             progress=None) -> Tuple[int, int]:
+        return pack(reference, out_dir, workers, progress)
 
     def new_state(self, config: Dict[str, Any] = None) -> metric.LabelSetHistogram:
         return metric.LabelSetHistogram()
@@ -76,7 +64,7 @@ class AgricultureVision(Task):
         miou = metric.mean_iou(ious)
         if miou is None:  # the ranking score needs at least one valid pixel
             log = ProblemLog()
-            log.add(REF_EMPTY, getattr(reference, "root", "reference"),
+            log.add(REF_EMPTY, reference.root or "reference",
                     "{:,} images scored".format(state.images))
             raise BrokenReference(log)
         scores = [("miou", miou)] + [("iou_" + c, v) for c, v in zip(CLASSES, ious)]
@@ -85,8 +73,8 @@ class AgricultureVision(Task):
             "confusion": m, "tp": tp, "fp": fp, "fn": fn,
         }
 
-    def run_facts(self, state: metric.LabelSetHistogram) -> Dict[str, Any]:
-        return {"pixels": state.pixels}
+    def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
+        return [("Pixels scored", state.pixels)]
 
     def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
         """Console table: one row per class plus the mean."""
@@ -100,20 +88,10 @@ class AgricultureVision(Task):
         rows.append(["mIoU", "n/a" if v is None else "{:.4f}".format(v), "", "", ""])
         return ["class", "IoU", "TP pixels", "FP pixels", "FN pixels"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str],
-                    run: Dict[str, Any]) -> str:
+    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+                    config: Dict[str, Any]) -> str:
         values = dict(summary["scores"])
-        return html.render_segmentation_report({
-            "title": self.title + " - detailed results",
-            "primary": ("mIoU", values["miou"]),
-            "classes": list(CLASSES),
-            "iou": [values["iou_" + c] for c in CLASSES],
-            "tp": summary["tp"], "fp": summary["fp"], "fn": summary["fn"],
-            "confusion": summary["confusion"],
-            "warnings": warnings,
-            "run": run,
-            "run_fields": [("storm_damage", "storm_damage policy")],
-            "notes": NOTES,
-        })
-
-
+        return report.render(self.title + " - detailed results", values["miou"],
+                             [values["iou_" + c] for c in CLASSES],
+                             (summary["tp"], summary["fp"], summary["fn"]), summary["confusion"],
+                             warnings, run, self.config_facts(config))

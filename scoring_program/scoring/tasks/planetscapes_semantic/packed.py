@@ -24,9 +24,9 @@ from typing import List, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ... import engine
+from ...packing import convert_units
 from ...readers import packed_manifest, png
-from ...problems import BrokenReference, ProblemLog
+from ...problems import BrokenReference
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, PackedTruth, Truth
@@ -116,8 +116,6 @@ class PackedReference(Reference):
         self.root, self.ids, self.table = root, ids, table
         self.spec = CheckSpec(table)
 
-    def __getstate__(self) -> dict:
-        return dict(self.__dict__, ids=None)  # the id list stays in the main process
 
     def read(self, unit_id: str) -> PackedTruth:
         rel = "{}/{}.png".format(FOLDER, unit_id)
@@ -141,27 +139,11 @@ def open_packed(root: str, table: LabelTable) -> PackedReference:
     return PackedReference(root, ids, table)
 
 
-def _pack_chunk(ids: List[str]):
-    raw, out_root = engine._CONTEXT["raw"], engine._CONTEXT["out"]
-    log, size = ProblemLog(), 0
-    for image_id in ids:
-        try:
-            data = encode(raw.read(image_id))
-        except ReferenceProblem as exc:
-            log.add(exc.kind, exc.name, exc.detail)
-            continue
-        with open(os.path.join(out_root, FOLDER, image_id + ".png"), "wb") as f:
-            f.write(data)
-        size += len(data)
-    return log, size, len(ids)
-
-
 def pack(raw: SemanticReference, out_root: str, workers: int, progress=None) -> Tuple[int, int]:
     """Pack a raw reference into out_root, checking every image as the scorer does. Returns
     (images, bytes of the packed images); BrokenReference if the raw reference is broken."""
-    os.makedirs(os.path.join(out_root, FOLDER), exist_ok=True)
-    log, images, size = engine.convert_all(_pack_chunk, {"raw": raw, "out": out_root}, raw.ids,
-                                           workers, progress)
+    log, images, size = convert_units(raw, os.path.join(out_root, FOLDER), encode, workers,
+                                      progress)
     if log.fatal:
         raise BrokenReference(log)
     shutil.copyfile(os.path.join(raw.root, "config.yaml"), os.path.join(out_root, "config.yaml"))

@@ -144,9 +144,6 @@ class SemanticReference(Reference):
         self.table = table
         self.spec = CheckSpec(table)
 
-    def __getstate__(self) -> dict:
-        # Workers read images by id: the id list, which grows with the test set, stays behind.
-        return dict(self.__dict__, ids=None)
 
     def expect(self, unit_id: str, truth: Truth) -> Tuple[int, int]:
         """(height, width) of the image: the public fact a prediction must meet."""

@@ -4,7 +4,7 @@ from typing import Any, Dict, List, Sequence, Tuple
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, Kind, ProblemLog
-from ...task_api import Reference, Task
+from ...task_api import Reference, RunFacts, Task
 from . import labels as ps_labels
 from . import metric, report
 from .packed import is_packed, open_packed, pack
@@ -46,53 +46,50 @@ class PlanetscapesSemantic(Task):
     # images in bench/results-planetscapes.md;
     # engine.default_workers uses every CPU as soon as that pays for starting a pool.
     unit_seconds = 0.07
+    packed_layout = "docs/planetscapes.md"
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
         table = ps_labels.load(ref_config)
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
-        return {
-            "label_table": "{}: {} labels, {} evaluated, {} categories".format(
-                described, len(table.labels), len(table.evaluated()), len(table.categories)),
-            "_table": table,  # not shown: keys starting with _ are internal
-        }
+        return {"table": table, "described": "{}: {} labels, {} evaluated, {} categories".format(
+            described, len(table.labels), len(table.evaluated()), len(table.categories))}
+
+    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
+        return [("Label table", config["described"])]
 
     def keys(self, config: Dict[str, Any]) -> List[str]:
-        """Every leaderboard key this reference's label table can produce, the ranking one first."""
-        return config["_table"].score_keys()
+        return config["table"].score_keys()
 
     def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
-        table = config.get("_table")
-        if table is None:  # opened without configure() (pack.py): the reference's own table
-            from ...config import read_config
-            table = ps_labels.load(read_config(root))
+        table = config["table"]
         return open_packed(root, table) if is_packed(root) else open_raw(root, table)
 
-    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
-        """Convert a raw reference into the packed layout (packed.py), checking every image."""
-        return pack(self.open_reference(raw_dir, {}), out_dir, workers, progress)
+    def pack(self, reference: Reference, out_dir: str, workers: int,
+             progress=None) -> Tuple[int, int]:
+        return pack(reference, out_dir, workers, progress)
 
     def submission_format(self, config: Dict[str, Any]) -> PngLabels:
-        return _format([lab.id for lab in config["_table"].in_images])
+        return _format([lab.id for lab in config["table"].in_images])
 
     def new_state(self, config: Dict[str, Any]) -> metric.SemanticState:
-        return metric.SemanticState(metric.MetricSpec(config["_table"]))
+        return metric.SemanticState(metric.MetricSpec(config["table"]))
 
     def summarize(self, state: metric.SemanticState, reference: Reference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
-        table = config["_table"]
+        table = config["table"]
         result = metric.summarize(state, table)
         if result.means["iou_class"] is None:
             log = ProblemLog()
-            log.add(REF_EMPTY, getattr(reference, "root", "reference"),
+            log.add(REF_EMPTY, reference.root or "reference",
                     "{:,} images scored".format(state.units))
             raise BrokenReference(log)
         return {"scores": metric.score_list(result, table), "result": result, "table": table}
 
-    def run_facts(self, state: metric.SemanticState) -> Dict[str, Any]:
-        return {"pixels": state.pixels}
+    def run_facts(self, state: metric.SemanticState) -> List[Tuple[str, Any]]:
+        return [("Pixels scored", state.pixels)]
 
     def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
         def f(v):
@@ -108,11 +105,10 @@ class PlanetscapesSemantic(Task):
                      f(result.means["iiou_category"])])
         return ["class / category", "IoU", "iIoU"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str],
-                    run: Dict[str, Any]) -> str:
-        shown = {k: v for k, v in run.items() if not str(k).startswith("_")}
+    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+                    config: Dict[str, Any]) -> str:
         return report.render(self.title + " - detailed results", summary["result"],
-                             summary["table"], warnings, shown)
+                             summary["table"], warnings, run, self.config_facts(config))
 
     def make_manifest(self, reference: Reference) -> Dict[str, Any]:
         """Image ids and sizes (from labels/ headers) and the label ids; no labels."""

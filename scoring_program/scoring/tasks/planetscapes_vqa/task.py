@@ -9,7 +9,7 @@ detected from the folder; both give the same Truth, so the same scores.
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ...task_api import Reference, Submission, SubmissionFormat, Task
+from ...task_api import Reference, RunFacts, Submission, SubmissionFormat, Task
 from . import packed, report
 from .metric import AccuracyState, percent, summary_scores
 from .files import UNIT, find_results
@@ -30,9 +30,8 @@ class VQAReference(Reference):
         self._truth = truth
         self.layout = layout  # "raw", "packed", or "manifest" for the label-free check
 
-    def __getstate__(self) -> dict:
-        # Pickled to a worker process (never with one unit, in practice): ship paths, not data.
-        return dict(self.__dict__, _truth=None)
+    # Pickled to a worker process (never with one unit, in practice): ship paths, not data.
+    main_process_only = ("_truth",)
 
     def read(self, unit_id: str) -> Optional[Truth]:
         if self._truth is None and self.root is not None:
@@ -63,6 +62,7 @@ class PlanetscapesVQA(Task):
     name = "planetscapes-vqa"
     title = "Planetscapes VQA"
     score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
+    packed_layout = "docs/vqa-packed-format.md"
 
     def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> VQAReference:
         """Raw or packed layout, detected from the folder's contents (packed.json)."""
@@ -74,10 +74,11 @@ class PlanetscapesVQA(Task):
         truth = read_annotations(root, questions, Normalizer())
         return VQAReference(root, frozenset(questions), truth)
 
-    def pack(self, raw_dir: str, out_dir: str, workers: int, progress=None) -> Tuple[int, int]:
-        """Convert a raw reference into the packed layout (packed.py), checked as the scorer
-        checks it; one process (workers is not used). Returns (questions, payload bytes)."""
-        return packed.pack(find_root(raw_dir), out_dir, progress)
+    def pack(self, reference: Reference, out_dir: str, workers: int,
+             progress=None) -> Tuple[int, int]:
+        """Checked as the scorer checks it; one process (workers is not used). Returns
+        (questions, payload bytes)."""
+        return packed.pack(reference.root, out_dir, progress)
 
     def pack_units(self, reference: VQAReference) -> Tuple[int, str]:
         """What pack.py counts: the questions (the engine's unit is the results file)."""
@@ -93,8 +94,8 @@ class PlanetscapesVQA(Task):
                   config: Dict[str, Any]) -> Dict[str, Any]:
         return {"scores": summary_scores(state), "state": state}
 
-    def run_facts(self, state: AccuracyState) -> Dict[str, Any]:
-        return {"questions": state.questions()}
+    def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
+        return [("Questions scored", state.questions())]
 
     def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
         state = summary["state"]
@@ -107,8 +108,8 @@ class PlanetscapesVQA(Task):
                              "{:.2f}".format(percent(by_type[atype]))])
         return ["answer type", "questions", "accuracy (%)"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str],
-                    run: Dict[str, Any]) -> str:
+    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+                    config: Dict[str, Any]) -> str:
         return report.render(self.title + " - detailed results", summary["state"], warnings, run)
 
     def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:

@@ -1,0 +1,64 @@
+"""detailed_results.html of the Agriculture-Vision task, from the shared HTML blocks.
+
+Aggregate results only: mIoU, per-class IoU with the pixel counts behind it, the 9 x 9
+confusion matrix. Nothing per image.
+"""
+from typing import Any, List, Optional, Sequence, Tuple
+
+from ...report import html, run_info
+from ...task_api import RunFacts
+from .classes import CLASSES
+
+NOTES = [
+    "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
+    "once; mIoU is the mean over the 9 classes, background included.",
+    "Valid pixels are inside the field boundary and not masked; other pixels are not evaluated.",
+    "A pixel may carry several reference labels. If the prediction is one of them, every label of "
+    "the pixel is counted as a true positive; otherwise the pixel counts once against each of its "
+    "labels (a false negative for each, and as many false positives for the predicted class).",
+    "A valid pixel with no scored label is background. storm_damage is not evaluated.",
+    "A class absent from both the reference and the predictions has no IoU and is left out of "
+    "the mean (its score is not written, so the leaderboard shows it as missing).",
+]
+
+
+def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
+           counts: Tuple[Sequence[int], Sequence[int], Sequence[int]],
+           confusion: Sequence[Sequence[int]], warnings: List[str], run: RunFacts,
+           config_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
+           notes: Sequence[str] = tuple(NOTES)) -> str:
+    """counts: (TP, FP, FN) per class; confusion[p][r]: pixels predicted p whose reference is r."""
+    classes = list(classes)
+    tp, fp, fn = counts
+    n_with = sum(1 for v in iou if v is not None)
+    have = "%d of %d classes have an IoU" % (n_with, len(classes))
+    sections = []  # type: List[Tuple[str, str]]
+    sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, [have]))))
+
+    rows = [("mIoU", miou, have)]
+    for name, v in zip(classes, iou):
+        rows.append((name, v, "no IoU: class absent from reference and prediction" if v is None
+                     else ""))
+    sections.append(("Scores", html.scores_table(rows)))
+    sections.append(("Per-class IoU", html.bar_chart(classes, list(iou),
+                                                     "IoU per class (0 = worst, 1 = best)")))
+
+    explain = ('<p class="lead">Rows are the <strong>predicted</strong> class, columns the '
+               '<strong>reference</strong> class. Row <em>x</em> shows where the pixels predicted '
+               'as <em>x</em> went: each row is normalised to 100% of the pixels predicted as that '
+               'class, and the outlined diagonal cell is the share whose reference label is also '
+               '<em>x</em>. Hover a cell to see its raw pixel count.</p>')
+    sections.append(("Confusion matrix", explain + html.heatmap(
+        confusion, classes, classes,
+        "Confusion matrix (rows: predicted class, columns: reference class)",
+        "Predicted class", "Reference class")))
+
+    count_rows = [[name, tp[i], fp[i], fn[i], iou[i]] for i, name in enumerate(classes)]
+    sections.append(("Pixel counts", '<p class="lead">Pixel counts behind each IoU: '
+                     'IoU = TP / (TP + FP + FN).</p>' +
+                     html.counts_table(["Class", "TP", "FP", "FN", "IoU"], count_rows)))
+    sections.append(("Warnings", html.warnings_list(warnings)))
+    sections.append(("How the scores are computed", html.notes_list(notes)))
+    sections.append(run_info.section(run, config_facts))
+    return html.page(title, sections, run_info.footer(run, "image"))
+
