@@ -42,7 +42,7 @@ def version():
     except (OSError, TypeError):
         pass
     try:
-        from importlib import metadata
+        from importlib import metadata  # novermin (guarded: 3.7 falls through to "?")
         return metadata.version("cityscapesScripts")
     except Exception:  # Python 3.7 has no importlib.metadata; a source tree has no metadata
         return "?"
