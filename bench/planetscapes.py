@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Benchmark of the Planetscapes semantic task on Cityscapes-sized images (issue 8, section 4).
 
-    python3 bench/planetscapes.py --anchor-python /work/venvs/oldest/bin/python \\
-        --report bench/results-planetscapes.md
+    python3 bench/planetscapes.py --anchor-python /venvs/cs-pure/bin/python \\
+        --anchor-python /venvs/cs-cython/bin/python --report bench/results-planetscapes.md
 
 1. Generates (deterministically, cached under --data) N scenes of 2048 x 1024 in the Cityscapes
    format with the Cityscapes label ids: labels/<id>.png (8-bit), instances/<id>.png (16-bit),
@@ -13,8 +13,12 @@
 3. (a) Decode floor: the three PNGs of every image decoded with Pillow in this one process;
    divided by the CPUs, the ideal all-CPU time of anything that must decode them.
 4. (b) cityscapesScripts' evalPixelLevelSemanticLabeling.evaluateImgLists on the same files, in
-   --anchor-python (an environment with cityscapesscripts and numpy < 2.4); only the evaluation
-   call is timed, not its imports. Its scores are checked against ours (every key).
+   each --anchor-python (an environment with cityscapesscripts and numpy < 2.4; the option may
+   be repeated, e.g. one installation with the compiled evaluation extension and one without),
+   through bench/cityscapes_anchor.py; only the evaluation call is timed, not its imports. Each
+   row is labelled by the path that installation ran (Cython extension or pure Python, read
+   from the evaluator's own flag in the evaluating process). Its scores are checked against
+   ours (every key).
 5. (c) The real command `score.py --ref REF --res PRED --workers W --quiet --out TMP` with 1 and
    with all CPUs (wall time includes start-up), peak resident memory of its process tree.
 6. Prints one Markdown report (also written to --report FILE).
@@ -53,6 +57,7 @@ LAYOUTS = ("raw", "packed")
 SPEEDUP_VS_ANCHOR = 4.0
 FLOOR_FACTOR = 1.5
 FLAT_MEMORY_FACTOR = 1.25  # peak at N images within this factor of the peak at N/3
+ANCHOR = os.path.join(BENCH, "cityscapes_anchor.py")  # run by each --anchor-python
 
 # Cityscapes ids for the synthetic scenes: ground and structures, sky, things with their sizes
 # (min, max radius as a fraction of the height), a few void ids.
@@ -62,22 +67,6 @@ THINGS = {24: (0.01, 0.06), 25: (0.01, 0.05), 26: (0.02, 0.1), 27: (0.04, 0.15),
           32: (0.01, 0.05), 33: (0.01, 0.05)}
 IDS = [lab[1] for lab in cityscapes_labels.LABELS if lab[1] >= 0]
 CONFUSIONS = [(26, 27), (27, 26), (24, 25), (7, 8), (26, 29), (21, 22), (11, 12)]
-
-ANCHOR_SCRIPT = r"""
-import json, sys, time
-import cityscapesscripts.evaluation.evalPixelLevelSemanticLabeling as ev
-gt, pred = json.load(open(sys.argv[1]))
-args = ev.args
-args.quiet, args.JSONOutput, args.evalPixelAccuracy, args.evalInstLevelScore = True, False, False, True
-started, cpu = time.perf_counter(), time.process_time()
-result = ev.evaluateImgLists(pred, gt, args)
-seconds, cpu = time.perf_counter() - started, time.process_time() - cpu
-keep = {k: result[k] for k in ("classScores", "classInstScores", "categoryScores",
-        "categoryInstScores", "averageScoreClasses", "averageScoreInstClasses",
-        "averageScoreCategories", "averageScoreInstCategories")}
-print(json.dumps({"seconds": seconds, "cpu": cpu, "scores": keep}))
-"""
-
 
 def say(msg=""):
     sys.stdout.write(msg + "\n")
@@ -219,22 +208,42 @@ def run_scorer(ref, pred, workers, repeat):
     return best
 
 
+class Anchor:
+    """One cityscapesScripts run: its environment, the path it ran, its times and scores."""
+
+    def __init__(self, python, out, other):
+        self.python, self.other = python, other
+        self.path, self.extension, self.version = out["path"], out["extension"], out["version"]
+        self.wall, self.cpu, self.scores = out["seconds"], out["cpu"], out["scores"]
+
+    @property
+    def label(self):
+        """What ran, e.g. "cityscapesScripts 2.2.4, Cython path"."""
+        return anchor_label(self.version, self.path)
+
+    @property
+    def short(self):
+        return "cityscapesScripts ({} path)".format(self.path)
+
+
+def anchor_label(version, path):
+    return "cityscapesScripts {}, {} path".format(version, path)
+
+
 def run_anchor(python, data, ids):
     gt = [os.path.join(data, "gt", i + "_gtFine_labelIds.png") for i in ids]
     pred = [os.path.join(data, "pred", i + ".png") for i in ids]
     with tempfile.TemporaryDirectory() as tmp:
         lists = os.path.join(tmp, "lists.json")
-        script = os.path.join(tmp, "anchor.py")
         with open(lists, "w") as f:
             json.dump([gt, pred], f)
-        with open(script, "w") as f:
-            f.write(ANCHOR_SCRIPT)
         with common.OtherLoad() as load:
-            proc = subprocess.run([python, script, lists], capture_output=True, cwd=tmp)
+            proc = subprocess.run([python, ANCHOR, lists], capture_output=True, cwd=tmp)
     if proc.returncode != 0:
-        raise common.BenchError("the anchor failed:\n" + proc.stderr.decode("utf-8", "replace"))
-    out = json.loads(proc.stdout.decode().strip().splitlines()[-1])
-    return out["seconds"], out["scores"], load.percent(), out["cpu"]
+        raise common.BenchError("the anchor failed ({}):\n{}".format(
+            python, proc.stderr.decode("utf-8", "replace")))
+    return Anchor(python, json.loads(proc.stdout.decode().strip().splitlines()[-1]),
+                  load.percent())
 
 
 def compare(anchor, ours):
@@ -271,8 +280,10 @@ def main(argv=None):
     p.add_argument("--images", type=int, default=60)
     p.add_argument("--seed", type=int, default=8)
     p.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "planetscapes-bench"))
-    p.add_argument("--anchor-python", help="a Python with cityscapesscripts and numpy < 2.4 "
-                   "(skip the anchor if not given)")
+    p.add_argument("--anchor-python", action="append", default=[],
+                   help="a Python with cityscapesscripts and numpy < 2.4; repeat it for several "
+                   "installations, e.g. with and without the compiled evaluation extension (no "
+                   "anchor row if not given)")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--width", type=int, default=W)
     p.add_argument("--height", type=int, default=H)
@@ -294,11 +305,11 @@ def main(argv=None):
     floor, floor_load, floor_cpu = decode_floor(all_files)
     say("    {:.2f} s".format(floor))
 
-    anchor = None
-    if args.anchor_python:
-        say("(b) cityscapesScripts' evaluator")
-        anchor = run_anchor(args.anchor_python, args.data, ids)
-        say("    {:.2f} s".format(anchor[0]))
+    anchors = []
+    for python in args.anchor_python:
+        say("(b) cityscapesScripts' evaluator in {}".format(python))
+        anchors.append(run_anchor(python, args.data, ids))
+        say("    {}: {:.2f} s".format(anchors[-1].label, anchors[-1].wall))
 
     say("(c) score.py")
     runs, third = {}, {}
@@ -320,7 +331,7 @@ def main(argv=None):
     if len(texts) != 1:
         raise common.BenchError("scores.txt differs between runs (layouts or worker counts)")
     ours = parse_scores(texts.pop())
-    checked = compare(anchor[1], ours) if anchor else None
+    checked = [compare(a.scores, ours) for a in anchors]
 
     # ---------------------------------------------------------------- report
     ideal = floor / cpus
@@ -333,10 +344,9 @@ def main(argv=None):
         ["(a) decode floor / {} CPUs (ideal)".format(cpus), cpus, common.f2(ideal),
          common.f1(1000 * ideal / n), "-", "-", "-"],
     ]
-    if anchor:
-        rows.append(["(b) cityscapesScripts evaluateImgLists (pure Python path)", 1,
-                     common.f2(anchor[0]), common.f1(1000 * anchor[0] / n), cpu_ms(anchor[3], n),
-                     "-", common.pct(anchor[2])])
+    for a in anchors:
+        rows.append(["(b) {} (evaluateImgLists)".format(a.label), 1, common.f2(a.wall),
+                     common.f1(1000 * a.wall / n), cpu_ms(a.cpu, n), "-", common.pct(a.other)])
     for (layout, workers), r in sorted(runs.items()):
         rows.append(["(c) score.py, {} reference (start-up included)".format(layout), workers,
                      common.f2(r.wall), common.f1(1000 * r.wall / n), cpu_ms(r.cpu, n),
@@ -346,14 +356,14 @@ def main(argv=None):
         rows.append(["(c) score.py, {} reference, {} of the images".format(layout, len(third_ids)),
                      cpus, common.f2(r.wall), common.f1(1000 * r.wall / len(third_ids)),
                      cpu_ms(r.cpu, len(third_ids)), common.mb(r.peak_mb), common.pct(r.other)])
-    targets = []
+    targets, speedups = [], []
     for layout in LAYOUTS:
         best = runs[layout, cpus]
-        if anchor:
-            speedup = anchor[0] / best.wall
-            targets.append(["{}: all-CPU scorer >= {:.0f}x faster than cityscapesScripts".format(
-                layout, SPEEDUP_VS_ANCHOR), "{:.1f}x ({} s vs {} s)".format(
-                    speedup, common.f2(best.wall), common.f2(anchor[0])),
+        for a in anchors:
+            speedup = a.wall / best.wall
+            targets.append(["{}: all-CPU scorer >= {:.0f}x faster than {}".format(
+                layout, SPEEDUP_VS_ANCHOR, a.short), "{:.1f}x ({} s vs {} s)".format(
+                    speedup, common.f2(best.wall), common.f2(a.wall)),
                 common.verdict(speedup >= SPEEDUP_VS_ANCHOR)])
         ratio = best.wall / ideal
         targets.append(["{}: all-CPU scorer <= {} x (decode floor / CPUs)".format(
@@ -361,11 +371,15 @@ def main(argv=None):
                 common.f2(best.wall), common.f2(ideal), ratio), common.verdict(ratio <= FLOOR_FACTOR)])
         # The same targets in CPU time: what they become on an idle machine with perfect
         # scaling, and a measure that other processes' load does not distort.
-        if anchor:
-            targets.append(["{}: (CPU) scorer CPU time <= 1/{:.0f} of cityscapesScripts'".format(
-                layout, SPEEDUP_VS_ANCHOR), "{:.1f}x less ({} s vs {} s)".format(
-                    anchor[3] / best.cpu, common.f2(best.cpu), common.f2(anchor[3])),
-                common.verdict(anchor[3] / best.cpu >= SPEEDUP_VS_ANCHOR)])
+        for a in anchors:
+            targets.append(["{}: (CPU) scorer CPU time <= 1/{:.0f} of {}".format(
+                layout, SPEEDUP_VS_ANCHOR, a.short), "{:.1f}x less ({} s vs {} s)".format(
+                    a.cpu / best.cpu, common.f2(best.cpu), common.f2(a.cpu)),
+                common.verdict(a.cpu / best.cpu >= SPEEDUP_VS_ANCHOR)])
+        if anchors:
+            speedups.append("- {}, all-CPU scorer: {}".format(layout, "; ".join(
+                "vs {}: {:.1f}x wall, {:.1f}x CPU".format(a.short, a.wall / best.wall,
+                                                          a.cpu / best.cpu) for a in anchors)))
         targets.append(["{}: (CPU) scorer CPU time <= {} x decode floor CPU time".format(
             layout, FLOOR_FACTOR), "{} s vs {} s ({:.2f} x)".format(
                 common.f2(best.cpu), common.f2(floor_cpu), best.cpu / floor_cpu),
@@ -404,14 +418,23 @@ def main(argv=None):
         common.markdown_table(["target", "measured", "result"], targets, align=["l", "l", "l"]),
         "",
     ]
-    if anchor:
+    if speedups:
+        lines += ["Speed-ups (anchor wall / scorer wall; anchor CPU / scorer CPU, the scorer's "
+                  "whole process tree):", ""] + speedups + [""]
+    if anchors:
         lines.append("Correctness: every scorer run exited 0; scores.txt identical for both "
-                     "layouts with 1 and {} workers; {} keys compared with cityscapesScripts' "
-                     "results, max abs difference {:.2g} (scores.txt holds 10 decimals).".format(
-                         cpus, checked[0], checked[1]))
+                     "layouts with 1 and {} workers; {}.".format(cpus, "; ".join(
+                         "{} keys compared with the results of {}, max abs difference {:.2g}".format(
+                             keys, a.label, worst) for a, (keys, worst) in zip(anchors, checked)))
+                     + " (scores.txt holds 10 decimals)")
         lines.append("")
-        lines.append("Anchor environment: {} (cityscapesScripts' evaluator, numpy < 2.4; only "
-                     "the evaluation call is timed, not its imports).".format(args.anchor_python))
+        for a in anchors:
+            lines.append("Anchor environment: {} -> {}{} (numpy < 2.4; only the evaluation call "
+                         "is timed, not its imports; the path is the evaluator's own CSUPPORT "
+                         "flag in that process).".format(
+                             a.python, a.label, ", extension {}".format(
+                                 os.path.basename(a.extension)) if a.extension else ""))
+            lines.append("")
     else:
         lines.append("The anchor was not run (no --anchor-python).")
     report = "\n".join(lines) + "\n"

@@ -10,10 +10,14 @@
 2. Reads every file once, untimed (warm page cache for every timed run).
 3. Times, each in its own process (wall time, CPU time = user + sys, peak RSS from wait4):
    (a) the floor: `json.load` of the annotations and of the results, nothing else;
-   (b) the baseline: the official evaluation's pipeline (bench/vqa_baseline.py, written from
-       the spec: loads and indexes the files as the official helper does - annotations,
-       questions twice, results - then every answer of every question normalized with the
-       regexes, question by question);
+   (o) with --official-vqaeval PATH: the official evaluation itself, GT-Vision-Lab/VQA's
+       vqaEval.py and its helper vqaTools/vqa.py from the user's own checkout, run as its demo
+       runs them (bench/vqa_official.py), converted in memory from Python 2 by bench/py2fix.py
+       (print statements, leading tabs) and otherwise unchanged;
+   (b) the project baseline: the official evaluation's pipeline (bench/vqa_baseline.py,
+       written from the spec: loads and indexes the files as the official helper does -
+       annotations, questions twice, results - then every answer of every question normalized
+       with the regexes, question by question);
    (c) the scorer as the worker runs it: `python3 scoring_program/score.py --ref REF --res RES
        --out TMP --quiet` (it also reads questions.json and writes the three output files), on
        the packed reference the bundle ships (docs/vqa-packed-format.md);
@@ -22,8 +26,8 @@
    is made with scoring_program/pack.py next to the raw set (data/vqa-<n>-<seed>/packed, cached
    with a stamp of the raw set and of the packer's sources, as bench/run.py caches the
    Agriculture-Vision one) and its one-off cost is reported on its own line.
-   Both scorer runs must give the same scores, and agree with the baseline (to 1e-9: the
-   baseline sums floats).
+   Both scorer runs must give the same scores, and agree with the baseline and the official
+   code (to 1e-9: they sum floats).
 4. Peak RSS of the scorers and of the floor against the number of questions.
 5. Prints a Markdown report (and writes it to --report). Targets, for the scorer as the worker
    runs it (packed reference): at least 6x faster than the baseline, and within 1.8x of the
@@ -54,6 +58,10 @@ PACKER_SOURCES = ("scoring/pack_command.py", "scoring/readers/packed_manifest.py
     "scoring/tasks/planetscapes_vqa/{}.py".format(m)
     for m in ("packed", "reference", "normalize", "tables", "task"))
 BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")
+OFFICIAL = os.path.join(ROOT, "bench", "vqa_official.py")
+# Where the helper sits in a checkout of GT-Vision-Lab/VQA, relative to vqaEval.py's folder
+# PythonEvaluationTools/vqaEvaluation/.
+OFFICIAL_HELPER = os.path.join("..", "..", "PythonHelperTools", "vqaTools", "vqa.py")
 GENERATOR = os.path.join(ROOT, "tools", "make_vqa_sample.py")
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
@@ -204,6 +212,29 @@ def run_scorer(paths: Dict[str, str], repeat: int, layout: str) -> Dict[str, obj
     return r
 
 
+def expected_scores(anchor: Dict[str, object]) -> Dict[str, float]:
+    """An anchor's output (overall, perAnswerType) under the scorer's score keys."""
+    expected = {"accuracy": anchor["overall"]}
+    for key, atype in (("accuracy_yes_no", "yes/no"), ("accuracy_number", "number"),
+                       ("accuracy_other", "other")):
+        if atype in anchor["perAnswerType"]:
+            expected[key] = anchor["perAnswerType"][atype]
+    return expected
+
+
+def agrees(got: Dict[str, float], anchor: Dict[str, object], name: str) -> bool:
+    expected = expected_scores(anchor)
+    if set(got) != set(expected) or any(abs(got[k] - expected[k]) > 1e-9 for k in got):
+        sys.stderr.write("scores differ: scorer {} {} {}\n".format(got, name, expected))
+        return False
+    return True
+
+
+def official_helper_path(vqaeval: str, helper) -> str:
+    return helper or os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(vqaeval)),
+                                                   OFFICIAL_HELPER))
+
+
 def mb(size: int) -> str:
     return "{:.1f} MB".format(size / 1e6)
 
@@ -217,6 +248,12 @@ def main(argv=None) -> int:
     p.add_argument("--memory-sizes", default="25000,50000",
                    help="smaller sets for the memory table (plus --questions)")
     p.add_argument("--skip-baseline", action="store_true")
+    p.add_argument("--official-vqaeval", metavar="PATH",
+                   help="the official PythonEvaluationTools/vqaEvaluation/vqaEval.py of your "
+                        "checkout of GT-Vision-Lab/VQA: adds its row (run converted in memory)")
+    p.add_argument("--official-vqa-helper", metavar="PATH",
+                   help="its PythonHelperTools/vqaTools/vqa.py (default: found from "
+                        "--official-vqaeval in the same checkout)")
     p.add_argument("--report", help="also write the Markdown report here")
     p.add_argument("--strict", action="store_true", help="exit 1 if a target fails")
     p.add_argument("--generate-into", help=argparse.SUPPRESS)
@@ -226,6 +263,17 @@ def main(argv=None) -> int:
         return 0
     if args.questions < 10 or args.repeat < 1:
         p.error("--questions must be at least 10 and --repeat at least 1")
+    official_files = None
+    if args.official_vqaeval:
+        official_files = [args.official_vqaeval,
+                          official_helper_path(args.official_vqaeval, args.official_vqa_helper)]
+        for path in official_files:
+            if not os.path.isfile(path):
+                p.error("{} is not a file (--official-vqaeval takes the path of vqaEval.py in a "
+                        "checkout of GT-Vision-Lab/VQA; --official-vqa-helper that of "
+                        "PythonHelperTools/vqaTools/vqa.py)".format(path))
+    elif args.official_vqa_helper:
+        p.error("--official-vqa-helper needs --official-vqaeval")
 
     paths = make_set(args.data, args.questions, args.seed)
     packing = make_packed(paths)
@@ -241,19 +289,24 @@ def main(argv=None) -> int:
     imports = best([sys.executable, "-c", IMPORT_CODE, os.path.dirname(SCORE)], args.repeat)
     imports_vqa = best([sys.executable, "-c", IMPORT_VQA_CODE, os.path.dirname(SCORE)],
                        args.repeat)
-    baseline = None
+    inputs = [paths["annotations"], os.path.join(paths["ref"], "questions.json"),
+              paths["results"]]
+    baseline = official = None
     if not args.skip_baseline:
-        baseline = best([sys.executable, BASELINE, paths["annotations"],
-                         os.path.join(paths["ref"], "questions.json"), paths["results"]], 1)
+        baseline = best([sys.executable, BASELINE] + inputs, 1)
         base_scores = json.loads(baseline["out"])
-        got = scorer["scores"]
-        expected = {"accuracy": base_scores["overall"]}
-        for key, atype in (("accuracy_yes_no", "yes/no"), ("accuracy_number", "number"),
-                           ("accuracy_other", "other")):
-            if atype in base_scores["perAnswerType"]:
-                expected[key] = base_scores["perAnswerType"][atype]
-        if set(got) != set(expected) or any(abs(got[k] - expected[k]) > 1e-9 for k in got):
-            sys.stderr.write("scores differ: scorer {} baseline {}\n".format(got, expected))
+        if not agrees(scorer["scores"], base_scores, "baseline"):
+            return 1
+    if official_files:
+        official = best([sys.executable, OFFICIAL] + official_files + inputs, 1)
+        official_out = json.loads(official["out"])
+        for f in official_out["files"]:
+            sys.stdout.write("official: ran {} (sha256 {}) converted in memory with only these "
+                             "fixes: {} print statements made print() calls, {} lines' leading "
+                             "tabs expanded\n".format(f["path"], f["sha256"],
+                                                      f["fixed"]["print_statements"],
+                                                      f["fixed"]["reindented_lines"]))
+        if not agrees(scorer["scores"], official_out, "official vqaEval.py"):
             return 1
 
     memory = []
@@ -271,13 +324,16 @@ def main(argv=None) -> int:
                    os.path.getsize(paths["annotations"]), packing["payload_bytes"]))
 
     lines = ["# VQA scorer benchmark: {:,} questions".format(args.questions), ""]
-    lines.append("Measured {} with `python3 bench/vqa.py{}` on {} ({} CPUs, Python {}). "
-                 "Synthetic set from tools/make_vqa_sample.py (seed {}): annotations.json {}, "
-                 "results.json {}. Every time is the best of {} runs (the baseline: 1 run), each "
-                 "in its own process, warm page cache; CPU = user + sys of that process.".format(
+    lines.append("Measured {} with `python3 bench/vqa.py{}{}` on {} ({} CPUs, Python {}; load "
+                 "average {} at the end). Synthetic set from tools/make_vqa_sample.py (seed {}): "
+                 "annotations.json {}, results.json {}. Every time is the best of {} runs (the "
+                 "baseline and the official code: 1 run), each in its own process, warm page "
+                 "cache; CPU = user + sys of that process.".format(
                      datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
                      "" if args.questions == 100000 else " --questions {}".format(args.questions),
-                     platform.platform(), os.cpu_count(), platform.python_version(), args.seed,
+                     " --official-vqaeval PATH" if official else "",
+                     platform.platform(), os.cpu_count(), platform.python_version(),
+                     " ".join("{:.2f}".format(x) for x in os.getloadavg()), args.seed,
                      mb(os.path.getsize(paths["annotations"])),
                      mb(os.path.getsize(paths["results"])), args.repeat))
     lines += ["", "| run | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---:|---:|---:|"]
@@ -287,7 +343,11 @@ def main(argv=None) -> int:
             ("startup: python + import scoring.cli, scoring.tasks", imports),
             ("startup of the VQA path alone (no task registry, see below)", imports_vqa)]
     if baseline:
-        rows.insert(1, ("(b) baseline: official algorithm (bench/vqa_baseline.py)", baseline))
+        rows.insert(1, ("(b) project baseline: official algorithm (bench/vqa_baseline.py)",
+                        baseline))
+    if official:
+        rows.insert(1, ("(o) official vqaEval.py + vqa.py (GT-Vision-Lab/VQA; only print and "
+                        "indentation converted, in memory)", official))
     for label, r in rows:
         lines.append("| {} | {:.2f} | {:.2f} | {:.0f} |".format(label, r["wall"], r["cpu"],
                                                                r["rss"]))
@@ -309,21 +369,50 @@ def main(argv=None) -> int:
     lines.append("- scorer / floor: **{:.2f}x** CPU ({:.2f}x wall); target <= {}x: {}".format(
         ratio_floor, scorer["wall"] / floor["wall"], FLOOR_TARGET,
         "PASS" if verdicts[-1] else "FAIL"))
+    if baseline or official:
+        lines.append("- speed-up of the scorer (c, packed reference), CPU (wall): " + "; ".join(
+            "vs {}: **{:.1f}x** ({:.1f}x)".format(name, r["cpu"] / scorer["cpu"],
+                                                  r["wall"] / scorer["wall"])
+            for name, r in (("official vqaEval.py", official), ("project baseline", baseline))
+            if r))
+        lines.append("- speed-up of the scorer (d, raw reference), CPU (wall): " + "; ".join(
+            "vs {}: {:.1f}x ({:.1f}x)".format(name, r["cpu"] / scorer_raw["cpu"],
+                                              r["wall"] / scorer_raw["wall"])
+            for name, r in (("official vqaEval.py", official), ("project baseline", baseline))
+            if r))
+    if official:
+        lines.append("- the official code: {:.2f} s CPU loading and indexing (its vqa.py), {:.2f} s "
+                     "evaluating (vqaEval.py); the scorer against its evaluation alone: {:.1f}x. "
+                     "Ran from the given files with only two mechanical fixes, in memory "
+                     "(bench/py2fix.py): {}. VQAEval(..., n={}) so that the accuracies are not "
+                     "rounded to 2 decimals.".format(
+                         official_out["cpu_load"], official_out["cpu_evaluate"],
+                         official_out["cpu_evaluate"] / scorer["cpu"], "; ".join(
+                             "{} (sha256 {}): {} print statements, {} lines re-indented".format(
+                                 os.path.basename(f["path"]), f["sha256"],
+                                 f["fixed"]["print_statements"], f["fixed"]["reindented_lines"])
+                             for f in official_out["files"]), official_out["decimals"]))
     if baseline:
+        if official:
+            lines.append("- official / project baseline: the baseline is {:.2f}x faster (CPU) "
+                         "than the official code it follows".format(
+                             official["cpu"] / baseline["cpu"]))
         speedup = baseline["cpu"] / scorer["cpu"]
         verdicts.append(speedup >= SPEEDUP_TARGET)
-        lines.append("- baseline / scorer: **{:.1f}x** CPU ({:.1f}x wall); target >= {}x: {}".format(
-            speedup, baseline["wall"] / scorer["wall"], SPEEDUP_TARGET,
-            "PASS" if verdicts[-1] else "FAIL"))
+        lines.append("- target, vs project baseline: **{:.1f}x** CPU ({:.1f}x wall); target >= "
+                     "{}x: {}".format(speedup, baseline["wall"] / scorer["wall"], SPEEDUP_TARGET,
+                                      "PASS" if verdicts[-1] else "FAIL"))
         lines.append("- the baseline's CPU time: {:.2f} s loading and indexing the files as the "
                      "official helper does (annotations, questions twice, results), {:.2f} s "
                      "evaluating; the scorer against the evaluation alone: {:.1f}x".format(
                          base_scores["cpu_load"], base_scores["cpu_evaluate"],
                          base_scores["cpu_evaluate"] / scorer["cpu"]))
-        lines.append("- raw reference (d), for comparison: {:.2f}x the floor, {:.1f}x faster than "
-                     "the baseline (CPU)".format(scorer_raw["cpu"] / floor["cpu"],
-                                                 baseline["cpu"] / scorer_raw["cpu"]))
-        lines.append("- scores: packed == raw exactly, == baseline (to 1e-9): {}".format(
+    lines.append("- raw reference (d), for comparison: {:.2f}x the floor (CPU)".format(
+        scorer_raw["cpu"] / floor["cpu"]))
+    if baseline or official:
+        lines.append("- scores: packed == raw exactly, == {} (to 1e-9): {}".format(
+            " == ".join(name for name, r in (("project baseline", baseline),
+                                             ("official vqaEval.py", official)) if r),
             ", ".join("{} {:.4f}".format(k, v) for k, v in sorted(scorer["scores"].items()))))
     lines.append("- numpy / Pillow imported at startup: {} (through the task registry, which "
                  "imports every task); the VQA path alone imports {}. Without them the scorer "
@@ -331,7 +420,7 @@ def main(argv=None) -> int:
                      imports["out"].strip(), imports_vqa["out"].strip(),
                      scorer["cpu"] - (imports["cpu"] - imports_vqa["cpu"]),
                      (scorer["cpu"] - (imports["cpu"] - imports_vqa["cpu"])) / floor["cpu"],
-                     ", {:.1f}x faster than the baseline".format(
+                     ", {:.1f}x faster than the project baseline".format(
                          baseline["cpu"] / (scorer["cpu"] - (imports["cpu"] - imports_vqa["cpu"])))
                      if baseline else ""))
     lines += ["", "## Memory (peak RSS) against the number of questions", "",

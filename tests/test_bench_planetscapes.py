@@ -1,23 +1,113 @@
 """bench/planetscapes.py end to end at a tiny scale. Not a timed test: nothing about speed is
-asserted, only that the benchmark runs, checks and reports (with the anchor where installed)."""
+asserted, only that the benchmark runs, checks and reports (with the anchor where installed),
+and that each anchor row is labelled by the evaluation path that installation really runs."""
 import importlib.util
+import json
 import os
 import subprocess
 import sys
+import types
 
 import numpy as np
+import pytest
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 BENCH = os.path.join(ROOT, "bench", "planetscapes.py")
+ANCHOR = os.path.join(ROOT, "bench", "cityscapes_anchor.py")
+
+
+def _load(name, path):
+    spec = importlib.util.spec_from_file_location(name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+anchor = _load("cityscapes_anchor", ANCHOR)
+
+
+def _evaluator(csupport, extension):
+    """A stand-in for evalPixelLevelSemanticLabeling after its import: its flag and, when the
+    import of the compiled extension succeeded, that module."""
+    ev = types.ModuleType("evalPixelLevelSemanticLabeling")
+    ev.CSUPPORT = csupport
+    if extension is not None:
+        ev.addToConfusionMatrix = extension
+    return ev
+
+
+def _extension():
+    ext = types.ModuleType("cityscapesscripts.evaluation.addToConfusionMatrix")
+    ext.__file__ = "/x/addToConfusionMatrix.cpython-311-x86_64-linux-gnu.so"
+    ext.cEvaluatePair = lambda pred, gt, matrix, labels: matrix
+    return ext
+
+
+def test_evaluation_path_follows_the_evaluators_flag():
+    ext = _extension()
+    assert anchor.evaluation_path(_evaluator(True, ext)) == ("Cython", ext.__file__)
+    # The import failed: the evaluator set its flag to False and counts with np.unique.
+    assert anchor.evaluation_path(_evaluator(False, None)) == ("pure Python", None)
+    # The extension imported but the flag is off: evaluatePair takes the Python branch.
+    assert anchor.evaluation_path(_evaluator(False, ext)) == ("pure Python", None)
+    # A flag without a usable extension cannot run the Cython branch.
+    assert anchor.evaluation_path(_evaluator(True, types.ModuleType("x"))) == ("pure Python",
+                                                                              None)
+
+
+# A package laid out as cityscapesscripts is, whose evaluator decides its path at import as the
+# real one does (try the compiled extension, flag off when it is missing).
+STUB_EVALUATOR = """
+try:
+    from cityscapesscripts.evaluation import addToConfusionMatrix
+    CSUPPORT = True
+except ImportError:
+    CSUPPORT = False
+"""
+
+
+def _stub_package(root, with_extension):
+    pkg = root / "cityscapesscripts"
+    (pkg / "evaluation").mkdir(parents=True)
+    (pkg / "__init__.py").write_text("")
+    (pkg / "VERSION").write_text("9.8.7\n")
+    (pkg / "evaluation" / "__init__.py").write_text("")
+    (pkg / "evaluation" / "evalPixelLevelSemanticLabeling.py").write_text(STUB_EVALUATOR)
+    if with_extension:  # stands for the compiled module CYTHONIZE_EVAL builds
+        (pkg / "evaluation" / "addToConfusionMatrix.py").write_text(
+            "def cEvaluatePair(pred, gt, matrix, labels):\n    return matrix\n")
+
+
+@pytest.mark.parametrize("with_extension,path", [(True, "Cython"), (False, "pure Python")])
+def test_detect_in_the_anchor_process(tmp_path, with_extension, path):
+    """The anchor script run as the bench runs it (its own interpreter, the installed package
+    on its path) reports the path the imported evaluator takes, and the package's version."""
+    _stub_package(tmp_path, with_extension)
+    env = dict(os.environ, PYTHONPATH=str(tmp_path))
+    proc = subprocess.run([sys.executable, ANCHOR, "--detect"], capture_output=True, text=True,
+                          env=env, cwd=str(tmp_path), timeout=60)
+    assert proc.returncode == 0, proc.stderr
+    out = json.loads(proc.stdout.strip().splitlines()[-1])
+    assert out["path"] == path and out["version"] == "9.8.7"
+    assert (out["extension"] is not None) == with_extension
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        bench = _load("planetscapes_bench", BENCH)
+    finally:
+        sys.path.remove(os.path.join(ROOT, "bench"))
+    out.update(seconds=1.0, cpu=1.0, scores={})
+    row = bench.Anchor(sys.executable, out, 0.0)
+    assert row.label == "cityscapesScripts 9.8.7, {} path".format(path)
+    assert row.short == "cityscapesScripts ({} path)".format(path)
 
 
 def test_bench_end_to_end(tmp_path):
-    anchor = (hasattr(np, "in1d") and
-              importlib.util.find_spec("cityscapesscripts") is not None)
+    has_anchor = (hasattr(np, "in1d") and
+                  importlib.util.find_spec("cityscapesscripts") is not None)
     report = tmp_path / "report.md"
     cmd = [sys.executable, BENCH, "--images", "3", "--width", "256", "--height", "128",
            "--data", str(tmp_path / "data"), "--report", str(report)]
-    if anchor:
+    if has_anchor:
         cmd += ["--anchor-python", sys.executable]
     proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -25,4 +115,9 @@ def test_bench_end_to_end(tmp_path):
     for row in ("| (a) decode floor: 3 PNGs / image", "| (c) score.py, raw reference",
                 "| (c) score.py, packed reference", "peak memory flat"):
         assert row in text, row
-    assert ("88 keys compared" in text) == anchor
+    assert ("88 keys compared" in text) == has_anchor
+    if has_anchor:
+        import cityscapesscripts.evaluation.evalPixelLevelSemanticLabeling as ev
+        path = anchor.evaluation_path(ev)[0]
+        assert "| (b) cityscapesScripts {}, {} path".format(anchor.version(), path) in text
+        assert "vs cityscapesScripts ({} path): ".format(path) in text
