@@ -24,21 +24,28 @@ def _fill(text: str, words: Dict[str, str]) -> str:
     return text.format_map(_Words(words))
 
 
+# Every kind ever defined, by code: a code names one kind only (two tasks defining the same code
+# would merge their problems in a log), so a second definition fails at import.
+_KINDS = {}  # type: Dict[str, Kind]
+
+
 class Kind:
     """One kind of problem: a stable code, a headline and the fix a participant should apply.
 
     Headlines and fixes of the kinds shared by every task hold {placeholders} that the task's
     submission format fills in (SubmissionFormat.words), e.g. {files} = "PNG files".
 
-    Kinds are reported in the order they are defined here: the structural problems (where are the
-    files?) before the per-file ones.
+    Kinds are reported in the order they are defined: the shared ones here, structural problems
+    (where are the files?) before the per-file ones, then each task's own.
     """
 
-    _defined = 0
-
     def __init__(self, code: str, headline: str, fix: str, fatal: bool = True) -> None:
-        Kind._defined += 1
-        self.order = Kind._defined
+        if code in _KINDS:
+            raise ValueError("the problem kind code {!r} is defined twice (\"{}\" and \"{}\"): "
+                             "give each kind its own code".format(code, _KINDS[code].headline,
+                                                                 headline))
+        self.order = len(_KINDS)
+        _KINDS[code] = self
         self.code = code
         self.headline = headline
         self.fix = fix

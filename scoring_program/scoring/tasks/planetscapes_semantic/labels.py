@@ -12,16 +12,11 @@ from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
-from ...problems import BrokenReference, Kind, ProblemLog
+from ...problems import BrokenReference, ProblemLog
+from .problems import REF_CONFIG
 from . import cityscapes_labels
 
 CONFIG = "config.yaml"
-
-REF_CONFIG = Kind(
-    "ps_ref_config", "problems in the reference's label table (config.yaml)",
-    "fix config.yaml: `labels:` is a list of rows with name (text), id (0-255, or -1 for a label "
-    "that never occurs in images), category (text), has_instances and ignore_in_eval (true or "
-    "false), or the word `cityscapes`; `average_instance_size:` maps class names to pixels.")
 
 REQUIRED = (("name", str), ("id", int), ("category", str), ("has_instances", bool),
             ("ignore_in_eval", bool))

@@ -12,35 +12,16 @@ from PIL import Image
 
 from ... import folders
 from ...metrics.histogram import histogram
-from ...problems import BrokenReference, Kind, ProblemLog
+from ...problems import BrokenReference, ProblemLog
 from ...readers.pillow_array import load_array
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, Truth
+from .problems import (REF_INSTANCE_CLASS, REF_LAYOUT, REF_MISSING, REF_UNKNOWN_ID, REF_UNREADABLE,
+                       REF_WRONG_SIZE)
 
 LABELS, INSTANCES = "labels", "instances"
 PACKED_MANIFEST = "packed.json"  # marks the packed layout (packed.py)
-
-REF_LAYOUT = Kind(
-    "ps_ref_layout", "reference data layout not recognised",
-    "the reference folder must hold config.yaml, labels/<id>.png and instances/<id>.png.")
-REF_MISSING = Kind(
-    "ps_ref_missing", "reference files missing",
-    "every image needs both labels/<id>.png and instances/<id>.png.")
-REF_UNREADABLE = Kind(
-    "ps_ref_unreadable", "reference files that are not readable single-channel PNG images",
-    "labels/ must hold 8-bit single-channel PNGs of label ids, instances/ 16-bit single-channel "
-    "PNGs of class_id * 1000 + k.")
-REF_WRONG_SIZE = Kind(
-    "ps_ref_wrong_size", "instance images whose size differs from their label image",
-    "labels/<id>.png and instances/<id>.png of one image must have the same width and height.")
-REF_UNKNOWN_ID = Kind(
-    "ps_ref_unknown_id", "label images holding ids that are not in the label table",
-    "add the ids to `labels:` in config.yaml, or fix the label images.")
-REF_INSTANCE_CLASS = Kind(
-    "ps_ref_instance_class", "instance images that disagree with their label image",
-    "on every pixel with an instance value v >= 1000, the label image must hold v // 1000, and "
-    "only classes with has_instances: true (or ignored ones) may have instances.")
 
 LABEL_MODES = ("L", "P")
 INSTANCE_MODES = ("L", "P", "I", "I;16", "I;16B", "I;16L")

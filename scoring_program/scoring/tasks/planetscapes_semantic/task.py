@@ -3,17 +3,13 @@ from typing import Any, Dict, List, Sequence, Tuple
 
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
-from ...problems import BrokenReference, Kind, ProblemLog
+from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, RunFacts, Task
 from . import labels as ps_labels
 from . import metric, report
 from .packed import is_packed, open_packed, pack
+from .problems import REF_EMPTY
 from .reference import LABELS, find_root, open_raw
-
-REF_EMPTY = Kind(
-    "ps_ref_empty", "reference without a single evaluated pixel",
-    "every pixel of every label image holds an id with ignore_in_eval: true: check that the "
-    "reference holds the test labels and that the label table marks the right labels ignored.")
 
 MEANS = ["iou_class", "iiou_class", "iou_category", "iiou_category"]
 
