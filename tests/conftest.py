@@ -5,9 +5,12 @@ import sys
 
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+TESTS = os.path.dirname(os.path.abspath(__file__))
+ROOT = os.path.dirname(TESTS)
 PROGRAM = os.path.join(ROOT, "scoring_program")
-for p in (PROGRAM, os.path.dirname(os.path.abspath(__file__))):
+# The scoring program, the tests' shared helpers (oracles, data builders) and this folder (for
+# `from conftest import ...` in the test folders, which mirror the source tree).
+for p in (PROGRAM, os.path.join(TESTS, "support"), TESTS):
     if p not in sys.path:
         sys.path.insert(0, p)
 

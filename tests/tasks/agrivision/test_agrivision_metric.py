@@ -6,8 +6,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-import oracle
-from rawdata import PATTERNS, layered_image, random_image, save, write_reference
+import agrivision_oracle as oracle
+from agrivision_data import PATTERNS, layered_image, random_image, save, write_reference
 from scoring.tasks.agrivision import metric
 from scoring.tasks.agrivision.reference import open_raw
 from scoring.readers.png_labels import read_prediction

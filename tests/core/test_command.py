@@ -10,7 +10,7 @@ import yaml
 
 import broken_cases
 from conftest import run_score
-from rawdata import random_image, write_reference
+from agrivision_data import random_image, write_reference
 from scoring import engine
 from scoring.submission.discovery import discover
 from scoring.registry import TASKS

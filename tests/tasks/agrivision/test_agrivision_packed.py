@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 import broken_cases
 from conftest import PROGRAM, run_score
-from rawdata import PATTERNS, layered_image, random_image, write_reference
+from agrivision_data import PATTERNS, layered_image, random_image, write_reference
 from scoring import engine
 from scoring.submission.discovery import discover
 from scoring.registry import TASKS

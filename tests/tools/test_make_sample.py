@@ -10,7 +10,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT  # noqa: E402
 TOOLS = os.path.join(ROOT, "tools")
 SCRIPT = os.path.join(TOOLS, "make_sample.py")
 sys.path.insert(0, TOOLS)

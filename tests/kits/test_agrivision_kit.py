@@ -1,5 +1,5 @@
 """The starting kit's tools agree with the scoring program: every broken submission of
-tests/broken_cases.py fails in both, naming the same file with the same message, and what the kit
+tests/support/broken_cases.py fails in both, naming the same file with the same message, and what the kit
 zips, the scorer scores."""
 import json
 import os
@@ -11,8 +11,7 @@ import zipfile
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from conftest import ROOT, TESTS as HERE  # noqa: E402
 KIT = os.path.join(ROOT, "starting_kit")
 PROGRAM = os.path.join(ROOT, "scoring_program")
 for path in (HERE, KIT, PROGRAM):
@@ -22,7 +21,7 @@ for path in (HERE, KIT, PROGRAM):
 import broken_cases  # noqa: E402
 import check_submission  # noqa: E402
 import make_submission  # noqa: E402
-import rawdata  # noqa: E402
+import agrivision_data as rawdata  # noqa: E402
 from conftest import run_main  # noqa: E402
 from scoring import cli  # noqa: E402
 from scoring.registry import DEFAULT, TASKS  # noqa: E402

@@ -11,7 +11,7 @@ import types
 import numpy as np
 import pytest
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT  # noqa: E402
 BENCH = os.path.join(ROOT, "bench", "planetscapes.py")
 ANCHOR = os.path.join(ROOT, "bench", "cityscapes_anchor.py")
 

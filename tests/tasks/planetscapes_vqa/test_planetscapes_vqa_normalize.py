@@ -1,5 +1,5 @@
 """VQA answer normalization: each official rule and quirk by hand, then the fast implementation
-against the naive oracle (tests/vqa_oracle.py) on generated answers."""
+against the naive oracle (tests/support/vqa_oracle.py) on generated answers."""
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st

@@ -10,7 +10,7 @@ import pytest
 
 import broken_cases
 from conftest import PROGRAM, run_score
-from rawdata import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
+from agrivision_data import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 
 IDS, SIZE = SMALL_IDS, SMALL_SIZE
 

@@ -5,7 +5,7 @@ import subprocess
 import sys
 import textwrap
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT  # noqa: E402
 COMMAND = os.path.join(ROOT, "scoring_program", "generalist.py")
 SAMPLE = os.path.join(ROOT, "samples", "generalist")
 

@@ -11,15 +11,14 @@ import numpy as np
 import pytest
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from conftest import ROOT, TESTS as HERE  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
 import bundle  # noqa: E402
 import bundle_check  # noqa: E402
-import rawdata  # noqa: E402
+import agrivision_data as rawdata  # noqa: E402
 
 V15 = "agrivision2021-supervised-codalab.zip"
 V2 = "agrivision2021-supervised-codabench.zip"

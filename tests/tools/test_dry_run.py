@@ -11,14 +11,13 @@ import zipfile
 import numpy as np
 import pytest
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from conftest import ROOT, TESTS as HERE  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
 import dry_run  # noqa: E402
-import rawdata  # noqa: E402
+import agrivision_data as rawdata  # noqa: E402
 
 
 @pytest.fixture(scope="module")

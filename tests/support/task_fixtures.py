@@ -17,7 +17,7 @@ import numpy as np
 
 import broken_cases
 import planetscapes_util
-from rawdata import random_image, write_reference
+from agrivision_data import random_image, write_reference
 
 
 class PngLabelFixtures:

@@ -13,8 +13,7 @@ import zipfile
 import pytest
 import yaml
 
-HERE = os.path.dirname(os.path.abspath(__file__))
-ROOT = os.path.dirname(HERE)
+from conftest import ROOT, TESTS as HERE  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)

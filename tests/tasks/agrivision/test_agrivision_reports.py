@@ -10,9 +10,9 @@ from html.parser import HTMLParser
 import numpy as np
 import pytest
 
-import oracle
-from conftest import run_score
-from rawdata import random_image, save, write_reference
+import agrivision_oracle as oracle
+from conftest import TESTS, run_score
+from agrivision_data import random_image, save, write_reference
 
 CLASSES = oracle.CLASSES
 SIZE = (12, 10)
@@ -176,8 +176,8 @@ def test_every_mutation_of_tests_mutants_still_applies():
     Here only: each piece of source it replaces still exists exactly once, so the list does not
     silently rot when the code moves."""
     import importlib.util
-    here = os.path.dirname(os.path.abspath(__file__))
-    spec = importlib.util.spec_from_file_location("mutants", os.path.join(here, "mutants.py"))
+
+    spec = importlib.util.spec_from_file_location("mutants", os.path.join(TESTS, "mutants.py"))
     mutants = importlib.util.module_from_spec(spec)
     spec.loader.exec_module(mutants)
     for name, path, old, _, _ in mutants.MUTATIONS:

@@ -16,7 +16,7 @@ from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, AccuracyState, summ
 from scoring.tasks.planetscapes_vqa.normalize import Normalizer
 from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_questions
 
-ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
+from conftest import ROOT  # noqa: E402
 
 
 def records(answers, ids=None, confidence="yes"):
