@@ -1,7 +1,11 @@
 """The contract every registered task keeps, whatever it scores (task_api.py): outputs both
 platforms parse, no NaN, results independent of worker count and unit order, no per-unit data in
-any output, and every participant mistake of its format ends in exit 1 with a message, never a
-traceback."""
+any output, every participant mistake of its format reported as the right kind of problem under
+the right name and ending in exit 1 with a message, and a public manifest that lets a participant
+check the valid sample without the ground truth.
+
+The checks that could be passed for the wrong reason are plain functions (contract_*), run on
+every registered task and on deliberately broken toy tasks that they must refuse."""
 import json
 import math
 import os
@@ -11,9 +15,13 @@ import pytest
 import yaml
 
 from conftest import run_score, score_either
-from scoring import engine
+from scoring import engine, validate
 from scoring.config import read_config
+from scoring.problems import BAD_VALUES, ProblemLog
+from scoring.readers.png_labels import PngLabels
 from scoring.registry import TASKS
+from scoring.task_api import PredictionProblem, Submission
+from scoring.tasks.agrivision.task import AgricultureVision
 from task_fixtures import FIXTURES
 
 NAMES = sorted(TASKS)
@@ -52,7 +60,8 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
     v1 = parse_v1(txt)
     assert v1 == {k: float(v) for k, v in yaml.safe_load(txt).items()}
     assert v1 == json.loads((out / "scores.json").read_text())
-    keys = _keys(name, root)
+    task = TASKS[name]
+    keys = task.keys(task.configure(None, read_config(root)))
     assert keys[0] in v1
     assert set(v1) <= set(keys)
     assert all(math.isfinite(v) for v in v1.values())
@@ -64,18 +73,14 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
             assert not leaked, (f, leaked[:3])
 
 
-def _keys(name, root):
-    """The task's leaderboard keys; a task whose keys follow its reference's configuration (a
-    label table) lists them with keys(config)."""
-    task = TASKS[name]
-    return task.keys(task.configure(None, read_config(root)))
+def _opened(task, root):
+    config = task.configure(None, read_config(root))
+    return config, task.open_reference(root, config), task.submission_format(config)
 
 
 def _scores(name, root, res, workers, seed):
     task = TASKS[name]
-    config = task.configure(None, read_config(root))
-    reference = task.open_reference(root, config)
-    fmt = task.submission_format(config)
+    config, reference, fmt = _opened(task, root)
     found = fmt.discover(res, reference.ids)
     items = [(i, p, i) for i, p in found.files.items()]
     random.Random(seed).shuffle(items)
@@ -93,11 +98,64 @@ def test_identical_for_any_worker_count_and_unit_order(task_ref, tmp_path):
         assert _scores(name, root, res, workers, seed) == base
 
 
+# --- checks that a task could pass for the wrong reason -------------------------------------
+
+def problems(task, root, res):
+    """The problems the scorer finds in the submission at res (discovery and every file), in
+    process, against the real reference."""
+    config, reference, fmt = _opened(task, root)
+    found = fmt.discover(res, reference.ids)
+    items = [(i, p, os.path.relpath(p, res)) for i, p in sorted(found.files.items())]
+    acc = engine.evaluate(task, reference, fmt, config, items, 1)
+    log = found.log
+    log.merge(acc.submission_log)
+    return log
+
+
+def contract_broken_cases(task, fixtures, root, ids, tmp):
+    """Every mistake of the task's format is reported as the kind of problem it is, under the
+    name of the file (or entry) it is in."""
+    for case, (build, code, shown) in sorted(fixtures.broken.items()):
+        res = os.path.join(tmp, "broken-" + case)
+        build(res, root, ids)
+        log = problems(task, root, res)
+        kinds = {k.code: k for k in log.kinds(fatal=True)}
+        assert code in kinds, (case, "reported as", sorted(kinds))
+        name = shown.format(ids[0])
+        names = [n for n, _ in log.examples(kinds[code])]
+        assert any(name in n for n in names), (case, name, names)
+
+
+def contract_manifest_round_trip(task, fixtures, root, ids, tmp):
+    """make_manifest -> JSON (as the starting kit ships it) -> the participants' check: the valid
+    sample passes with every unit checked, and the manifest holds no unit's label."""
+    _, reference, _ = _opened(task, root)
+    manifest = json.loads(json.dumps(task.make_manifest(reference)))
+    assert manifest.get("task") == task.name
+    res = os.path.join(tmp, "valid")
+    fixtures.make_submission(res, root, ids)
+    stand_in, fmt = task.open_manifest(manifest)
+    assert sorted(stand_in.ids) == sorted(reference.ids)
+    log, checked = validate.check(res, stand_in, fmt, workers=1)
+    assert not log.fatal, log.describe(log.kinds(fatal=True), **fmt.words)
+    assert checked == len(reference.ids)
+
+
+def test_every_submission_problem_is_its_kind_under_its_name(task_ref, tmp_path):
+    name, fixtures, root, ids = task_ref
+    contract_broken_cases(TASKS[name], fixtures, root, ids, str(tmp_path))
+
+
+def test_the_manifest_lets_a_participant_check_the_sample(task_ref, tmp_path):
+    name, fixtures, root, ids = task_ref
+    contract_manifest_round_trip(TASKS[name], fixtures, root, ids, str(tmp_path))
+
+
 def test_every_submission_problem_is_exit_1_with_a_message(task_ref, tmp_path):
     """In process (cli.main, as score.py calls it) for speed; the first case also through the
     real command. An exception would end as exit 4, never as exit 1."""
     name, fixtures, root, ids = task_ref
-    for k, (case, build) in enumerate(sorted(fixtures.broken.items())):
+    for k, (case, (build, _, _)) in enumerate(sorted(fixtures.broken.items())):
         res = str(tmp_path / case)
         build(res, root, ids)
         argv = ["--ref", root, "--res", res, "--task", name, "--workers", "1"]
@@ -105,3 +163,53 @@ def test_every_submission_problem_is_exit_1_with_a_message(task_ref, tmp_path):
         assert code == 1, (case, err)
         assert err.startswith("ERROR: the submission cannot be scored"), case
         assert "Traceback" not in err + out, case
+
+
+# --- the contract refuses tasks that break it -------------------------------------------------
+
+class _EverythingBadValues(PngLabels):
+    """A format that refuses every submission, always for the same wrong reason."""
+
+    def discover(self, res_dir, expected_ids):
+        found = super().discover(res_dir, expected_ids)
+        log = ProblemLog()
+        log.add(BAD_VALUES, "submission", "refused")
+        return Submission(found.root, found.files, log)
+
+    def read(self, path, expectation):
+        raise PredictionProblem(BAD_VALUES, "refused")
+
+
+class _WrongReasonTask(AgricultureVision):
+    def submission_format(self, config=None):
+        return _EverythingBadValues(self.max_id)
+
+
+class _NoManifestTask(AgricultureVision):
+    def make_manifest(self, reference):
+        raise NotImplementedError
+
+
+@pytest.fixture(scope="module")
+def av_ref(tmp_path_factory):
+    root = str(tmp_path_factory.mktemp("toy"))
+    fixtures = FIXTURES["agriculture-vision"]
+    return fixtures, root, fixtures.make_reference(root)
+
+
+def test_a_task_failing_every_case_for_the_wrong_reason_breaks_the_contract(av_ref, tmp_path):
+    fixtures, root, ids = av_ref
+    with pytest.raises(AssertionError, match="reported as"):
+        contract_broken_cases(_WrongReasonTask(), fixtures, root, ids, str(tmp_path))
+
+
+def test_a_task_without_a_manifest_breaks_the_contract(av_ref, tmp_path):
+    fixtures, root, ids = av_ref
+    with pytest.raises(NotImplementedError):
+        contract_manifest_round_trip(_NoManifestTask(), fixtures, root, ids, str(tmp_path))
+
+
+def test_a_task_whose_check_refuses_the_sample_breaks_the_contract(av_ref, tmp_path):
+    fixtures, root, ids = av_ref
+    with pytest.raises(AssertionError):
+        contract_manifest_round_trip(_WrongReasonTask(), fixtures, root, ids, str(tmp_path))

@@ -229,3 +229,20 @@ CASES["fifo"] = (_replacing(_fifo), "{0}.png", "FIFO")
 CASES["symlink"] = (_symlink, "{0}.png", "symbolic link")
 CASES["symlink_loop"] = (_symlink_loop, "{0}.png", "symbolic link")
 CASES["palette_16_bit"] = (_replacing(_bad_depth), "{0}.png", "header is invalid")
+
+
+# case -> the problem kind (problems.Kind code) the case must be reported as: a check that fails
+# every case for the wrong reason ("bad values" for a missing file) is caught by this.
+KINDS = {
+    "missing": "missing", "empty": "not_png", "truncated": "not_png", "jpeg_renamed": "not_png",
+    "text_renamed": "not_png", "folder_named_png": "not_png", "wrong_width": "wrong_size",
+    "wrong_height": "wrong_size", "rgb": "not_single_channel", "rgba": "not_single_channel",
+    "gray_alpha": "not_single_channel", "bomb": "wrong_size", "duplicate": "duplicate",
+    "two_folders": "ambiguous_root", "value_9": "bad_values", "value_255": "bad_values",
+    "palette_index_9": "bad_values", "16bit_value_300": "bad_values",
+    "second_ihdr_9000": "not_png", "second_ihdr_rgb": "not_png", "second_ihdr_4_bit": "not_png",
+    "padded_above_cap": "too_large", "gray4_value_9": "bad_values", "gray4_value_15": "bad_values",
+    "fifo": "not_regular", "symlink": "not_regular", "symlink_loop": "not_regular",
+    "palette_16_bit": "not_png",
+}
+assert sorted(KINDS) == sorted(CASES)

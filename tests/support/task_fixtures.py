@@ -7,7 +7,11 @@ held to the same rules.
 Each entry provides:
     make_reference(root) -> list of unit ids          a small reference in root
     make_submission(res_dir, root, ids, seed)         a valid submission (random predictions)
-    broken: {name: builder(res_dir, root, ids)}       submissions with one mistake each
+    broken: {name: (builder(res_dir, root, ids), kind code, name part)}
+                                                      submissions with one mistake each, the
+                                                      problem kind each must be reported as and
+                                                      (part of) the name it must be reported
+                                                      under ("{0}": the first unit id)
 """
 import json
 import os
@@ -31,8 +35,9 @@ class PngLabelFixtures:
 
     @property
     def broken(self):
-        return {name: (lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b)
-                for name, (b, _, _) in broken_cases.CASES.items()}
+        return {name: ((lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b),
+                       broken_cases.KINDS[name], shown)
+                for name, (b, shown, _) in broken_cases.CASES.items()}
 
 
 class AgricultureVisionFixtures(PngLabelFixtures):
@@ -107,20 +112,30 @@ class PlanetscapesVQAFixtures:
             w(res, e(ids))
             w(os.path.join(res, "old"), e(ids))
         return {
-            "vqa_not_json": lambda res, root, ids: w(res, "[{\"question_id\": 1,"),
-            "vqa_not_list": lambda res, root, ids: w(res, {"results": e(ids)}),
-            "vqa_not_object": lambda res, root, ids: w(res, e(ids) + [[1, "yes"]]),
-            "vqa_bad_id": lambda res, root, ids: w(res, [dict(x, question_id=str(x["question_id"]))
-                                                         for x in e(ids)]),
-            "vqa_bad_answer": lambda res, root, ids: w(res, [dict(x, answer=2) for x in e(ids)]),
-            "vqa_missing": lambda res, root, ids: w(res, e(ids)[1:]),
-            "vqa_duplicated": lambda res, root, ids: w(res, e(ids) + e(ids)[:1]),
-            "vqa_unknown": lambda res, root, ids: w(res, e(ids) + [{"question_id": 3,
-                                                                    "answer": "no"}]),
-            "vqa_no_json": lambda res, root, ids: w(res, "yes", name="results.txt"),
-            "vqa_two_json": two_files,
-            "vqa_too_large": lambda res, root, ids: w(res, [dict(x, answer="y" * 40000)
-                                                            for x in e(ids)]),
+            "vqa_not_json": (lambda res, root, ids: w(res, "[{\"question_id\": 1,"),
+                             "vqa_not_json", "results.json"),
+            "vqa_not_list": (lambda res, root, ids: w(res, {"results": e(ids)}),
+                             "vqa_not_list", "results.json"),
+            "vqa_not_object": (lambda res, root, ids: w(res, e(ids) + [[1, "yes"]]),
+                               "vqa_not_object", "entry 41"),
+            "vqa_bad_id": (lambda res, root, ids: w(res, [dict(x, question_id=str(x["question_id"]))
+                                                          for x in e(ids)]),
+                           "vqa_bad_question_id", "entry 01"),
+            "vqa_bad_answer": (lambda res, root, ids: w(res, [dict(x, answer=2) for x in e(ids)]),
+                               "vqa_bad_answer", "question_id {0}"),
+            "vqa_missing": (lambda res, root, ids: w(res, e(ids)[1:]),
+                            "vqa_missing_ids", "question_id {0}"),
+            "vqa_duplicated": (lambda res, root, ids: w(res, e(ids) + e(ids)[:1]),
+                               "vqa_duplicated_ids", "question_id {0}"),
+            "vqa_unknown": (lambda res, root, ids: w(res, e(ids) + [{"question_id": 3,
+                                                                     "answer": "no"}]),
+                            "vqa_unknown_ids", "question_id 3"),
+            "vqa_no_json": (lambda res, root, ids: w(res, "yes", name="results.txt"),
+                            "vqa_no_results", "submission"),
+            "vqa_two_json": (two_files, "vqa_two_results", "old/results.json"),
+            "vqa_too_large": (lambda res, root, ids: w(res, [dict(x, answer="y" * 40000)
+                                                             for x in e(ids)]),
+                              "vqa_too_large", "results.json"),
         }
 
 
