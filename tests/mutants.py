@@ -116,9 +116,9 @@ MUTATIONS = [
      'tests/core/test_command.py -k cgroup'),
     ('second IHDR not checked',
      SP + 'readers/png_labels.py',
-     '            if img.size != (header.width, header.height) or \\\n'
-     '                    img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
-     '            if False:',
+     '        if img.size != (header.width, header.height) or \\\n'
+     '                img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
+     '        if False:',
      'tests/core/test_png_label_checks.py -k ihdr'),
     ('size cap removed',
      SP + 'readers/png_labels.py',

@@ -6,6 +6,7 @@ from typing import List, Tuple
 import numpy as np
 
 from ... import folders
+from ...readers.decode_errors import IMAGE_ERRORS
 from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
@@ -24,8 +25,12 @@ def read_layer(path: str, name: str) -> Layer:
     """One single-channel reference layer (non-zero = set), uniform ones as a single value."""
     try:
         with open(path, "rb") as f:
-            return layers.read_layer(f.read(), REF_MODES)
-    except Exception as exc:
+            data = f.read()
+    except OSError as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
+    try:
+        return layers.read_layer(data, REF_MODES)
+    except IMAGE_ERRORS as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
 
 

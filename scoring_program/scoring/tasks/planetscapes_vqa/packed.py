@@ -74,6 +74,12 @@ class Damaged(Exception):
     """The payload is not what the manifest describes (the message says how)."""
 
 
+# What a payload that passed the CRC check but is not this format's (written by another tool)
+# makes the decoder raise: json and base64 (ValueError), a field missing or of another type
+# (KeyError, TypeError), an array too short (IndexError). Anything else is a bug (exit 4).
+PAYLOAD_ERRORS = (Damaged, ValueError, KeyError, TypeError, IndexError, OverflowError)
+
+
 # --- writing --------------------------------------------------------------------------------
 
 def _ints(values: Sequence[int]) -> Dict[str, Any]:
@@ -249,7 +255,7 @@ def read_packed(root: str, questions: Dict[int, Any],
     try:
         with paused():
             truth = decode(data, manifest)
-    except Exception as exc:  # whatever a damaged payload makes the decoder raise
+    except PAYLOAD_ERRORS as exc:
         raise _broken(PAYLOAD, "{}{}".format(
             "" if isinstance(exc, Damaged) else "not a {} v{} payload: {}: ".format(
                 FORMAT, VERSION, type(exc).__name__), exc)) from None
