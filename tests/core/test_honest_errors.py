@@ -26,7 +26,7 @@ def test_a_bug_while_reading_an_image_is_exit_4(monkeypatch, module, name):
     import importlib
     target = importlib.import_module(module)
     if name == "layers":
-        monkeypatch.setattr(target.layers, "read_layer", bug)
+        monkeypatch.setattr(target.LayerReader, "read", bug)
     else:
         monkeypatch.setattr(target, name, bug)
     code, out, err = run_main(cli.main, ["--ref", AV_REF, "--res", AV_RES, "--workers", "1"])

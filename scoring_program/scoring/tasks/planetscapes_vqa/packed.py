@@ -37,7 +37,6 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
 from ...readers import packed_manifest
 from ...problems import BrokenReference, Kind, ProblemLog, ScoringError
-from .gcpause import paused
 from .problems import REF_PACKED
 from .normalize import Normalizer
 from .reference import ANSWER_TYPES, HUMANS, QUESTIONS, Truth, read_annotations, read_questions
@@ -253,8 +252,7 @@ def read_packed(root: str, questions: Dict[int, Any],
     except OSError as exc:
         raise _broken(PAYLOAD, "it cannot be read ({})".format(exc.strerror or exc)) from None
     try:
-        with paused():
-            truth = decode(data, manifest)
+        truth = decode(data, manifest)
     except PAYLOAD_ERRORS as exc:
         raise _broken(PAYLOAD, "{}{}".format(
             "" if isinstance(exc, Damaged) else "not a {} v{} payload: {}: ".format(

@@ -12,7 +12,6 @@ from typing import AbstractSet, Any, Dict, Optional
 
 from ...problems import ProblemLog
 from ...task_api import PredictionProblem
-from .gcpause import paused
 from .problems import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
                     NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
 
@@ -62,8 +61,7 @@ def describe(value: Any) -> str:
 def parse(text: str, shown: str, log: ProblemLog) -> Optional[Any]:
     """json.loads with the failure turned into a problem (line and column); None on failure."""
     try:
-        with paused():
-            return json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
         log.add(NOT_JSON, shown, "line {}, column {}: {}".format(exc.lineno, exc.colno, exc.msg))
     except RecursionError:
@@ -103,18 +101,17 @@ def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[
         raise ResultsProblems(log)
 
     # Fast path, C-level only: a well-formed file is checked without a Python loop per entry.
-    with paused():
-        try:
-            ids = list(map(_QUESTION_ID, entries))
-            answers = list(map(_ANSWER, entries))
-        except (KeyError, TypeError):
-            pass
-        else:
-            # type(True) is bool, so a boolean id fails here and the slow path reports it.
-            if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
-                prediction = dict(zip(ids, answers))
-                if len(prediction) == len(entries) and prediction.keys() == expected_ids:
-                    return prediction
+    try:
+        ids = list(map(_QUESTION_ID, entries))
+        answers = list(map(_ANSWER, entries))
+    except (KeyError, TypeError):
+        pass
+    else:
+        # type(True) is bool, so a boolean id fails here and the slow path reports it.
+        if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
+            prediction = dict(zip(ids, answers))
+            if len(prediction) == len(entries) and prediction.keys() == expected_ids:
+                return prediction
     check_entries(entries, expected_ids, log)
     raise ResultsProblems(log)
 
