@@ -25,7 +25,8 @@ from . import png
 from ..submission import discovery
 from .decode_errors import IMAGE_ERRORS
 from .pillow_array import load_array, pillow_says
-from ..problems import BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, WRONG_SIZE
+from ..problems import (BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, TRANSPOSED,
+                        WRONG_SIZE)
 from ..task_api import PredictionProblem, Submission, SubmissionFormat
 
 # A prediction file may hold at most this many bytes: 1 MiB + 4 bytes per pixel of the expected
@@ -52,6 +53,10 @@ def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header
     if channels:
         raise PredictionProblem(NOT_SINGLE_CHANNEL, channels)
     if expected is not None and (header.height, header.width) != tuple(expected):
+        if (header.width, header.height) == tuple(expected):
+            raise PredictionProblem(TRANSPOSED, "it is {} x {} (width x height), the test image "
+                                    "{} x {}".format(header.width, header.height, expected[1],
+                                                     expected[0]))
         raise PredictionProblem(WRONG_SIZE, "it is {} x {} (width x height), expected {} x {}".format(
             header.width, header.height, expected[1], expected[0]))
     return header
