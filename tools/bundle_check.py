@@ -2,14 +2,15 @@
 """Check a competition bundle zip before upload: what CodaLab's and Codabench's unpackers refuse,
 and what they accept but silently get wrong.
 
-    python3 tools/bundle_check.py dist/*.zip
-    python3 tools/bundle_check.py --open-on 2027-03-01 dist/*.zip    # built ahead of its start
+    python3 tools/bundle_check.py dist/*.zip             # a phase open now or later
+    python3 tools/bundle_check.py --open-on 2027-03-01 dist/*.zip    # open at that moment
     python3 tools/bundle_check.py --allow-closed dist/*.zip          # an archive on purpose
 
 Each rule cites the platform behaviour it guards against (see /shared/spec/codalab.md and the
-platforms' unpackers). Errors make the exit status 1; warnings are printed only. The leaderboard
-is checked against the keys the bundled scoring program writes, asked from that program itself
-(scoring.tasks.TASKS[task].score_keys, task from the reference's config.yaml), never from a copy.
+platforms' unpackers). Errors make the exit status 1; warnings and notes (platform differences)
+are printed only. The leaderboard is checked against the keys the bundled scoring program
+writes, asked from that program itself (scoring.tasks.TASKS[task].score_keys, task from the
+reference's config.yaml), never from a copy. The dates' rules are tools/bundle_dates.py's.
 """
 import datetime
 import hashlib

@@ -139,10 +139,6 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
     return fill(doc)
 
 
-def tokens_in(text: str) -> List[str]:
-    return TOKEN.findall(text)
-
-
 def context(phases: List[Span], deadline: Optional[datetime.datetime],
             test_sets: List[Tuple[int, str, str]]) -> PageContext:
     return PageContext(phases, deadline, [TestSet(*t) for t in test_sets])
