@@ -283,14 +283,8 @@ def test_the_organizers_dates_on_both_platforms(tmp_path):
                                (datetime.datetime(2030, 4, 1), ["Post-challenge"])):
             report = bundle_check.check_bundle(bundle, now=when, allow_closed=True)
             assert report.open_phases == expected, (name, when, report.open_phases)
-    # The day before the start is refused with --open-on: no phase is open then.
-    proc = run_bundle("--reference", tmp_path / "reference", "--no-smoke", "--start",
-                      "2030-01-10", "--end", "2030-03-31", "--out", tmp_path / "early",
-                      "--open-on", "2030-01-09 23:59:59", now="2029-06-01")
-    assert proc.returncode == 1, proc.stdout
-    assert "no phase accepts submissions on 2030-01-09 23:59:59 UTC" in proc.stderr
-    assert ": Test opens on 2030-01-10 00:00:00" in proc.stderr
-    assert os.listdir(str(tmp_path / "early")) == []
+    # (--open-on a moment before the start is refused: test_bundle_check.py,
+    # test_a_bundle_that_opens_later_is_accepted_and_says_when.)
 
 
 # --- a bundle built before its challenge starts: the usual case --------------------------------
@@ -613,3 +607,22 @@ def test_the_check_finds_page_dates_that_are_no_phases():
             "id 12345-2027-03-01-1 is not a date")
     assert bundle_dates.stray_dates(page, phases) == [
         "2021-04-15", "2027-05-31 18:00", "2027-06-01 12:00:00"]
+
+
+@settings(max_examples=50, deadline=None)
+@given(start=st.datetimes(min_value=datetime.datetime(2020, 1, 1),
+                          max_value=datetime.datetime(2035, 1, 1)).map(
+           lambda d: d.replace(microsecond=0)),
+       days=st.integers(1, 400), seconds=st.integers(0, 86399), post=st.booleans())
+def test_the_template_and_the_check_agree_on_any_schedule(start, days, seconds, post):
+    """Whatever the dates, the pages the template writes pass the check's date rule on both
+    forms of the yaml, and name the deadline's year."""
+    end = start + datetime.timedelta(days=days, seconds=seconds)
+    schedule = bundle_yaml.Schedule(start=start, end=end, post_challenge=post)
+    v15 = yaml.safe_load(yaml.safe_dump(bundle_yaml.apply_schedule(_definition(), schedule)))
+    v2 = yaml.safe_load(yaml.safe_dump(bundle_yaml.to_v2(v15)))
+    ctx = bundle_pages.context(bundle_dates.spans(v15, False), end, [(5, "images", "t")])
+    page = bundle_pages.render("{{year}} {{timeline}} {{challenge_period}} {{deadline}}", ctx, "p")
+    assert page.startswith(str(end.year) + " <ul>")
+    assert bundle_dates.stray_dates(page, bundle_dates.spans(v15, False)) == []
+    assert bundle_dates.stray_dates(page, bundle_dates.spans(v2, True)) == []

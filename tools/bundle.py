@@ -473,24 +473,21 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
                 merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
                 "built" if merged else "not built (--merged)"))
     tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
-    for track, spans in tables:
-        if len(tables) > 1 and all(s == tables[0][1] for _, s in tables):
-            say("  Phases (every bundle):")
-        else:
-            say("  Phases ({} track):".format(track))
+    same = all(spans == tables[0][1] for _, spans in tables)
+    for track, spans in tables[:1] if same else tables:
+        say("  Phases (every bundle):" if same and len(tables) > 1 else
+            "  Phases ({} track):".format(track))
         for span in spans:
             say("    {:<16} {} {:<25} {}".format(
                 span.label, bundle_dates.shown_date(span.start) if span.start else "?",
                 "to " + bundle_dates.shown_date(span.last) if span.last else "(no end)",
                 phase_state(span, now)))
-        if all(s == tables[0][1] for _, s in tables):
-            break
-    early = next((r for r in reports if not r.v2 and r.doc is not None and
-                  bundle_dates.codabench_early_ends(r.doc)), None)
-    if early is not None:
+    # The check's notes on the v1.5 bundles (their phases are the same in every track's).
+    early = next((bundle_dates.codabench_early_ends(r.doc) for r in reports
+                  if not r.v2 and r.notes and r.doc is not None), [])
+    if early:
         say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
-            "phase one day early ({}).".format(bundle_dates.early_end_text(
-                bundle_dates.codabench_early_ends(early.doc))))
+            "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
 
 
 def smoke(built: List[Built], override: Optional[str], say) -> None:

@@ -5,7 +5,8 @@
     python3 dry_run.py submission.zip --bundle dist/agrivision2021-supervised-codalab.zip
 
 It unpacks the submission as the platform does (CodaLab v1 keeps a single top-level folder
-unless it holds a file named `metadata`, and unpacks every zip at the top into a folder;
+unless it holds a file named `metadata`, unpacks every zip at the top into a folder, and takes
+a `metadata` file's other values for bundles to fetch, which a notes file survives;
 Codabench keeps it as it is, adds `res/metadata`, and takes a submission with `metadata.yaml` or
 `metadata` at its root for code), refuses a zip that cannot be unpacked (encrypted, Deflate64,
 bad CRC, a name too long, over MAX_UNPACKED_BYTES) as a submission failure, runs the scoring
@@ -21,7 +22,9 @@ a reference given as a folder is linked, not copied.
 Needs Python 3.7+ only (the scoring program itself needs numpy and Pillow). PyYAML is used when
 installed (to read Codabench's YAML form of scores.txt exactly, and competition yaml files).
 Exit status: 0 the submission would be scored and every leaderboard column filled; 1 it would
-fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped.
+fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped
+(a task of a phase running several that fails: Finished, and first on the leaderboard).
+The phase is the one open now, else the next to open; BUNDLE_NOW=DATE stands for now.
 """
 import argparse
 import datetime
