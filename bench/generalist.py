@@ -11,8 +11,9 @@
    a rank column, a CodaLab export (`0.5123 (12)` cells, dense ranks) and a Codabench export
    (`<user>-<submission id>` names, 10 decimals, CRLF). 50 x 20,000 is about 21 MB of CSV.
 2. Reads every file once, untimed (warm page cache).
-3. Runs the real command, `python3 scoring_program/generalist.py CONFIG --out TMP --quiet`, in
-   its own process, --repeat times: wall time, CPU time (user + sys) and peak RSS of that
+3. Runs the real command, `python3 scoring_program/generalist.py CONFIG --out TMP`, in its own
+   process, --repeat times, with every output: the three files and the ranking printed on
+   stdout (captured into a file): wall time, CPU time (user + sys) and peak RSS of that
    process (os.wait4, so no other process mixes in); best wall / CPU, largest RSS.
 4. Checks its outputs against a reference computation written here from the generated values,
    independently of the program: competition ranks (1 + the number strictly better), s as the
@@ -336,7 +337,7 @@ def main(argv=None) -> int:
         load_before = load_average()
         for _ in range(args.repeat):
             shutil.rmtree(out, ignore_errors=True)
-            r = measure_rusage([sys.executable, command, config, "--out", out, "--quiet"])
+            r = measure_rusage([sys.executable, command, config, "--out", out])
             if r["rc"] != 0:
                 sys.stderr.write("the command failed (exit {}):\n{}{}".format(
                     r["rc"], r["out"], r["err"]))
@@ -369,10 +370,10 @@ def main(argv=None) -> int:
                      load_before, load_after, os.path.relpath(args.program, ROOT),
                      program_source(args.program), size, args.boards, args.seed, args.repeat))
     lines += ["", "| run | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---:|---:|---:|",
-              "| generalist.py CONFIG --out DIR --quiet | {:.2f} | {:.2f} | {:.0f} |".format(
+              "| generalist.py CONFIG --out DIR | {:.2f} | {:.2f} | {:.0f} |".format(
                   wall, cpu, rss), ""]
     lines.append("Outputs: " + ", ".join("{} {:,} bytes".format(k, v) for k, v in outputs.items())
-                 + ".")
+                 + ", stdout {:,} bytes.".format(len(runs[0]["out"].encode("utf-8"))))
     lines.append("")
     lines.append("- outputs == reference computation (order, ranks, C bit for bit, ranks per "
                  "board, leave-one-out ranges): {}".format("not checked" if args.no_check

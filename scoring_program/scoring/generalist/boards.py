@@ -79,10 +79,9 @@ class _FileProblems:
 
 def _rows(text: str, fp: _FileProblems) -> Optional[List[exports.Row]]:
     reader = csv.reader(io.StringIO(text, newline=""))
-    rows = []
     try:
-        for cells in reader:
-            rows.append((reader.line_num, cells))
+        # line_num is read after each row is parsed: the row's last line, as in messages.
+        rows = [(reader.line_num, cells) for cells in reader]
     except csv.Error as exc:
         fp.add(max(1, reader.line_num), "not readable as CSV ({})".format(exc))
         return None
@@ -107,10 +106,14 @@ def _find_column(table: exports.Table, wanted: str, fmt: str, role: str,
 
 
 def _score(cell: str, column: str, fp: _FileProblems, line: int) -> Optional[Decimal]:
-    if _NUMBER.match(cell):
-        try:
-            return Decimal(cell)
-        except InvalidOperation:      # an exponent beyond what Decimal holds (1e999999999999)
+    """cell as an exact decimal, or None after naming the problem. Decimal reads what _NUMBER
+    describes, and also NaN, Infinity and 1_000: those are refused."""
+    try:
+        value = Decimal(cell)
+        if value.is_finite() and "_" not in cell:
+            return value
+    except InvalidOperation:
+        if _NUMBER.match(cell):       # an exponent beyond what Decimal holds (1e999999999999)
             fp.add(line, "score {} in column {} is not a number this program can compare (its "
                          "exponent is out of range)".format(brief(cell), brief(column)))
             return None
@@ -262,20 +265,25 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
     shown_values: List[str] = []
     used = set()
     dropped = absent = 0
+    # The loop runs once per row of every board (a million rows at scale): the usual case is
+    # handled inline, anything unusual by the helpers that name the problem.
+    show_other = show_col is not None and show_col != vcol    # compare.py: the key column
+    keep_shown = show_col is not None
     for line, cells in table.rows:
+        n_cells = len(cells)
         if is_codalab and cells:
             first = cells[0].strip()
-            if len(cells) == 1 and first == "No data available":
+            if n_cells == 1 and first == "No data available":
                 continue
             if first == "Exception parsing scores!":
                 fp.add(line, "CodaLab could not export this table (it wrote 'Exception parsing "
                              "scores!'): download it again")
                 continue
-        if len(cells) > ncols and "".join(cells[ncols:]).strip():
+        if n_cells > ncols and "".join(cells[ncols:]).strip():
             fp.add(line, "the row has {} cells but the header has {} (a name with an unquoted "
-                         "comma?)".format(len(cells), ncols))
+                         "comma?)".format(n_cells, ncols))
             continue
-        raw_name = cells[mcol].strip() if mcol < len(cells) else ""
+        raw_name = cells[mcol].strip() if mcol < n_cells else ""
         if is_codabench:
             raw_name = exports.codabench_owner(raw_name)
         if not raw_name:
@@ -286,7 +294,7 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
             name = raw_name
         else:
             used.add(raw_name)
-        cell = cells[vcol].strip() if vcol < len(cells) else ""
+        cell = cells[vcol].strip() if vcol < n_cells else ""
         if is_codalab:
             value_part, rank_part = exports.codalab_cell(cell)
             cell = value_part if want_score else (rank_part or "")
@@ -298,17 +306,35 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
                          "configuration counts the model as absent from this leaderboard)".format(
                              kind, brief(column)))
             continue
-        value = _score(cell, column, fp, line) if want_score else _rank(cell, column, fp, line)
-        if value is None:
-            continue
+        value = None
+        if want_score:
+            try:
+                value = Decimal(cell)
+                if not value.is_finite() or "_" in cell:   # NaN, Infinity, 1_000
+                    value = None
+            except InvalidOperation:
+                pass
+            if value is None:
+                _score(cell, column, fp, line)             # names the problem
+                continue
+        else:
+            if cell.isdecimal() and len(cell) <= MAX_RANK_DIGITS:
+                value = int(cell)
+            if not value:                                  # 0, +3, too long, text...
+                value = _rank(cell, column, fp, line)
+                if value is None:
+                    continue
+        if keep_shown:
+            written = (cells[show_col].strip() if show_col < n_cells else "") if show_other \
+                else cell
         k = index.get(name)
         if k is not None:
             anonymous = is_codalab and name == "Anonymous"
             if best and not anonymous:
                 if (value > values[k] if want_score and higher else value < values[k]):
                     values[k], lines[k] = value, line
-                    if show_col is not None:
-                        shown_values[k] = cells[show_col].strip() if show_col < len(cells) else ""
+                    if keep_shown:
+                        shown_values[k] = written
                 dropped += 1
                 continue
             _duplicate(fp, line, name, raw_name, lines[k], fmt, anonymous)
@@ -317,8 +343,8 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
         names.append(name)
         lines.append(line)
         values.append(value)
-        if show_col is not None:
-            shown_values.append(cells[show_col].strip() if show_col < len(cells) else "")
+        if keep_shown:
+            shown_values.append(written)
     if fp.count:
         return None
     return names, values, shown_values, used, dropped, absent

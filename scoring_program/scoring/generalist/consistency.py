@@ -16,7 +16,8 @@ model's sum of logs is kept as its exact partials (Shewchuk), so the sum without
 fsum(partials + [-log_k]), is the correctly rounded exact sum of the other boards: bit for bit
 what fsum over the other boards gives, at the cost of a few additions instead of M - 1.
 """
-import bisect
+import collections
+import functools
 import math
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
@@ -26,25 +27,29 @@ EPS_DEFAULT = 1e-12
 def competition_ranks(values: Sequence, higher_is_better: bool) -> List[int]:
     """Standard competition ranking (1-2-2-4): 1 + the number of entries strictly better.
 
-    values: exact numbers (Decimal or int), compared exactly, never within a tolerance.
+    values: exact numbers (Decimal or int), compared exactly, never within a tolerance (equal
+    numbers hash equally: Decimal('0.5') and Decimal('0.50') are one value).
     """
-    ordered = sorted(values)
-    n = len(ordered)
-    if higher_is_better:
-        return [1 + n - bisect.bisect_right(ordered, v) for v in values]
-    return [1 + bisect.bisect_left(ordered, v) for v in values]
+    counts = collections.Counter(values)
+    rank_of = {}
+    better = 0
+    for v in sorted(counts, reverse=higher_is_better):     # best first
+        rank_of[v] = 1 + better
+        better += counts[v]
+    return list(map(rank_of.__getitem__, values))
 
 
-def s_value(rank: int, n: int) -> float:
-    """max(0, 1 - (r - 1)/(N - 1)) = max(0, N - r)/(N - 1), correctly rounded (int division)."""
-    if n < 2 or rank < 1:
-        raise ValueError("need N >= 2 and r >= 1, got N={} r={}".format(n, rank))
-    return max(0, n - rank) / (n - 1)
-
-
+@functools.lru_cache(maxsize=None)
 def s_table(n: int) -> List[float]:
-    """s for r = 0 .. N + 1 (index 0 unused); look ranks up with table_index."""
-    return [s_value(r, n) if r else 1.0 for r in range(n + 2)]
+    """s for r = 0 .. N + 1 (index 0 unused), as s_value gives it; look ranks up with
+    table_index. Made once per N (do not modify the list)."""
+    if n < 2:
+        raise ValueError("need N >= 2, got N={}".format(n))
+    d = n - 1
+    table = [(n - r) / d for r in range(n + 1)]     # n - r >= 0 here: no max needed
+    table[0] = 1.0
+    table.append(0.0)                               # r = N + 1: max(0, -1) / (N - 1)
+    return table
 
 
 def table_index(rank: Optional[int], n: int) -> int:
@@ -67,23 +72,18 @@ def _c(log_sum: float, m: int, eps: float) -> float:
     return min(1.0, max(eps, math.exp(log_sum / m)))
 
 
-def exact_partials(values: Sequence[float]) -> List[float]:
-    """Non-overlapping floats whose sum is exactly the sum of values (Shewchuk's algorithm, as
-    in math.fsum): fsum(exact_partials(v) + w) == fsum(list(v) + w) for any w."""
-    partials: List[float] = []
-    for x in values:
-        i = 0
-        for y in partials:
-            if abs(x) < abs(y):
-                x, y = y, x
-            hi = x + y
-            lo = y - (hi - x)
-            if lo:
-                partials[i] = lo
-                i += 1
-            x = hi
-        partials[i:] = [x]
-    return partials
+def exact_partials(values: List[float]) -> List[float]:
+    """A few floats whose sum is exactly the sum of values: fsum(values), then the correctly
+    rounded rest, fsum(values - what we have), until the rest is 0 (each step leaves less than
+    half an ulp of the previous one: 2 or 3 parts in practice, never more than about 40). So
+    fsum(exact_partials(v) + w) == fsum(v + w) for any list w: both round the same exact sum."""
+    fsum = math.fsum
+    parts = [fsum(values)]
+    while True:
+        rest = fsum(values + [-p for p in parts])
+        if not rest:
+            return parts
+        parts.append(rest)
 
 
 class Board(NamedTuple):
@@ -123,6 +123,18 @@ def _competition_order(values: List[float]) -> List[int]:
     return ranks
 
 
+def _index_columns(boards: Sequence[Board], names: List[str]):
+    """Per board, every model's rank (None: absent) and where it is in s_table (absent or a
+    rank above N + 1 from a rank column: N + 1, s = 0)."""
+    ranks, where = [], []
+    for b in boards:
+        last = b.n + 1
+        column = list(map(b.ranks.get, names))
+        ranks.append(column)
+        where.append([last if r is None or r > last else r for r in column])
+    return ranks, where
+
+
 def rank_models(boards: Sequence[Board], eps: float = EPS_DEFAULT, min_leaderboards: int = 2,
                 leave_one_out: bool = True) -> List[ModelResult]:
     """Every model on any board, ranked ones first (C descending, then name), then the others.
@@ -132,22 +144,28 @@ def rank_models(boards: Sequence[Board], eps: float = EPS_DEFAULT, min_leaderboa
     """
     m = len(boards)
     names = sorted(set().union(*(b.ranks for b in boards)))
-    sizes = [b.n for b in boards]
-    s_tables = [s_table(n) for n in sizes]
-    log_tables = [[math.log(max(eps, s)) for s in table] for table in s_tables]
-    lookups = [b.ranks.get for b in boards]
+    s_tables = [s_table(b.n) for b in boards]
+    log_eps = math.log(eps)
+    log_tables = [[math.log(s) if s > eps else log_eps for s in table] for table in s_tables]
+    rank_columns, where_columns = _index_columns(boards, names)
+    # Looked up one board at a time (its tables stay in the CPU cache), then read per model.
+    log_columns = [list(map(t.__getitem__, w)) for t, w in zip(log_tables, where_columns)]
+    s_columns = [list(map(t.__getitem__, w)) for t, w in zip(s_tables, where_columns)]
+    del where_columns
     results = []
     all_logs = []
-    for name in names:
-        ranks = tuple(get(name) for get in lookups)
-        where = [table_index(r, n) for r, n in zip(ranks, sizes)]
-        logs = [t[k] for t, k in zip(log_tables, where)]
-        s_values = [t[k] for t, k in zip(s_tables, where)]
+    fsum = math.fsum
+    for name, ranks, logs, s_values in zip(names, zip(*rank_columns), zip(*log_columns),
+                                           zip(*s_columns)):
         low = min(s_values)
-        weakest = tuple(i for i, s in enumerate(s_values) if s == low)
-        results.append(ModelResult(name, _c(math.fsum(logs), m, eps), None,
-                                   m - ranks.count(None), ranks, weakest))
+        if s_values.count(low) == 1:
+            weakest = (s_values.index(low),)
+        else:
+            weakest = tuple(i for i, s in enumerate(s_values) if s == low)
+        results.append(ModelResult(name, _c(fsum(logs), m, eps), None, m - ranks.count(None),
+                                   ranks, weakest))
         all_logs.append(logs)
+    del rank_columns, log_columns, s_columns
 
     ranked = [j for j, r in enumerate(results) if r.boards_present >= min_leaderboards]
     values = [results[j].consistency for j in ranked]
@@ -163,28 +181,36 @@ def rank_models(boards: Sequence[Board], eps: float = EPS_DEFAULT, min_leaderboa
     return [results[j] for j in order]
 
 
-def _leave_one_out(results: List[ModelResult], ranked: List[int], all_logs: List[List[float]],
+def _leave_one_out(results: List[ModelResult], ranked: List[int], all_logs: List[Tuple[float, ...]],
                    m: int, eps: float, min_leaderboards: int):
     """(model index, (best, worst or None)) for every ranked model."""
-    partials = {j: exact_partials(all_logs[j]) for j in ranked}
-    best: Dict[int, int] = {}
-    worst: Dict[int, Optional[int]] = {}
-    fsum, exp = math.fsum, math.exp
-    for k in range(m):
-        kept, values = [], []
-        for j in ranked:
-            r = results[j]
-            if r.boards_present - (r.ranks[k] is not None) < min_leaderboards:
-                worst[j] = None                      # unranked without board k
-                continue
-            c = exp(fsum(partials[j] + [-all_logs[j][k]]) / (m - 1))
-            kept.append(j)
-            values.append(min(1.0, max(eps, c)))
-        for j, rank in zip(kept, _competition_order(values)):
-            if j not in best or rank < best[j]:
-                best[j] = rank
-            if j not in worst or (worst[j] is not None and rank > worst[j]):
-                worst[j] = rank
+    fsum, exp, m1 = math.fsum, math.exp, m - 1
+    # Per ranked model, its C without each board in turn (None: unranked without it). A model
+    # on more than min_leaderboards boards stays ranked whichever board is left out; one on
+    # exactly min_leaderboards is unranked without any of its own boards.
+    rows = []
+    for j in ranked:
+        logs = list(all_logs[j])
+        parts = exact_partials(logs)
+        row = [min(1.0, max(eps, exp(fsum(parts + [-x]) / m1))) for x in logs]
+        r = results[j]
+        if r.boards_present == min_leaderboards:
+            row = [None if rank is not None else c for c, rank in zip(row, r.ranks)]
+        rows.append(row)
+    unranked = len(ranked) + 1          # above every rank: min() skips it, max() shows it
+    rank_columns = []
+    for column in zip(*rows):
+        kept = [c for c in column if c is not None]
+        ordered = sorted(kept, reverse=True)
+        first: Dict[Optional[float], int] = {None: unranked}
+        for pos, c in enumerate(ordered, 1):       # 1 + the number of higher values
+            first.setdefault(c, pos)
+        rank_columns.append(list(map(first.__getitem__, column)))
+    del rows
     # Every ranked model is ranked without some board (one it is absent from, or, if it is on
-    # all M, any of them: M - 1 >= min_leaderboards), so best is always set.
-    return [(j, (best[j], worst[j])) for j in ranked]
+    # all M, any of them: M - 1 >= min_leaderboards), so its best is a rank.
+    out = []
+    for j, ranks in zip(ranked, zip(*rank_columns)):
+        worst = max(ranks)
+        out.append((j, (min(ranks), None if worst == unranked else worst)))
+    return out

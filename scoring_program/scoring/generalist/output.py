@@ -6,6 +6,7 @@ string in memory). C is shown the same way everywhere a person reads it (format_
 the CSV's rounded column); the files also hold it in full.
 """
 import csv
+import io
 import json
 import os
 import shutil
@@ -96,22 +97,30 @@ def aliases_used(config: Config, boards: Sequence[ReadBoard]) -> List[Dict[str, 
     return out
 
 
-def _board_fragments(boards: Sequence[ReadBoard]) -> List[Callable[[Optional[int]], str]]:
-    """Per board, rank -> the JSON text `"<board>": {"rank": r, "s": s}`, made once per rank
-    (a model line is then a join of 50 strings, not 50 dicts to encode)."""
+def _board_fragments(boards: Sequence[ReadBoard]) -> List[Dict[Optional[int], str]]:
+    """Per board, rank (None: absent) -> the JSON text `"<board>": {"rank": r, "s": s}`, made
+    once per rank: a model's line is then a join of M strings, not M dicts to encode. A finite
+    float's repr is its JSON form (json.dumps writes floats with float.__repr__)."""
     out = []
     for b in boards:
-        n, key, table = b.board.n, json.dumps(b.spec.name, ensure_ascii=False), s_table(b.board.n)
-        cache: Dict[Optional[int], str] = {}
-
-        def fragment(rank, n=n, key=key, table=table, cache=cache):
-            text = cache.get(rank)
-            if text is None:
-                text = cache[rank] = "{}: {}".format(key, json.dumps(
-                    {"rank": rank, "s": table[table_index(rank, n)]}, allow_nan=False))
-            return text
-        out.append(fragment)
+        n, table = b.board.n, s_table(b.board.n)
+        key = json.dumps(b.spec.name, ensure_ascii=False)
+        frag = {None: '%s: {"rank": null, "s": %r}' % (key, table[n + 1])}
+        for r in set(b.board.ranks.values()):
+            frag[r] = '%s: {"rank": %d, "s": %r}' % (key, r, table[table_index(r, n)])
+        out.append(frag)
     return out
+
+
+def _board_cells(results: Sequence[ModelResult], tables: List[Dict[Optional[int], str]]):
+    """Per model (in order), the tuple of its texts on every board: tables[i][its rank on i].
+
+    Looked up one board at a time (that board's table stays in the CPU cache), then turned
+    into rows: about three times faster than per model at 20,000 x 50."""
+    if not results:
+        return iter(())
+    columns = zip(*(m.ranks for m in results))
+    return zip(*[list(map(t.__getitem__, column)) for t, column in zip(tables, columns)])
 
 
 def write_json(f: TextIO, config: Config, boards: Sequence[ReadBoard],
@@ -135,7 +144,7 @@ def write_json(f: TextIO, config: Config, boards: Sequence[ReadBoard],
     names = [b.spec.name for b in boards]
     fragments = _board_fragments(boards)
     separator = ""
-    for m in results:
+    for m, cells in zip(results, _board_cells(results, fragments)):
         fields = json.dumps({
             "model": m.model,
             "consistency": m.consistency,
@@ -146,7 +155,7 @@ def write_json(f: TextIO, config: Config, boards: Sequence[ReadBoard],
             "weakest_leaderboards": [names[i] for i in m.weakest],
         }, ensure_ascii=False, allow_nan=False)
         f.write("{}    {}, \"leaderboards\": {{{}}}}}".format(
-            separator, fields[:-1], ", ".join([fr(r) for fr, r in zip(fragments, m.ranks)])))
+            separator, fields[:-1], ", ".join(cells)))
         separator = ",\n"
     f.write("\n  ]\n}\n")
 
@@ -154,25 +163,34 @@ def write_json(f: TextIO, config: Config, boards: Sequence[ReadBoard],
 def write_csv(f: TextIO, boards: Sequence[ReadBoard], results: Sequence[ModelResult]) -> None:
     """ranking.csv: values rounded as the page shows them, C also in full; every text cell that
     a spreadsheet would run as a formula is neutralised (quoting.spreadsheet_safe)."""
-    w = csv.writer(f, lineterminator="\n")
     names = [b.spec.name for b in boards]
-    w.writerow(["rank", "model", "consistency", "consistency_exact", "leaderboards_present",
-                "weakest_leaderboard", "rank_best_leave_one_out", "rank_worst_leave_one_out"]
-               + [spreadsheet_safe("{} {}".format(n, h)) for n in names for h in ("rank", "s")])
+    csv.writer(f, lineterminator="\n").writerow(
+        ["rank", "model", "consistency", "consistency_exact", "leaderboards_present",
+         "weakest_leaderboard", "rank_best_leave_one_out", "rank_worst_leave_one_out"]
+        + [spreadsheet_safe("{} {}".format(n, h)) for n in names for h in ("rank", "s")])
     safe_names = [spreadsheet_safe(n) for n in names]
-    s_text = [[format_s(s) for s in s_table(b.board.n)] for b in boards]
-    sizes = [b.board.n for b in boards]
-    for m in results:
+    # Per board, rank -> the text of its two cells (`3,0.750`; absent: `,0.000`), made once
+    # per rank: numbers need no CSV quoting, so a row is a join of M strings. The text cells
+    # before them go through the csv module.
+    pairs = []
+    for b in boards:
+        table = s_table(b.board.n)
+        texts = {None: "," + format_s(0.0)}
+        for r in set(b.board.ranks.values()):
+            texts[r] = "{},{}".format(r, format_s(table[table_index(r, b.board.n)]))
+        pairs.append(texts)
+    head = io.StringIO()
+    w = csv.writer(head, lineterminator="")
+    for m, cells in zip(results, _board_cells(results, pairs)):
         span = m.rank_range
-        row = ["" if m.rank is None else m.rank, spreadsheet_safe(m.model),
-               format_c(m.consistency), repr(m.consistency), m.boards_present,
-               safe_names[m.weakest[0]],
-               "" if span is None else span[0],
-               "" if span is None else ("unranked" if span[1] is None else span[1])]
-        for r, n, texts in zip(m.ranks, sizes, s_text):
-            row.append("" if r is None else r)
-            row.append(texts[table_index(r, n)])
-        w.writerow(row)
+        w.writerow(["" if m.rank is None else m.rank, spreadsheet_safe(m.model),
+                    format_c(m.consistency), repr(m.consistency), m.boards_present,
+                    safe_names[m.weakest[0]],
+                    "" if span is None else span[0],
+                    "" if span is None else ("unranked" if span[1] is None else span[1])])
+        f.write("{},{}\n".format(head.getvalue(), ",".join(cells)))
+        head.seek(0)
+        head.truncate()
 
 
 def table_lines(config: Config, boards: Sequence[ReadBoard], results: Sequence[ModelResult],
@@ -180,20 +198,37 @@ def table_lines(config: Config, boards: Sequence[ReadBoard], results: Sequence[M
     """The ranking for a terminal: boards as [1], [2]... with a legend below. Names are shown
     escaped (problems.shown): no name can break a row or send escape sequences."""
     keys = ["[{}]".format(i + 1) for i in range(len(boards))]
-    headers = ["rank", "model", "C"] + keys + (["w/o 1"] if leave_one_out else []) + ["weakest"]
-    rows = []
+    # Per board, rank -> its `r/N` cell, made once per rank and already padded to the column's
+    # width (a million cells at scale: no per-cell formatting).
+    cell_of = []
+    for b, key in zip(boards, keys):
+        texts: Dict[Optional[int], str] = {None: "-"}
+        for r in set(b.board.ranks.values()):
+            texts[r] = "{}/{}".format(r, b.board.n)
+        width = max([len(key)] + [len(t) for t in texts.values()])
+        cell_of.append({r: t.rjust(width) for r, t in texts.items()})
+    head, tail = [], []
     for m in results:
-        cells = ["-" if m.rank is None else str(m.rank), shown(m.model), format_c(m.consistency)]
-        for b, r in zip(boards, m.ranks):
-            cells.append("-" if r is None else "{}/{}".format(r, b.board.n))
-        if leave_one_out:
-            cells.append(format_range(m.rank_range).replace("-unranked", "-u") or "-")
-        cells.append("".join(keys[i] for i in m.weakest))
-        rows.append(cells)
-    widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
-    fmt = "  ".join(("{:<%d}" if i == 1 else "{:>%d}") % w for i, w in enumerate(widths))
-    out = [fmt.format(*headers).rstrip(), "  ".join("-" * w for w in widths)]
-    out += [fmt.format(*r).rstrip() for r in rows]
+        head.append(("-" if m.rank is None else str(m.rank), shown(m.model),
+                     format_c(m.consistency)))
+        tail.append(((format_range(m.rank_range).replace("-unranked", "-u") or "-",)
+                     if leave_one_out else ()) + ("".join(keys[i] for i in m.weakest),))
+    heads = ["rank", "model", "C"]
+    tails = (["w/o 1"] if leave_one_out else []) + ["weakest"]
+    hw = [max([len(h)] + [len(r[i]) for r in head]) for i, h in enumerate(heads)]
+    tw = [max([len(h)] + [len(r[i]) for r in tail]) for i, h in enumerate(tails)]
+    bw = [len(next(iter(t.values()))) for t in cell_of]
+
+    def line(first, boards_part, last):
+        cells = [first[0].rjust(hw[0]), first[1].ljust(hw[1]), first[2].rjust(hw[2])]
+        cells += boards_part
+        cells += [t.rjust(w) for t, w in zip(last, tw)]
+        return "  ".join(cells).rstrip()
+
+    out = [line(heads, [k.rjust(w) for k, w in zip(keys, bw)], tails),
+           "  ".join("-" * w for w in hw + bw + tw)]
+    out += [line(h, list(cells), t)
+            for h, t, cells in zip(head, tail, _board_cells(results, cell_of))]
     out.append("")
     for b, k in zip(boards, keys):
         out.append("{} {}: {} entries, {}; {} ({}){}".format(

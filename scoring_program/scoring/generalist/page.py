@@ -81,10 +81,10 @@ def _heatmap(boards: Sequence[ReadBoard], results: Sequence[ModelResult]) -> str
     return "".join(out)
 
 
-def _weakest(m: ModelResult, boards: Sequence[ReadBoard]) -> str:
+def _weakest(m: ModelResult, boards: Sequence[ReadBoard], tables: List[List[float]]) -> str:
     i = m.weakest[0]
     r = m.ranks[i]
-    s = s_table(boards[i].board.n)[table_index(r, boards[i].board.n)]
+    s = tables[i][table_index(r, boards[i].board.n)]
     names = ", ".join(shown(boards[j].spec.name) for j in m.weakest)
     return "{} (s = {}{})".format(names, format_s(s), ", absent" if r is None else "")
 
@@ -117,12 +117,13 @@ def render(config: Config, boards: Sequence[ReadBoard], results: Sequence[ModelR
         headers.append("Without one leaderboard")
     headers.append("Weakest leaderboard")
     rows = []
+    tables = [s_table(b.board.n) for b in boards]
     for m in results:
         row = ["-" if m.rank is None else str(m.rank), shown(m.model), format_c(m.consistency),
                "{} / {}".format(m.boards_present, len(boards))]
         if leave_one_out:
             row.append(format_range(m.rank_range) or "-")
-        row.append(_weakest(m, boards))
+        row.append(_weakest(m, boards, tables))
         rows.append(row)
     info = [[shown(b.spec.name), b.board.n, shown(b.used_column), shown(b.describe()),
              b.format, shown(b.spec.path), options_note(b) or "-"]
