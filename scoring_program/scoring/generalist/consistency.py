@@ -12,9 +12,9 @@ of the order of the boards: two models with the same s values in any order get b
 
 Leave-one-leaderboard-out: for every board k, the whole ranking is what the command would give
 without board k (same eps and min_leaderboards; models then on fewer boards are unranked). Each
-model's sum of logs is kept as its exact partials (Shewchuk), so the sum without board k,
-fsum(partials + [-log_k]), is the correctly rounded exact sum of the other boards: bit for bit
-what fsum over the other boards gives, at the cost of a few additions instead of M - 1.
+model's sum of logs is kept exactly, as two or three floats (exact_partials), so the sum without
+board k, fsum(parts + [-log_k]), is the correctly rounded exact sum of the other boards: bit for
+bit what fsum over the other boards gives, for a sum of three numbers instead of M - 1.
 """
 import collections
 import functools
@@ -37,6 +37,13 @@ def competition_ranks(values: Sequence, higher_is_better: bool) -> List[int]:
         rank_of[v] = 1 + better
         better += counts[v]
     return list(map(rank_of.__getitem__, values))
+
+
+def s_value(rank: int, n: int) -> float:
+    """max(0, 1 - (r - 1)/(N - 1)) = max(0, N - r)/(N - 1), correctly rounded (int division)."""
+    if n < 2 or rank < 1:
+        raise ValueError("need N >= 2 and r >= 1, got N={} r={}".format(n, rank))
+    return max(0, n - rank) / (n - 1)
 
 
 @functools.lru_cache(maxsize=None)
