@@ -40,6 +40,9 @@ MAX_INT_DIGITS = 4300        # Python 3.11's default int/str limit, applied on e
 _INT_TAG = "tag:yaml.org,2002:int"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PROBLEM_CHARS = 200
+# The standard tags SafeConstructor builds (str, int, float, bool, null, timestamp, binary,
+# seq, map, set, omap, pairs) and the merge key `<<`.
+_SAFE_TAGS = frozenset(t for t in SafeConstructor.yaml_constructors if t) | {_MERGE_TAG}
 
 
 class YamlError(Exception):
@@ -164,6 +167,11 @@ def _check_graph(root: Node, max_nodes: int) -> None:
         if key in on_path:
             raise YamlError("an alias (*name) refers to a node that contains it: a recursive "
                             "alias", _line(node))
+        if node.tag not in _SAFE_TAGS:
+            # Refused here, for every reader: one that walks the nodes itself (keeping line
+            # numbers) would otherwise read a tagged collection as a plain one.
+            raise YamlError("the tag {} is not allowed (plain YAML values only)".format(
+                brief(node.tag)), _line(node))
         if isinstance(node, ScalarNode):
             if node.tag == _INT_TAG and len(node.value) > MAX_INT_DIGITS:
                 raise YamlError("an integer of {:,} characters: longer than {:,} digits".format(

@@ -85,9 +85,24 @@ def _read_yaml(path: str, problems: Collector):
         return None, raw
 
 
+def _plain(value: Any) -> Any:
+    """A value without its Y wrappers, to quote it in a message (bounded by safe_yaml's caps)."""
+    if isinstance(value, Y):
+        return _plain(value.value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _shown(y: Y) -> str:
+    return brief(_plain(y))
+
+
 def _text(y: Y, what: str, path: str, problems: Collector) -> Optional[str]:
     if not isinstance(y.value, str) or not y.value.strip():
-        problems.add(path, y.line, "{} must be non-empty text, not {}".format(what, brief(y.value)))
+        problems.add(path, y.line, "{} must be non-empty text, not {}".format(what, _shown(y)))
         return None
     return y.value.strip()
 
@@ -112,7 +127,7 @@ def _choice(d: Dict[str, Y], key: str, choices, path: str, problems: Collector) 
     if d[key].value in choices and isinstance(d[key].value, str):
         return d[key].value
     problems.add(path, d[key].line, "{} must be one of {}, not {}".format(
-        key, ", ".join(choices), brief(d[key].value)))
+        key, ", ".join(choices), _shown(d[key])))
     return None
 
 
@@ -148,7 +163,7 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
         table = d["table"].value
         if isinstance(table, bool) or not isinstance(table, int) or table < 1:
             problems.add(path, d["table"].line,
-                         "table must be a positive integer, not {}".format(brief(table)))
+                         "table must be a positive integer, not {}".format(_shown(d["table"])))
             ok = False
     if "score_column" in d and "rank_column" in d:
         problems.add(path, y.line, "give either score_column (with higher_is_better) or "
@@ -167,7 +182,7 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
             ok = False
         elif not isinstance(d["higher_is_better"].value, bool):
             problems.add(path, d["higher_is_better"].line, "higher_is_better must be true or "
-                         "false, not {}".format(brief(d["higher_is_better"].value)))
+                         "false, not {}".format(_shown(d["higher_is_better"])))
             ok = False
         else:
             hib = d["higher_is_better"].value
@@ -223,7 +238,7 @@ def load(path: str) -> Config:
         value = _number(top["eps"])
         if value is None or not math.isfinite(value) or not 0 < value < 1:
             problems.add(path, top["eps"].line, "eps must be a number with 0 < eps < 1, not "
-                         "{}".format(brief(top["eps"].value)))
+                         "{}".format(_shown(top["eps"])))
         else:
             eps = value
 
@@ -253,7 +268,7 @@ def load(path: str) -> Config:
         y = top["min_leaderboards"]
         if isinstance(y.value, bool) or not isinstance(y.value, int) or y.value < 1:
             problems.add(path, y.line, "min_leaderboards must be a positive integer, not "
-                         "{}".format(brief(y.value)))
+                         "{}".format(_shown(y)))
         else:
             min_lb = y.value
     n_boards = len(top["leaderboards"].value) if "leaderboards" in top and isinstance(

@@ -34,6 +34,8 @@ import ast
 import re
 from typing import List, NamedTuple, Optional, Tuple
 
+from ..quoting import brief
+
 CODALAB_ID = "submission_pk"
 CODALAB_USER = "User"
 CODABENCH_USER = "Username"
@@ -130,7 +132,7 @@ def codalab_table(rows: List[Row], table: Optional[int], problems) -> Optional[T
         return None
     if table is not None and table > len(starts):
         problems.add(None, "table: {} asked, but the export holds {} table{}".format(
-            table, len(starts), "s" if len(starts) > 1 else ""))
+            brief(table), len(starts), "s" if len(starts) > 1 else ""))
         return None
     k = (table or 1) - 1
     begin = starts[k]

@@ -180,7 +180,9 @@ def write_csv(f: TextIO, boards: Sequence[ReadBoard], results: Sequence[ModelRes
             texts[r] = "{},{}".format(r, format_s(table[table_index(r, b.board.n)]))
         pairs.append(texts)
     head = io.StringIO()
-    w = csv.writer(head, lineterminator="")
+    # "\n" as the line end: the csv module quotes a cell holding a line-end character, and
+    # with lineterminator="" a name with a newline would go out unquoted.
+    w = csv.writer(head, lineterminator="\n")
     for m, cells in zip(results, _board_cells(results, pairs)):
         span = m.rank_range
         w.writerow(["" if m.rank is None else m.rank, spreadsheet_safe(m.model),
@@ -188,7 +190,7 @@ def write_csv(f: TextIO, boards: Sequence[ReadBoard], results: Sequence[ModelRes
                     safe_names[m.weakest[0]],
                     "" if span is None else span[0],
                     "" if span is None else ("unranked" if span[1] is None else span[1])])
-        f.write("{},{}\n".format(head.getvalue(), ",".join(cells)))
+        f.write("{},{}\n".format(head.getvalue()[:-1], ",".join(cells)))
         head.seek(0)
         head.truncate()
 
