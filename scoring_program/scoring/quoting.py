@@ -29,13 +29,24 @@ class _Repr(reprlib.Repr):
 
     def repr_int(self, x: int, level: int) -> str:
         if x.bit_length() > _INT_BITS:
-            return "<an integer of about {:,} digits>".format(int(x.bit_length() * 0.30103) + 1)
+            return "<an integer of about {:,} digits>".format(_digits(x))
         return super().repr_int(x, level)
 
     def repr_str(self, x: str, level: int) -> str:
         if len(x) <= self.maxstring:
             return repr(x)
         return repr(x[:self.maxstring - 12]) + "... ({:,} characters)".format(len(x))
+
+
+def _digits(x: int) -> int:
+    """Decimal digits of x without str(x) (refused above 4,300 digits by Python 3.11+)."""
+    x = abs(x)
+    digits = int((x.bit_length() - 1) * 0.30102999566398120) + 1
+    if x >= 10 ** digits:
+        digits += 1
+    elif digits > 1 and x < 10 ** (digits - 1):
+        digits -= 1
+    return digits
 
 
 def brief(value: Any, limit: int = _LIMIT) -> str:
