@@ -133,8 +133,9 @@ def generate(folder: str, n_boards: int, n_models: int, seed: int) -> str:
     stamp_path = os.path.join(folder, "stamp.json")
     try:
         with open(stamp_path, encoding="utf-8") as f:
-            if json.load(f) == stamp and os.path.isfile(config):
-                return config
+            cached = json.load(f)
+        if {k: cached.get(k) for k in stamp} == stamp and os.path.isfile(config):
+            return config
     except (OSError, ValueError):
         pass
     shutil.rmtree(folder, ignore_errors=True)
