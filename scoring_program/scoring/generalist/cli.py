@@ -21,8 +21,9 @@ from .problems import Collector, InputProblems
 EXIT_OK, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 3, 4
 
 EPILOG = """\
-exit status: 0 written; 2 bad command line; 3 the configuration or a leaderboard file is broken
-(each problem named with its file and line; nothing is written); 4 internal error.
+exit status: 0 written; 2 bad command line (also: --out cannot be written, PyYAML missing); 3 the
+configuration or a leaderboard file is broken (each problem named with its file and line;
+nothing is written); 4 internal error.
 
 The configuration (YAML; files relative to it):
   eps: 1e-12                     # optional
@@ -30,7 +31,7 @@ The configuration (YAML; files relative to it):
   aliases: {"Team A (v2)": "Team A"}     # optional
   leaderboards:
     - name: Thermal Object Detection
-      file: thermal.csv          # plain CSV, CodaLab or Codabench export (detected, or format:)
+      file: thermal.csv          # plain CSV, CodaLab/Codabench export, compare.py (detected)
       model_column: Team         # default User (CodaLab), Username (Codabench)
       score_column: mAP
       higher_is_better: true
@@ -38,6 +39,16 @@ The configuration (YAML; files relative to it):
       file: lars.csv
       model_column: Team
       rank_column: Rank          # used as it stands
+    - name: Tracking
+      file: results.csv          # a Codabench export with every submission of each user
+      score_column: HOTA
+      higher_is_better: true
+      duplicates: best           # keep each model's best row (default: error)
+      missing: absent            # a failed run's empty cell: absent there (default: error)
+    - name: Segmentation
+      file: leaderboard.csv      # compare.py's file: name and file are enough
+
+Caps (YAML size and nesting, file sizes, regular files only...): docs/generalist.md.
 
 example:
   generalist.py samples/generalist/config.yaml --out ranking
