@@ -446,3 +446,17 @@ def test_version_without_pyyaml(tmp_path):
     # answer is the same one line.
     assert proc.returncode == 2 and "pip install 'PyYAML>=5.1'" in proc.stderr
     assert len(proc.stderr.splitlines()) == 1
+
+
+def test_a_package_imported_lazily_and_missing(monkeypatch):
+    """main's own handler: a ModuleNotFoundError raised while running (a lazy import) gets the
+    same one line, exit 2."""
+    from conftest import run_main
+    from scoring.generalist import cli, config
+
+    def missing(path):
+        raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
+    monkeypatch.setattr(config, "load", missing)
+    code, out, err = run_main(cli.main, [os.path.join(os.path.dirname(COMMAND), "generalist.py")])
+    assert code == 2 and out == ""
+    assert err.count("\n") == 1 and "pip install 'PyYAML>=5.1'" in err

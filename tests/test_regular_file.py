@@ -117,3 +117,12 @@ def test_open_regular_returns_a_descriptor(tmp_path):
     (0o140755, "a socket")])
 def test_kind_of_file(mode, expected):
     assert regular_file.kind_of_file(mode) == expected
+
+
+def test_what_is_opened_is_checked_again(tmp_path, monkeypatch):
+    """A FIFO put in place of a checked regular file is refused on the opened descriptor."""
+    (tmp_path / "real").write_bytes(b"data")
+    real_stat = os.lstat(str(tmp_path / "real"))
+    os.mkfifo(str(tmp_path / "fifo"))
+    monkeypatch.setattr(regular_file.os, "lstat", lambda path: real_stat)
+    assert refused(tmp_path / "fifo").reason == "not a regular file: a FIFO (named pipe)"
