@@ -12,6 +12,23 @@ COMMAND = os.path.join(ROOT, "scoring_program", "generalist.py")
 SAMPLE = os.path.join(ROOT, "samples", "generalist")
 
 
+# Two small boards (a score board and a rank board) and their configuration, for the tests of
+# broken and hostile inputs: each test changes one thing in them.
+GOOD = {"a.csv": "team,score\nA,3\nB,2\nC,1\n", "b.csv": "team,rank\nA,2\nB,1\nC,3\n"}
+CONFIG = textwrap.dedent("""
+    leaderboards:
+      - name: one
+        file: a.csv
+        model_column: team
+        score_column: score
+        higher_is_better: true
+      - name: two
+        file: b.csv
+        model_column: team
+        rank_column: rank
+""").lstrip()
+
+
 def run_generalist(*args, cwd=None):
     return subprocess.run([sys.executable, COMMAND] + [str(a) for a in args], cwd=cwd,
                           capture_output=True, text=True, timeout=60)

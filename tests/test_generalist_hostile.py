@@ -14,21 +14,8 @@ import time
 
 import pytest
 
-from generalist_util import COMMAND, run_generalist, write_case
+from generalist_util import COMMAND, CONFIG, GOOD, run_generalist, write_case
 
-GOOD = {"a.csv": "team,score\nA,3\nB,2\nC,1\n", "b.csv": "team,rank\nA,2\nB,1\nC,3\n"}
-CONFIG = textwrap.dedent("""
-    leaderboards:
-      - name: one
-        file: a.csv
-        model_column: team
-        score_column: score
-        higher_is_better: true
-      - name: two
-        file: b.csv
-        model_column: team
-        rank_column: rank
-""").lstrip()
 
 BILLION_LAUGHS = textwrap.dedent("""
     a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
