@@ -447,3 +447,12 @@ def test_a_package_imported_lazily_and_missing(monkeypatch):
     code, out, err = run_main(cli.main, [os.path.join(os.path.dirname(COMMAND), "generalist.py")])
     assert code == 2 and out == ""
     assert err.count("\n") == 1 and "pip install 'PyYAML>=5.1'" in err
+
+
+def test_control_characters_in_a_file_name_are_escaped(tmp_path):
+    config = CONFIG.replace("file: a.csv", 'file: "a\\e[31m\\u202e.csv"')
+    path = write_case(tmp_path / "case", config, dict(GOOD, **{
+        "a\x1b[31m\u202e.csv": "team,score\nA,3\nA,2\n"}))
+    proc = run_generalist(path)
+    err = assert_refused(proc, "a\\x1b[31m\\u202e.csv, line 3:", "already on")
+    assert "\x1b" not in err and "\u202e" not in err
