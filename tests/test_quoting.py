@@ -1,6 +1,6 @@
 """scoring/quoting.py: values quoted briefly in messages; formula cells neutralised."""
 import pytest
-from hypothesis import given
+from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from scoring.quoting import brief, spreadsheet_safe
@@ -43,8 +43,10 @@ def test_brief_never_fails():
     assert brief(Hostile()).startswith("<Hostile")
 
 
-@given(st.recursive(st.one_of(st.text(), st.integers(), st.floats()),
-                    lambda inner: st.lists(inner) | st.dictionaries(st.text(), inner)),
+@settings(deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.recursive(st.one_of(st.text(max_size=300), st.integers(), st.floats()),
+                    lambda inner: st.lists(inner, max_size=20) |
+                    st.dictionaries(st.text(max_size=30), inner, max_size=10), max_leaves=30),
        st.integers(10, 200))
 def test_brief_is_bounded(value, limit):
     assert len(brief(value, limit)) <= limit + 24
