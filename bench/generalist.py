@@ -13,8 +13,8 @@
 2. Reads every file once, untimed (warm page cache).
 3. Runs the real command, `python3 scoring_program/generalist.py CONFIG --out TMP`, in its own
    process, --repeat times, with every output: the three files and the ranking printed on
-   stdout (captured into a file): wall time, CPU time (user + sys) and peak RSS of that
-   process (os.wait4, so no other process mixes in); best wall / CPU, largest RSS.
+   stdout (captured into a file): wall time, CPU time (user + sys, os.wait4: no other process
+   mixes in) and peak RSS of that process (its VmHWM); best wall / CPU, largest RSS.
 4. Checks its outputs against a reference computation written here from the generated values,
    independently of the program: competition ranks (1 + the number strictly better), s as the
    exact fraction rounded once, C from the logs summed with math.fsum, ranks of C; for every
@@ -268,18 +268,45 @@ def say(msg: str = "") -> None:
     sys.stdout.flush()
 
 
+# Runs a script in this interpreter and records its peak RSS (VmHWM of /proc/self/status, which
+# exec resets). ru_maxrss from wait4 alone would not do: Linux folds the RSS of the process that
+# forked into the child's maxrss at exec, so a child of a big parent would look big.
+LAUNCHER = """
+import runpy, sys
+hwm_file, sys.argv = sys.argv[1], sys.argv[2:]
+code = 0
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+try:
+    with open("/proc/self/status") as f:
+        hwm = [line.split()[1] for line in f if line.startswith("VmHWM:")][0]
+except OSError:
+    hwm = ""
+with open(hwm_file, "w") as f:
+    f.write(hwm)
+sys.exit(code)
+"""
+
+
 def measure_rusage(cmd: List[str]) -> Dict[str, object]:
-    """Run cmd: wall and CPU seconds (user + sys) and peak RSS (MB) of that one child."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """Run the script cmd[1:] with the interpreter cmd[0]: wall and CPU seconds (user + sys,
+    os.wait4: that one child) and peak RSS (MB; VmHWM on Linux, else ru_maxrss)."""
+    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
+            tempfile.NamedTemporaryFile("r", suffix=".hwm") as hwm:
         start = time.perf_counter()
-        proc = subprocess.Popen(cmd, stdout=out, stderr=err)
+        proc = subprocess.Popen([cmd[0], "-c", LAUNCHER, hwm.name] + cmd[1:], stdout=out,
+                                stderr=err)
         _, status, usage = os.wait4(proc.pid, 0)
         wall = time.perf_counter() - start
         code = os.waitstatus_to_exitcode(status) if hasattr(
             os, "waitstatus_to_exitcode") else (status >> 8)
         out.seek(0)
         err.seek(0)
-        rss = usage.ru_maxrss / (1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0)
+        kb = hwm.read().strip()
+        rss = int(kb) / 1024.0 if kb else usage.ru_maxrss / (
+            1024.0 * 1024.0 if sys.platform == "darwin" else 1024.0)
         return {"wall": wall, "cpu": usage.ru_utime + usage.ru_stime, "rss": rss, "rc": code,
                 "out": out.read().decode("utf-8", "replace"),
                 "err": err.read().decode("utf-8", "replace")}

@@ -31,28 +31,38 @@ BILLION_LAUGHS = textwrap.dedent("""
 """).lstrip()
 
 
+# Runs the command in a fresh interpreter and records that interpreter's own peak RSS (VmHWM,
+# reset by exec). ru_maxrss from wait4 would not do: Linux folds the forking process's RSS into
+# the child's maxrss at exec, so a child of a big pytest process looks big.
+LAUNCHER = """
+import runpy, sys
+hwm_file, sys.argv = sys.argv[1], sys.argv[2:]
+code = 0
+try:
+    runpy.run_path(sys.argv[0], run_name="__main__")
+except SystemExit as exc:
+    code = exc.code
+with open("/proc/self/status") as f:
+    hwm = [line.split()[1] for line in f if line.startswith("VmHWM:")][0]
+with open(hwm_file, "w") as f:
+    f.write(hwm)
+sys.exit(code)
+"""
+
+
 def run_measured(args, timeout=30):
-    """The real command: (exit status, stdout, stderr, wall seconds, peak RSS in MB of that
-    process alone: os.wait4)."""
-    with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err:
+    """The real command: (exit status, stdout, stderr, wall seconds, peak RSS in MB of the
+    interpreter that ran it)."""
+    with tempfile.TemporaryDirectory() as tmp:
+        hwm = os.path.join(tmp, "hwm")
         start = time.perf_counter()
-        proc = subprocess.Popen([sys.executable, COMMAND] + [str(a) for a in args],
-                                stdout=out, stderr=err)
-        while True:
-            pid, status, usage = os.wait4(proc.pid, os.WNOHANG)
-            if pid:
-                break
-            if time.perf_counter() - start > timeout:
-                proc.kill()
-                os.wait4(proc.pid, 0)
-                raise AssertionError("the command did not end within {} s".format(timeout))
-            time.sleep(0.01)
+        proc = subprocess.run([sys.executable, "-c", LAUNCHER, hwm, COMMAND] +
+                              [str(a) for a in args], capture_output=True, text=True,
+                              timeout=timeout)
         wall = time.perf_counter() - start
-        proc.returncode = os.WEXITSTATUS(status) if os.WIFEXITED(status) else -1
-        out.seek(0)
-        err.seek(0)
-        return (proc.returncode, out.read().decode("utf-8"), err.read().decode("utf-8"), wall,
-                usage.ru_maxrss / 1024.0)
+        with open(hwm) as f:
+            rss = int(f.read()) / 1024.0
+    return proc.returncode, proc.stdout, proc.stderr, wall, rss
 
 
 def assert_refused(proc_or_tuple, where, words, code=3):
