@@ -346,3 +346,51 @@ def test_detect_compare():
     assert exports.detect([(1, ["model", "rank", "miou", "miou_ci_low"])]) == "compare"
     assert exports.detect([(1, []), (2, ["model", "rank", "accuracy"])]) == "compare"
     assert exports.detect([(1, ["model", "rank", ""])]) == "csv"
+
+
+# ---------------------------------------------------------------- scores read fast, compared exactly
+
+from hypothesis import given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+from scoring.generalist import boards  # noqa: E402
+from scoring.generalist.consistency import competition_ranks  # noqa: E402
+
+
+@settings(max_examples=3000)
+@given(st.text(alphabet="0123456789.+-eE_ nainfINFty\u0661\uff11x", max_size=12))
+def test_fast_score_check_accepts_what_the_number_pattern_does(cell):
+    """The fast check (float) accepts exactly the decimal numbers _NUMBER describes (those a
+    float can hold; the others take the Decimal path)."""
+    cell = cell.strip()
+    if boards._is_number(cell):
+        assert boards._NUMBER.match(cell), cell
+    elif boards._NUMBER.match(cell):
+        assert float(cell) in (float("inf"), float("-inf")), cell
+
+
+decimal_texts = st.builds(
+    lambda sign, whole, frac, zeros: sign + whole + ("." + frac if frac is not None else "")
+    + "0" * zeros, st.sampled_from(["", "-", "+"]), st.text("0123456789", min_size=1,
+                                                            max_size=9),
+    st.one_of(st.none(), st.text("0123456789", max_size=9)), st.integers(0, 8))
+
+
+@settings(max_examples=500)
+@given(st.lists(decimal_texts, min_size=1, max_size=30), st.booleans())
+def test_exact_scores_rank_as_decimals(texts, higher):
+    """Floats for short plain decimals, Decimals otherwise: the same ranks as exact decimals."""
+    from decimal import Decimal
+    exact = [Decimal(t) for t in texts]
+    assert competition_ranks(boards.exact_scores(texts), higher) == \
+        competition_ranks(exact, higher)
+    short = all(len(t) <= 15 for t in texts)
+    assert all(isinstance(v, float if short else Decimal) for v in boards.exact_scores(texts))
+
+
+def test_exact_scores_close_decimals_are_not_merged():
+    """16+ characters: 0.1000000000000001 and 0.1 are different scores; as floats they would
+    nearly be, so they stay Decimals."""
+    texts = ["0.10000000000000001", "0.1", "0.100000000000000000"]
+    assert competition_ranks(boards.exact_scores(texts), True) == [1, 2, 2]
+    assert competition_ranks(boards.exact_scores(["1e-400", "0", "1e400"]), True) == [2, 3, 1]
