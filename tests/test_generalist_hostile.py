@@ -101,6 +101,9 @@ YAML_BOMBS = {
     "python tag on a scalar": ("eps: !!python/name:os.system x\n" + CONFIG, 1,
                                "is not allowed"),
     "two documents": (CONFIG + "---\neps: 0.1\n", 11, "expected a single document"),
+    # A name no UTF-8 output can hold: refused, not an internal error when writing.
+    "lone surrogate in a name": (CONFIG.replace("name: one", 'name: "one\\ud800"'), 2,
+                                 "a lone surrogate"),
 }
 
 

@@ -76,6 +76,8 @@ REFUSED = {
     "two documents": ("a: 1\n---\nb: 2\n", 2,
                       "expected a single document in the stream, but found another"),
     "unhashable key": ("{[1, 2]: x}\n", 1, "unhashable"),
+    "lone surrogate": ('a: ok\nb: "x\\ud800"\n', 2, "a lone surrogate '\\ud800'"),
+    "lone surrogate in a key": ('"\\udfff": 1\n', 1, "lone surrogate"),
 }
 
 

@@ -11,14 +11,16 @@ one on older Pythons, and (e) keeps the last of two equal keys. Here, in this or
     counted on the way (before anything recurses), refusing at the first excess;
   - the document is composed from those events; its node graph is walked once without recursion,
     counting every node as the data would hold it, aliases expanded (memoized: a bomb costs as
-    little to count as to parse), refusing recursive aliases, integers longer than
-    MAX_INT_DIGITS digits and a key given twice in one mapping;
+    little to count as to parse), refusing recursive aliases, tags other than the standard
+    ones, integers longer than MAX_INT_DIGITS digits, lone surrogates (\ud800) and a key
+    given twice in one mapping;
   - only then are Python objects constructed; a value that still cannot be (a date like
     2024-13-45) is refused with its line.
 
 Every refusal is one exception, YamlError, with a short message (values quoted with
 quoting.brief) and the line where it applies. Works with PyYAML 5.1 to 6.x on Python 3.7+.
 """
+import re
 from collections import deque
 from typing import Any, Dict, List, Optional, Tuple
 
@@ -40,6 +42,9 @@ MAX_INT_DIGITS = 4300        # Python 3.11's default int/str limit, applied on e
 _INT_TAG = "tag:yaml.org,2002:int"
 _MERGE_TAG = "tag:yaml.org,2002:merge"
 _PROBLEM_CHARS = 200
+# "\ud800" in a double-quoted string: PyYAML makes it a lone surrogate, which no UTF-8 output
+# can hold (a name with one would fail the run when the results are written).
+_SURROGATE = re.compile("[\ud800-\udfff]")
 # The standard tags SafeConstructor builds (str, int, float, bool, null, timestamp, binary,
 # seq, map, set, omap, pairs) and the merge key `<<`.
 _SAFE_TAGS = frozenset(t for t in SafeConstructor.yaml_constructors if t) | {_MERGE_TAG}
@@ -173,6 +178,11 @@ def _check_graph(root: Node, max_nodes: int) -> None:
             raise YamlError("the tag {} is not allowed (plain YAML values only)".format(
                 brief(node.tag)), _line(node))
         if isinstance(node, ScalarNode):
+            surrogate = _SURROGATE.search(node.value)
+            if surrogate:
+                raise YamlError("a character that is not text: a lone surrogate {} (written as "
+                                "an escape in a double-quoted string?)".format(
+                                    brief(surrogate.group())), _line(node))
             if node.tag == _INT_TAG and len(node.value) > MAX_INT_DIGITS:
                 raise YamlError("an integer of {:,} characters: longer than {:,} digits".format(
                     len(node.value), MAX_INT_DIGITS), _line(node))
