@@ -250,6 +250,13 @@ def test_board_that_is_not_a_regular_file(tmp_path, kind, words):
     assert wall < 10
 
 
+def test_nul_byte_in_a_board_file_name(tmp_path):
+    path = write_case(tmp_path / "case", CONFIG.replace("file: a.csv", 'file: "a\\0.csv"'), GOOD)
+    proc = run_generalist(path)
+    assert_refused(proc, "config.yaml, line 2: leaderboard 'one': ", "a\\x00.csv cannot be "
+                   "read (a NUL byte in its name)")
+
+
 def test_dev_zero_named_directly(tmp_path):
     path = write_case(tmp_path / "case", CONFIG.replace("file: a.csv", "file: /dev/zero"), GOOD)
     proc = run_generalist(path)
@@ -469,3 +476,37 @@ def test_control_characters_in_a_file_name_are_escaped(tmp_path):
     proc = run_generalist(path)
     err = assert_refused(proc, "a\\x1b[31m\\u202e.csv, line 3:", "already on")
     assert "\x1b" not in err and "\u202e" not in err
+
+
+# ---------------------------------------------------------------- never an internal error
+
+from hypothesis import HealthCheck, given, settings  # noqa: E402
+from hypothesis import strategies as st  # noqa: E402
+
+_values = st.recursive(
+    st.one_of(st.none(), st.booleans(), st.integers(-10 ** 40, 10 ** 40),
+              st.floats(allow_nan=True), st.text(max_size=12),
+              st.sampled_from(["a.csv", "b.csv", "team", "score", "rank", "csv", "codalab",
+                               "compare", "best", "absent", "error", "1e-6", "/dev/null",
+                               "a\x00.csv", "", "."])),
+    lambda inner: st.lists(inner, max_size=3) | st.dictionaries(st.text(max_size=6), inner,
+                                                                max_size=3), max_leaves=8)
+_board_keys = st.sampled_from(["name", "file", "format", "table", "model_column",
+                               "score_column", "higher_is_better", "rank_column", "duplicates",
+                               "missing", "other"])
+_boards = st.lists(st.dictionaries(_board_keys, _values, max_size=8), max_size=3)
+_configs = st.fixed_dictionaries({"leaderboards": _boards}, optional={
+    "eps": _values, "min_leaderboards": _values, "aliases": _values, "x": _values})
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(_configs)
+def test_any_configuration_is_used_or_refused_never_an_internal_error(tmp_path_factory, doc):
+    import yaml
+    from conftest import run_main
+    from scoring.generalist import cli
+    folder = tmp_path_factory.mktemp("any")
+    write_case(folder, yaml.safe_dump(doc, allow_unicode=True), GOOD)
+    code, out, err = run_main(cli.main, [folder / "config.yaml"])
+    assert code in (0, 3), err
+    assert "INTERNAL ERROR" not in err and len(err) < 20000

@@ -126,3 +126,9 @@ def test_what_is_opened_is_checked_again(tmp_path, monkeypatch):
     os.mkfifo(str(tmp_path / "fifo"))
     monkeypatch.setattr(regular_file.os, "lstat", lambda path: real_stat)
     assert refused(tmp_path / "fifo").reason == "not a regular file: a FIFO (named pipe)"
+
+
+def test_a_nul_byte_in_the_name():
+    exc = refused("a\x00b.csv")
+    assert (exc.kind, exc.reason) == (regular_file.UNREADABLE,
+                                      "cannot be read (a NUL byte in its name)")

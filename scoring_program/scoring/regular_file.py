@@ -54,15 +54,17 @@ def _refuse_kind(what: str) -> Refused:
     return Refused(NOT_REGULAR, "not a regular file: {}".format(what), what)
 
 
-def _unreadable(exc: OSError) -> Refused:
-    return Refused(UNREADABLE, "cannot be read ({})".format(exc.strerror or type(exc).__name__))
+def _unreadable(exc: Exception) -> Refused:
+    reason = getattr(exc, "strerror", None) or (
+        "a NUL byte in its name" if isinstance(exc, ValueError) else type(exc).__name__)
+    return Refused(UNREADABLE, "cannot be read ({})".format(reason))
 
 
 def open_regular(path: str, follow_links: bool = False) -> int:
     """A read-only descriptor on path, if it is a regular file; raises Refused otherwise."""
     try:
         st = os.stat(path) if follow_links else os.lstat(path)
-    except OSError as exc:
+    except (OSError, ValueError) as exc:     # ValueError: a NUL byte in the path
         raise _unreadable(exc) from None
     what = kind_of_file(st.st_mode)
     if what:
