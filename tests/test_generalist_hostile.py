@@ -510,3 +510,32 @@ def test_any_configuration_is_used_or_refused_never_an_internal_error(tmp_path_f
     code, out, err = run_main(cli.main, [folder / "config.yaml"])
     assert code in (0, 3), err
     assert "INTERNAL ERROR" not in err and len(err) < 20000
+
+
+_FUZZ_CONFIGS = {
+    "csv": CONFIG,
+    "codalab": CONFIG.replace("model_column: team\n    score_column: score", "score_column: mAP"),
+    "codalab rank": CONFIG.replace("model_column: team\n    score_column: score\n"
+                                   "    higher_is_better: true", "rank_column: mAP"),
+    "codabench": CONFIG.replace("model_column: team\n    score_column: score",
+                                "score_column: mAP\n    duplicates: best\n    missing: absent"),
+    "compare": CONFIG.replace("    model_column: team\n    score_column: score\n"
+                              "    higher_is_better: true\n", ""),
+}
+_HEADS = {"csv": "team,score\n", "codalab": "submission_pk,User,b'mAP'\r\n",
+          "codalab rank": "submission_pk,User,b'mAP'\r\n",
+          "codabench": "Username,fact_sheet_answers,T(1)-mAP\r\n", "compare": "model,rank,miou\n"}
+
+
+@settings(max_examples=300, deadline=None, suppress_health_check=[HealthCheck.too_slow])
+@given(st.sampled_from(sorted(_FUZZ_CONFIGS)),
+       st.text(alphabet="AB1234567890.,-+e\"\n\r ()_ab'\x00\u202e", max_size=80))
+def test_any_board_file_is_used_or_refused_never_an_internal_error(tmp_path_factory, kind,
+                                                                     body):
+    from conftest import run_main
+    from scoring.generalist import cli
+    folder = tmp_path_factory.mktemp("anyboard")
+    write_case(folder, _FUZZ_CONFIGS[kind], dict(GOOD, **{"a.csv": _HEADS[kind] + body}))
+    code, out, err = run_main(cli.main, [folder / "config.yaml"])
+    assert code in (0, 3), err
+    assert "INTERNAL ERROR" not in err
