@@ -290,15 +290,24 @@ sys.exit(code)
 """
 
 
-def measure_rusage(cmd: List[str]) -> Dict[str, object]:
+def measure_rusage(cmd: List[str], timeout: Optional[float] = None) -> Dict[str, object]:
     """Run the script cmd[1:] with the interpreter cmd[0]: wall and CPU seconds (user + sys,
-    os.wait4: that one child) and peak RSS (MB; VmHWM on Linux, else ru_maxrss)."""
+    os.wait4: that one child) and peak RSS (MB; VmHWM on Linux, else ru_maxrss). With a
+    timeout, a run that takes longer is killed and TimeoutError raised (the tests use it)."""
     with tempfile.TemporaryFile() as out, tempfile.TemporaryFile() as err, \
             tempfile.NamedTemporaryFile("r", suffix=".hwm") as hwm:
         start = time.perf_counter()
         proc = subprocess.Popen([cmd[0], "-c", LAUNCHER, hwm.name] + cmd[1:], stdout=out,
                                 stderr=err)
-        _, status, usage = os.wait4(proc.pid, 0)
+        while True:
+            pid, status, usage = os.wait4(proc.pid, 0 if timeout is None else os.WNOHANG)
+            if pid:
+                break
+            if time.perf_counter() - start > timeout:
+                proc.kill()
+                os.wait4(proc.pid, 0)
+                raise TimeoutError("{} did not end within {} s".format(cmd[1], timeout))
+            time.sleep(0.01)
         wall = time.perf_counter() - start
         code = os.waitstatus_to_exitcode(status) if hasattr(
             os, "waitstatus_to_exitcode") else (status >> 8)

@@ -8,7 +8,6 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
 import textwrap
 import time
 
@@ -31,38 +30,25 @@ BILLION_LAUGHS = textwrap.dedent("""
 """).lstrip()
 
 
-# Runs the command in a fresh interpreter and records that interpreter's own peak RSS (VmHWM,
-# reset by exec). ru_maxrss from wait4 would not do: Linux folds the forking process's RSS into
-# the child's maxrss at exec, so a child of a big pytest process looks big.
-LAUNCHER = """
-import runpy, sys
-hwm_file, sys.argv = sys.argv[1], sys.argv[2:]
-code = 0
-try:
-    runpy.run_path(sys.argv[0], run_name="__main__")
-except SystemExit as exc:
-    code = exc.code
-with open("/proc/self/status") as f:
-    hwm = [line.split()[1] for line in f if line.startswith("VmHWM:")][0]
-with open(hwm_file, "w") as f:
-    f.write(hwm)
-sys.exit(code)
-"""
+def _bench_module():
+    """bench/generalist.py, for its measure_rusage (the command's own peak RSS: see there)."""
+    import importlib.util
+    path = os.path.join(os.path.dirname(os.path.dirname(COMMAND)), "bench", "generalist.py")
+    spec = importlib.util.spec_from_file_location("generalist_bench", path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
 
 
 def run_measured(args, timeout=30):
     """The real command: (exit status, stdout, stderr, wall seconds, peak RSS in MB of the
     interpreter that ran it)."""
-    with tempfile.TemporaryDirectory() as tmp:
-        hwm = os.path.join(tmp, "hwm")
-        start = time.perf_counter()
-        proc = subprocess.run([sys.executable, "-c", LAUNCHER, hwm, COMMAND] +
-                              [str(a) for a in args], capture_output=True, text=True,
-                              timeout=timeout)
-        wall = time.perf_counter() - start
-        with open(hwm) as f:
-            rss = int(f.read()) / 1024.0
-    return proc.returncode, proc.stdout, proc.stderr, wall, rss
+    try:
+        r = _bench_module().measure_rusage([sys.executable, COMMAND] + [str(a) for a in args],
+                                           timeout=timeout)
+    except TimeoutError as exc:
+        raise AssertionError(str(exc)) from None
+    return r["rc"], r["out"], r["err"], r["wall"], r["rss"]
 
 
 def assert_refused(proc_or_tuple, where, words, code=3):
