@@ -81,3 +81,96 @@ def assert_self_contained(doc):
     assert re.search(r"""(src|href)\s*=\s*["']?\s*(https?:|//|file:|[\w./-]+\.\w+)""", low) is None
     assert "@import" not in low
     assert "url(" not in low
+
+
+class Elements(HTMLParser):
+    """Every element as (tag, attrs dict, the classes of its ancestors), and the text of the page
+    outside <title> (tooltips) and <style>: what a reader sees without hovering."""
+
+    def __init__(self):
+        super().__init__(convert_charrefs=True)
+        self.elements = []
+        self.visible = []
+        self.titles = []
+        self._open = []  # (tag, classes)
+
+    def _record(self, tag, attrs):
+        attrs = dict(attrs)
+        above = [c for _, classes in self._open for c in classes]
+        self.elements.append((tag, attrs, above))
+        return (tag, (attrs.get("class") or "").split())
+
+    def handle_starttag(self, tag, attrs):
+        entry = self._record(tag, attrs)
+        if tag not in VOID:
+            self._open.append(entry)
+
+    def handle_startendtag(self, tag, attrs):
+        self._record(tag, attrs)
+
+    def handle_endtag(self, tag):
+        if tag not in VOID and self._open and self._open[-1][0] == tag:
+            self._open.pop()
+
+    def handle_data(self, data):
+        tags = [t for t, _ in self._open]
+        if "title" in tags:
+            self.titles.append(data)
+        elif "style" not in tags:
+            self.visible.append(data)
+
+
+def elements(doc):
+    parser = Elements()
+    parser.feed(doc)
+    parser.close()
+    return parser
+
+
+MIN_FONT = 11.0
+
+
+def _px(value):
+    return float(re.match(r"\s*([0-9.]+)", value).group(1))
+
+
+def assert_chart_text_at_least(doc, px=MIN_FONT):
+    """No SVG text is drawn smaller than px CSS pixels at any page width: every font size in an
+    SVG is at least px, and an SVG may shrink with the page only as far as its smallest text
+    stays at px (its min-width)."""
+    parsed = elements(doc)
+    svgs = 0
+    sizes = []
+    for tag, attrs, _ in parsed.elements:
+        if tag == "svg":
+            svgs += 1
+        if "font-size" in attrs:
+            sizes.append(_px(attrs["font-size"]))
+        style = attrs.get("style") or ""
+        sizes += [_px(v) for v in re.findall(r"font-size\s*:\s*([^;]+)", style)]
+    assert sizes or not svgs
+    assert all(s >= px for s in sizes), sorted(sizes)[:5]
+    for svg in re.findall(r"<svg[^>]*>.*?</svg>", doc, re.S):
+        head = re.match(r"<svg[^>]*>", svg).group(0)
+        width = float(re.search(r' width="([0-9.]+)"', head).group(1))
+        min_width = float(re.search(r'min-width:([0-9.]+)px', head).group(1))
+        smallest = min(float(v) for v in re.findall(r'font-size="([0-9.]+)"', svg))
+        # Rendered at min_width, a font of size s is drawn at s * min_width / width px.
+        assert smallest * min_width / width >= px - 1e-9, (smallest, min_width, width)
+    return sizes
+
+
+def assert_every_table_and_chart_scrolls(doc):
+    """Every table and SVG chart sits in one scroll box, whose hint is there once."""
+    parsed = elements(doc)
+    for tag, _, above in parsed.elements:
+        if tag in ("table", "svg"):
+            assert above.count("scroll") == 1, (tag, above)
+    boxes = sum(1 for tag, attrs, _ in parsed.elements
+                if "scroll" in (attrs.get("class") or "").split())
+    hints = sum(1 for tag, attrs, above in parsed.elements
+                if "scroll-edge" in (attrs.get("class") or "").split() and "scroll" in above)
+    assert boxes == hints >= 1
+    if "<style>" in doc:  # a whole page: the hint's rules are in its stylesheet
+        assert re.search(r"\.scroll-edge\{[^}]*position:sticky;right:0", doc)
+        assert re.search(r"\.scroll-cover\{[^}]*z-index:2", doc)
