@@ -142,6 +142,18 @@ def test_no_chart_text_is_smaller_than_11_px(n_rows, n_cols, name, big):
     assert_every_table_and_chart_scrolls(frag)
 
 
+def test_a_chart_shrinks_with_the_page_only_down_to_11_px_text():
+    """Its min-width is its width scaled by 11 / its smallest font: a 12 px chart may shrink to
+    11/12 of its size (and fit a phone), a chart with 11 px text not at all."""
+    bars = html.bar_chart(["nutrient_deficiency"], [0.5], "t", show_values=False)
+    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', bars).group(1))
+    min_width = float(re.search(r"min-width:([0-9.]+)px", bars).group(1))
+    assert min_width == pytest.approx(width * 11 / 12, abs=0.15)
+    heat = html.confusion_matrix([[1, 2], [3, 4]], ["a", "b"], ["a", "b"])
+    width = float(re.search(r'<svg [^>]*width="([0-9.]+)"', heat).group(1))
+    assert float(re.search(r"min-width:([0-9.]+)px", heat).group(1)) == pytest.approx(width, abs=0.15)
+
+
 def test_every_table_and_chart_is_in_a_scroll_box_with_its_hint():
     for frag in (html.scores_table([("a", 0.5, "")]), html.counts_table(["a"], [[1]]),
                  html.bar_chart(["a"], [0.5], "t"),

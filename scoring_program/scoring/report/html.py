@@ -207,7 +207,7 @@ def _figure(title, kind, width, height, body):
     """An SVG chart in a figure: it may shrink with the page only while its smallest text stays
     at MIN_FONT px or more (its min-width); narrower pages scroll it, with the hint."""
     inner = "".join(body)
-    smallest = min([float(v) for v in _FONT_SIZES.findall(inner)] + [MIN_FONT])
+    smallest = min([float(v) for v in _FONT_SIZES.findall(inner)] or [MIN_FONT])
     min_width = width * MIN_FONT / smallest
     svg = (_svg_open(width, height, title or kind, kind).replace(
         "<svg ", '<svg style="min-width:%spx" ' % _num(math.ceil(min_width * 10) / 10.0), 1)
