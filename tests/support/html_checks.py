@@ -26,7 +26,9 @@ VOID = {
 
 
 class TagBalanceChecker(HTMLParser):
-    """Records tags; checks that every non-void element is closed in order."""
+    """Records tags; checks that every non-void element is closed in order. Also keeps every
+    element as (tag, attrs dict, the classes of the elements around it), and the text outside
+    <title> (tooltips) and <style>: what a reader sees without hovering."""
 
     def __init__(self):
         super().__init__(convert_charrefs=True)
@@ -35,30 +37,44 @@ class TagBalanceChecker(HTMLParser):
         self.starttags = []
         self.attrs = []
         self.text = []
+        self.elements = []
+        self.visible = []
+        self.titles = []
+        self._classes = []  # the classes of each element on the stack
+
+    def _record(self, tag, attrs):
+        self.starttags.append(tag)
+        self.attrs.extend(attrs)
+        attrs = dict(attrs)
+        self.elements.append((tag, attrs, [c for cs in self._classes for c in cs]))
+        return (attrs.get("class") or "").split()
 
     def handle_starttag(self, tag, attrs):
-        self.starttags.append(tag)
-        self.attrs.extend(attrs)
+        classes = self._record(tag, attrs)
         if tag not in VOID:
             self.stack.append(tag)
+            self._classes.append(classes)
 
     def handle_startendtag(self, tag, attrs):  # <rect ... /> in SVG
-        self.starttags.append(tag)
-        self.attrs.extend(attrs)
+        self._record(tag, attrs)
 
     def handle_endtag(self, tag):
         if tag in VOID:
             return
         if not self.stack:
             self.errors.append("unexpected </%s>" % tag)
-        elif self.stack[-1] != tag:
+            return
+        if self.stack[-1] != tag:
             self.errors.append("</%s> closes <%s>" % (tag, self.stack[-1]))
-            self.stack.pop()
-        else:
-            self.stack.pop()
+        self.stack.pop()
+        self._classes.pop()
 
     def handle_data(self, data):
         self.text.append(data)
+        if "title" in self.stack:
+            self.titles.append(data)
+        elif "style" not in self.stack:
+            self.visible.append(data)
 
 
 def parse(doc):
@@ -83,48 +99,9 @@ def assert_self_contained(doc):
     assert "url(" not in low
 
 
-class Elements(HTMLParser):
-    """Every element as (tag, attrs dict, the classes of its ancestors), and the text of the page
-    outside <title> (tooltips) and <style>: what a reader sees without hovering."""
-
-    def __init__(self):
-        super().__init__(convert_charrefs=True)
-        self.elements = []
-        self.visible = []
-        self.titles = []
-        self._open = []  # (tag, classes)
-
-    def _record(self, tag, attrs):
-        attrs = dict(attrs)
-        above = [c for _, classes in self._open for c in classes]
-        self.elements.append((tag, attrs, above))
-        return (tag, (attrs.get("class") or "").split())
-
-    def handle_starttag(self, tag, attrs):
-        entry = self._record(tag, attrs)
-        if tag not in VOID:
-            self._open.append(entry)
-
-    def handle_startendtag(self, tag, attrs):
-        self._record(tag, attrs)
-
-    def handle_endtag(self, tag):
-        if tag not in VOID and self._open and self._open[-1][0] == tag:
-            self._open.pop()
-
-    def handle_data(self, data):
-        tags = [t for t, _ in self._open]
-        if "title" in tags:
-            self.titles.append(data)
-        elif "style" not in tags:
-            self.visible.append(data)
-
-
 def elements(doc):
-    parser = Elements()
-    parser.feed(doc)
-    parser.close()
-    return parser
+    """The parsed page: .elements, .visible, .titles (see TagBalanceChecker)."""
+    return parse(doc)
 
 
 MIN_FONT = 11.0
