@@ -14,11 +14,11 @@ Generic building blocks (each returns an HTML fragment as a string):
 * :func:`counts_table`     - generic table of ints and strings
 * :func:`scroll`           - a box that scrolls sideways on a narrow page, with a "scroll ->"
                              hint only while it overflows (every table and chart is in one)
-* :func:`warnings_list`  - list of warnings ("No warnings." if empty)
-* :func:`page`           - wraps sections into a complete document
+* :func:`warnings_list`    - list of warnings ("No warnings." if empty)
+* :func:`page`             - wraps sections into a complete document
 
-* :func:`headline`       - the page's main score with its subline
-* :func:`notes_list`     - "How the scores are computed" bullet list
+* :func:`headline`         - the page's main score with its subline
+* :func:`notes_list`       - "How the scores are computed" bullet list
 
 Each task's page is its own (scoring/tasks/<task>/report.py); the run information is rendered by
 run_info.py.
