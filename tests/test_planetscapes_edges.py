@@ -178,3 +178,94 @@ def test_id_255_table_in_the_starting_kit_check(reference_255, tmp_path):
                            str(manifest)], capture_output=True, text=True)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "values 7" in proc.stderr and "Traceback" not in proc.stderr + proc.stdout
+
+
+# --- item 3: average_instance_size of any value -----------------------------------------------
+
+@pytest.fixture(scope="module")
+def sized(tmp_path_factory):
+    """A reference with instances (planetscapes_util.ROWS), raw and packed, a submission."""
+    from planetscapes_util import ROWS, random_images
+    base = tmp_path_factory.mktemp("sizes")
+    ids = ["s%d" % k for k in range(4)]
+    images = random_images(np.random.RandomState(21), ROWS, len(ids), 12, 15)
+    raw = str(base / "raw")
+    write_reference(raw, ROWS, [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
+    write_predictions(str(base / "res"), [(i, p) for i, (_, _, p) in zip(ids, images)])
+    proc = _pack(raw, str(base / "packed"))
+    assert proc.returncode == 0, proc.stderr
+    return raw, str(base / "packed"), str(base / "res"), images
+
+
+def _with_sizes(src, dst, text):
+    """A copy of reference src whose config.yaml ends with `average_instance_size:` text."""
+    import shutil
+    shutil.copytree(src, str(dst))
+    with open(os.path.join(str(dst), "config.yaml"), "a") as f:
+        f.write("average_instance_size:\n" + text)
+    return str(dst)
+
+
+REFUSED_SIZES = {
+    "1e308": "  rock: 1.0e+308\n",
+    "inf": "  rock: .inf\n",
+    "nan": "  rock: .nan\n",
+    "300 digits": "  rock: {}\n".format("7" * 300),
+    "zero": "  rock: 0\n",
+    "negative": "  rock: -850\n",
+    "below one pixel": "  rock: 0.5\n",
+    "text": "  rock: many\n",
+    "empty": "  rock:\n",
+    "a list": "  rock: [850]\n",
+    "true": "  rock: true\n",
+    "above the largest image": "  rock: {}\n".format((2 ** 31 - 1) ** 2 + 1),
+}
+
+
+@pytest.mark.parametrize("name", sorted(REFUSED_SIZES))
+def test_unusable_average_size_is_exit_3_naming_the_class(sized, tmp_path, name):
+    raw, pk, res, _ = sized
+    for layout, src in (("raw", raw), ("packed", pk)):
+        ref = _with_sizes(src, tmp_path / layout, REFUSED_SIZES[name])
+        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / ("out-" + layout))
+        assert proc.returncode == 3, (layout, proc.stderr)
+        assert "average_instance_size: 'rock' must be a positive number of pixels" in \
+            proc.stderr, proc.stderr
+        assert "Traceback" not in proc.stderr + proc.stdout and len(proc.stderr) < 2000
+        assert not (tmp_path / ("out-" + layout) / "scores.txt").exists()
+    proc = _pack(_with_sizes(raw, tmp_path / "topack", REFUSED_SIZES[name]),
+                 str(tmp_path / "packed-out"))
+    assert proc.returncode == 3 and "'rock'" in proc.stderr, proc.stderr
+    assert "Traceback" not in proc.stderr
+
+
+def test_integer_too_long_for_text_is_exit_3(sized, tmp_path):
+    """5,000 digits: Python 3.11+ cannot even read it as an int (YAML refuses it: exit 3 naming
+    config.yaml); older Pythons read it and the table check names the class."""
+    raw, _, res, _ = sized
+    ref = _with_sizes(raw, tmp_path / "raw", "  rock: {}\n".format("9" * 5000))
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 3, proc.stderr
+    assert "config.yaml" in proc.stderr and "Traceback" not in proc.stderr
+    assert len(proc.stderr) < 2000
+
+
+@pytest.mark.parametrize("size", [1, 850, 3.25, (2 ** 31 - 1) ** 2])
+def test_extreme_valid_average_sizes_score_every_key(sized, tmp_path, size):
+    """From one pixel to the largest PNG image: every iIoU key present, finite, equal to the
+    oracle's, for both layouts and 1 to 3 workers."""
+    from planetscapes_util import ROWS
+    raw, pk, res, images = sized
+    want = oracle.scores(ROWS, images, {"rock": size, "probe": size})
+    assert {"iiou_class_rock", "iiou_class_probe", "iiou_category_vehicle"} <= set(want)
+    texts = set()
+    for layout, src in (("raw", raw), ("packed", pk)):
+        ref = _with_sizes(src, tmp_path / layout, "  rock: {}\n  probe: {}\n".format(size, size))
+        for workers in (1, 2, 3):
+            out = tmp_path / "{}-{}".format(layout, workers)
+            proc = run_score("--ref", ref, "--res", res, "--out", out, "--workers", workers)
+            assert proc.returncode == 0, proc.stderr
+            got = _scores(out)
+            _assert_equal_to_oracle(got, want)
+            texts.add((out / "scores.txt").read_text())
+    assert len(texts) == 1
