@@ -211,6 +211,7 @@ REFUSED_SIZES = {
     "inf": "  rock: .inf\n",
     "nan": "  rock: .nan\n",
     "300 digits": "  rock: {}\n".format("7" * 300),
+    "400 digits": "  rock: {}\n".format("7" * 400),
     "zero": "  rock: 0\n",
     "negative": "  rock: -850\n",
     "below one pixel": "  rock: 0.5\n",
@@ -269,3 +270,167 @@ def test_extreme_valid_average_sizes_score_every_key(sized, tmp_path, size):
             _assert_equal_to_oracle(got, want)
             texts.add((out / "scores.txt").read_text())
     assert len(texts) == 1
+
+
+# --- item 2: instance images that cannot hold instance ids --------------------------------------
+
+INSTANCE_ROWS = [
+    _row("void", 0, "void", ignored=True),
+    _row("ground", 1, "flat"),                       # id 1, no instances: 1000 is still allowed
+    _row("sand", 2, "flat"),
+    _row("rock", 4, "object", instances=True),
+    _row("rover", 5, "vehicle", instances=True),
+    _row("lander", 6, "vehicle", instances=True, ignored=True),
+]
+INSTANCE_IDS = ["i%d" % k for k in range(4)]
+
+
+def _instance_images(seed=11):
+    """Label, instance and prediction images: rocks and rovers as instances (ids > 1000),
+    crowd regions (their label id), landers (ignored, with instances), ground and sand."""
+    rng = np.random.RandomState(seed)
+    out = []
+    for _ in INSTANCE_IDS:
+        lab = rng.choice([0, 1, 2, 4, 5, 6], size=(14, 16)).astype(np.uint8)
+        inst = lab.astype(np.uint16)
+        for c in (4, 5, 6):
+            where = lab == c
+            k = rng.randint(0, 4, size=int(where.sum()))
+            inst[where] = np.where(k == 3, c, c * 1000 + 1 + k)  # k == 3: crowd
+        pred = np.where(rng.rand(14, 16) < 0.7, lab, rng.choice([0, 1, 2, 4, 5, 6], (14, 16)))
+        out.append((lab, inst, pred.astype(np.uint8)))
+    return out
+
+
+@pytest.fixture(scope="module")
+def instance_case(tmp_path_factory):
+    base = tmp_path_factory.mktemp("inst")
+    images = _instance_images()
+    raw = str(base / "raw")
+    write_reference(raw, INSTANCE_ROWS, [(i, lab, inst) for i, (lab, inst, _) in
+                                         zip(INSTANCE_IDS, images)])
+    write_predictions(str(base / "res"), [(i, p) for i, (_, _, p) in zip(INSTANCE_IDS, images)])
+    return raw, str(base / "res"), images
+
+
+def _edited(src, dst, image, instances, bits=16):
+    """A copy of reference src whose instances/<image>.png is `instances`, saved with `bits`
+    bits ('P' for a palette image)."""
+    import shutil
+    shutil.copytree(src, str(dst))
+    path = os.path.join(str(dst), "instances", image + ".png")
+    if bits == 16:
+        save_16bit(np.asarray(instances), path)
+    else:
+        img = Image.fromarray(np.asarray(instances).astype(np.uint8))
+        (img.convert("P") if bits == "P" else img).save(path)
+    return str(dst)
+
+
+def _refused_on_both_paths(ref, res, tmp_path, *phrases):
+    """exit 3 naming the phrases from score.py on the raw reference and from pack.py."""
+    for argv in ([sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref, "--res", res,
+                  "--workers", "2"],
+                 [sys.executable, PACK, ref, str(tmp_path / "packed"), "--workers", "2"]):
+        proc = subprocess.run(argv, capture_output=True, text=True)
+        assert proc.returncode == 3, (argv[1], proc.stderr)
+        assert proc.stderr.startswith("ERROR: the REFERENCE data"), proc.stderr
+        for phrase in phrases:
+            assert phrase in proc.stderr, (phrase, proc.stderr)
+        assert "Traceback" not in proc.stderr + proc.stdout
+    assert not os.path.exists(str(tmp_path / "packed" / "packed.json"))
+
+
+BROKEN_INSTANCES = {
+    # name: (instances from the valid ones, bits, phrase)
+    "8-bit, ids modulo 256": (lambda a: a % 256, 8, "it is an 8-bit image"),
+    "8-bit, ids clipped to 255": (lambda a: np.minimum(a, 255), 8, "it is an 8-bit image"),
+    "8-bit palette": (lambda a: a % 256, "P", "it is an 8-bit image"),
+    "16-bit, ids modulo 256": (lambda a: a % 256, 16, "hold neither an instance id"),
+    "16-bit, ids clipped to 255": (lambda a: np.minimum(a, 255), 16,
+                                   "hold neither an instance id"),
+    "16-bit, ids scaled to 8 bits": (lambda a: a // 257, 16, "hold neither an instance id"),
+    "16-bit, crowd written as 0": (lambda a: np.where(a < 1000, np.where(
+        (a == 4) | (a == 5), 0, a), a), 16, "hold neither an instance id"),
+}
+
+
+@pytest.mark.parametrize("name", sorted(BROKEN_INSTANCES))
+def test_instance_image_that_cannot_hold_instances_is_exit_3(instance_case, tmp_path, name):
+    raw, res, images = instance_case
+    change, bits, phrase = BROKEN_INSTANCES[name]
+    ref = _edited(raw, tmp_path / "ref", INSTANCE_IDS[2], change(images[2][1]), bits)
+    _refused_on_both_paths(ref, res, tmp_path, "instances/{}.png".format(INSTANCE_IDS[2]),
+                           phrase)
+
+
+def _accepted_everywhere(ref, res, tmp_path, images):
+    """exit 0 on the raw reference and its pack, 1 to 3 workers, scores equal to the oracle."""
+    want = oracle.scores(INSTANCE_ROWS, images)
+    proc = _pack(ref, str(tmp_path / "packed"))
+    assert proc.returncode == 0, proc.stderr
+    texts = set()
+    for layout in (ref, str(tmp_path / "packed")):
+        for workers in (1, 2, 3):
+            out = tmp_path / "out-{}-{}".format(len(texts), workers)
+            proc = run_score("--ref", layout, "--res", res, "--out", out, "--workers", workers)
+            assert proc.returncode == 0, proc.stderr
+            _assert_equal_to_oracle(_scores(out), want)
+            texts.add((out / "scores.txt").read_text())
+    assert len(texts) == 1
+
+
+def test_valid_instances_are_accepted(instance_case, tmp_path):
+    raw, res, images = instance_case
+    _accepted_everywhere(raw, res, tmp_path, images)
+
+
+def test_crowd_only_image_in_16_bits_is_accepted(instance_case, tmp_path):
+    """Cityscapes: an image whose cars are all a car group holds no value >= 1000."""
+    raw, res, images = instance_case
+    lab, inst, pred = images[1]
+    crowd = np.where(inst >= 1000, inst // 1000, inst)
+    assert (crowd == lab).all() and (lab == 4).any()
+    ref = _edited(raw, tmp_path / "ref", INSTANCE_IDS[1], crowd)
+    _accepted_everywhere(ref, res, tmp_path, [images[0], (lab, crowd, pred)] + images[2:])
+
+
+def test_8_bit_instance_image_without_scored_instance_classes_is_accepted(tmp_path):
+    """Nothing to hold: only stuff and the ignored lander (its instances are skipped)."""
+    images = _instance_images(seed=12)
+    lab, inst, pred = images[0]
+    lab = np.where((lab == 4) | (lab == 5), 2, lab).astype(np.uint8)
+    inst8 = np.where(lab == 6, 6, lab).astype(np.uint8)
+    images[0] = (lab, inst8, pred)
+    ref = str(tmp_path / "ref")
+    write_reference(ref, INSTANCE_ROWS, [(i, lab, inst) for i, (lab, inst, _) in
+                                         zip(INSTANCE_IDS, images)])
+    Image.fromarray(inst8).save(os.path.join(ref, "instances", INSTANCE_IDS[0] + ".png"))
+    assert Image.open(os.path.join(ref, "instances", INSTANCE_IDS[0] + ".png")).mode == "L"
+    write_predictions(str(tmp_path / "res"), [(i, p) for i, (_, _, p) in
+                                              zip(INSTANCE_IDS, images)])
+    _accepted_everywhere(ref, str(tmp_path / "res"), tmp_path, images)
+
+
+def test_other_values_where_they_cannot_matter_are_accepted(instance_case, tmp_path):
+    """Stuff and ignored classes may hold any value below 1000 in the instance image (another
+    tool's 0 for 'no instance'); value 1000 over id 1, which has no instances, is allowed (it
+    is never an instance)."""
+    raw, res, images = instance_case
+    lab, inst, pred = images[3]
+    other = inst.copy()
+    other[(lab == 0) | (lab == 2) | ((lab == 6) & (inst < 1000))] = 0
+    other[lab == 1] = 1000
+    ref = _edited(raw, tmp_path / "ref", INSTANCE_IDS[3], other)
+    _accepted_everywhere(ref, res, tmp_path, images[:3] + [(lab, other, pred)])
+
+
+def test_instances_of_a_class_without_instances_are_still_refused(instance_case, tmp_path):
+    raw, res, images = instance_case
+    lab, inst, _ = images[0]
+    bad = inst.copy()
+    bad[lab == 1] = 1001
+    assert (lab == 1).any()
+    ref = _edited(raw, tmp_path / "ref", INSTANCE_IDS[0], bad)
+    _refused_on_both_paths(ref, res, tmp_path, "instances/{}.png".format(INSTANCE_IDS[0]),
+                           "of class ids 1 whose has_instances is false")

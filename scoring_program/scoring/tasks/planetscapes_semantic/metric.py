@@ -27,8 +27,9 @@ FIRST_INSTANCE = 1001
 
 class Truth(NamedTuple):
     """One reference image: label ids (uint8) and the instance image (uint16 or int32), and,
-    when the reader already found them, its instance pixels (values >= FIRST_INSTANCE) as a mask
-    and their values."""
+    when the reader already found them, the pixels whose instance value is >= 1000 as a mask
+    and their values (1000 itself, class 1's first value, is among them but is never an
+    instance: the metric skips it)."""
 
     labels: np.ndarray
     instances: np.ndarray
@@ -107,7 +108,7 @@ class SemanticState:
         self.matrix += counts.reshape(k, k)
         where, values = truth.where, truth.ids
         if where is None:
-            where = truth.instances >= FIRST_INSTANCE
+            where = truth.instances >= 1000
             values = truth.instances[where]
         if values.size:
             self._count_instances(values, prediction[where])
