@@ -15,7 +15,7 @@ from PIL import Image
 
 import planetscapes_oracle as oracle
 from conftest import PROGRAM, ROOT, run_score
-from planetscapes_util import save_16bit, write_predictions, write_reference
+from planetscapes_util import save_16bit, write_case, write_predictions, write_reference
 from scoring.registry import TASKS
 from scoring.task_api import PredictionProblem
 from scoring.tasks.planetscapes_semantic import labels as ps_labels
@@ -189,12 +189,10 @@ def sized(tmp_path_factory):
     base = tmp_path_factory.mktemp("sizes")
     ids = ["s%d" % k for k in range(4)]
     images = random_images(np.random.RandomState(21), ROWS, len(ids), 12, 15)
-    raw = str(base / "raw")
-    write_reference(raw, ROWS, [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
-    write_predictions(str(base / "res"), [(i, p) for i, (_, _, p) in zip(ids, images)])
+    raw, res = write_case(base, ROWS, ids, images)
     proc = _pack(raw, str(base / "packed"))
     assert proc.returncode == 0, proc.stderr
-    return raw, str(base / "packed"), str(base / "res"), images
+    return raw, str(base / "packed"), res, images
 
 
 def _with_sizes(src, dst, text):
@@ -306,11 +304,8 @@ def _instance_images(seed=11):
 def instance_case(tmp_path_factory):
     base = tmp_path_factory.mktemp("inst")
     images = _instance_images()
-    raw = str(base / "raw")
-    write_reference(raw, INSTANCE_ROWS, [(i, lab, inst) for i, (lab, inst, _) in
-                                         zip(INSTANCE_IDS, images)])
-    write_predictions(str(base / "res"), [(i, p) for i, (_, _, p) in zip(INSTANCE_IDS, images)])
-    return raw, str(base / "res"), images
+    raw, res = write_case(base, INSTANCE_ROWS, INSTANCE_IDS, images)
+    return raw, res, images
 
 
 def _edited(src, dst, image, instances, bits=16):
@@ -402,14 +397,10 @@ def test_8_bit_instance_image_without_scored_instance_classes_is_accepted(tmp_pa
     lab = np.where((lab == 4) | (lab == 5), 2, lab).astype(np.uint8)
     inst8 = np.where(lab == 6, 6, lab).astype(np.uint8)
     images[0] = (lab, inst8, pred)
-    ref = str(tmp_path / "ref")
-    write_reference(ref, INSTANCE_ROWS, [(i, lab, inst) for i, (lab, inst, _) in
-                                         zip(INSTANCE_IDS, images)])
+    ref, res = write_case(tmp_path, INSTANCE_ROWS, INSTANCE_IDS, images)
     Image.fromarray(inst8).save(os.path.join(ref, "instances", INSTANCE_IDS[0] + ".png"))
     assert Image.open(os.path.join(ref, "instances", INSTANCE_IDS[0] + ".png")).mode == "L"
-    write_predictions(str(tmp_path / "res"), [(i, p) for i, (_, _, p) in
-                                              zip(INSTANCE_IDS, images)])
-    _accepted_everywhere(ref, str(tmp_path / "res"), tmp_path, images)
+    _accepted_everywhere(ref, res, tmp_path, images)
 
 
 def test_other_values_where_they_cannot_matter_are_accepted(instance_case, tmp_path):
