@@ -11,7 +11,8 @@
    again) measures whether memory grows with the number of images.
 2. Reads every file once, untimed (warm page cache).
 3. (a) Decode floor: the three PNGs of every image decoded with Pillow in this one process;
-   divided by the CPUs, the ideal all-CPU time of anything that must decode them.
+   its CPU time divided by the CPUs is the ideal all-CPU time of anything that must decode
+   them (its CPU time, not its wall time, which other sessions' load may stretch).
 4. (b) cityscapesScripts' evalPixelLevelSemanticLabeling.evaluateImgLists on the same files, in
    each --anchor-python (an environment with cityscapesscripts and numpy < 2.4; the option may
    be repeated, e.g. one installation with the compiled evaluation extension and one without),
@@ -33,6 +34,7 @@ import shutil
 import subprocess
 import sys
 import tempfile
+import threading
 import time
 
 import numpy as np
@@ -54,8 +56,12 @@ H, W = 1024, 2048  # Cityscapes' frame (--height / --width change it, for tests)
 STAMP_FORMAT = 2
 PACK = os.path.join(ROOT, "scoring_program", "pack.py")
 LAYOUTS = ("raw", "packed")
-SPEEDUP_VS_ANCHOR = 4.0
-FLOOR_FACTOR = 1.5
+# Targets per layout. Issue 17: the raw layout (what every participant's dry run and every
+# cityscapesScripts user meets) at most 1.3 x the decode floor / CPUs and 3x faster than
+# cityscapesScripts (the Cython path included); the packed one at most 1.1 x the floor / CPUs
+# and, as issue 8 asked, 4x faster than cityscapesScripts.
+SPEEDUP_VS_ANCHOR = {"raw": 3.0, "packed": 4.0}
+FLOOR_FACTOR = {"raw": 1.3, "packed": 1.1}
 FLAT_MEMORY_FACTOR = 1.25  # peak at N images within this factor of the peak at N/3
 ANCHOR = os.path.join(BENCH, "cityscapes_anchor.py")  # run by each --anchor-python
 
@@ -170,11 +176,41 @@ class Run:
         self.wall, self.cpu, self.peak_mb, self.other, self.scores = wall, cpu, peak_mb, other, scores
 
 
+class OwnTicks(threading.Thread):
+    """The CPU ticks of one process (the scorer itself), sampled every `interval` s until it
+    exits: the part of the process tree's time that TreeMemorySampler does not record."""
+
+    def __init__(self, pid, interval=0.02):
+        threading.Thread.__init__(self, daemon=True)
+        self.pid, self.interval, self.ticks = pid, interval, 0
+        self._halt = threading.Event()
+
+    def run(self):
+        while True:
+            self.ticks = max(self.ticks, common.cpu_ticks(self.pid))
+            if self._halt.wait(self.interval):
+                return
+
+    def finish(self):
+        self._halt.set()
+        self.join()
+        return self.ticks / float(os.sysconf("SC_CLK_TCK"))
+
+
+def tree_cpu_seconds(waited, own_sampled, descendants_sampled):
+    """CPU time of the scorer's process tree. `waited` (this process's RUSAGE_CHILDREN over the
+    run) holds the scorer and every descendant it waited for: workers it forked itself, not
+    those of a fork server. Sampling /proc sees every process but misses each one's last
+    interval. Both are lower bounds of the true time, so the larger one is kept: adding them
+    would count forked workers twice (the earlier version did, which made the CPU per image
+    look doubled from 1 to 2 workers)."""
+    return max(waited, own_sampled + descendants_sampled)
+
+
 def run_scorer(ref, pred, workers, repeat):
     """The real command, as bench/run.py runs it (wall, peak memory of the process tree, other
-    load), plus the CPU time of the whole tree: the scorer's own (waited for) and its workers'
-    as sampled from /proc (started from a fork server, they are not this process's children).
-    The fastest of `repeat` runs."""
+    load), plus the CPU time of the whole tree (tree_cpu_seconds). The fastest of `repeat`
+    runs."""
     best = None
     for _ in range(repeat):
         out = tempfile.mkdtemp(prefix="bench-ps-")
@@ -185,13 +221,17 @@ def run_scorer(ref, pred, workers, repeat):
             with common.OtherLoad() as load:
                 proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
                 sampler = common.TreeMemorySampler(proc.pid)
+                own = OwnTicks(proc.pid)
                 sampler.start()
+                own.start()
                 _, stderr = proc.communicate()
+                own_cpu = own.finish()
                 peak = sampler.finish()
             after = os.times()
-            workers_cpu = sampler.descendant_cpu_seconds()
-            if load.other is not None:
-                load.other = max(0.0, load.other - workers_cpu)
+            waited = after[2] + after[3] - before[2] - before[3]
+            cpu = tree_cpu_seconds(waited, own_cpu, sampler.descendant_cpu_seconds())
+            if load.other is not None:  # OtherLoad took the unwaited workers for others
+                load.other = max(0.0, load.other - (cpu - waited))
             if proc.returncode != 0:
                 raise common.BenchError("the scorer exited {}: {}\n{}".format(
                     proc.returncode, " ".join(cmd), stderr.decode("utf-8", "replace")))
@@ -199,7 +239,6 @@ def run_scorer(ref, pred, workers, repeat):
                 scores = f.read()
         finally:
             shutil.rmtree(out, ignore_errors=True)
-        cpu = (after[2] + after[3] - before[2] - before[3]) + workers_cpu
         run = Run(load.wall, cpu, peak, load.percent(), scores)
         if best is not None and best.scores != run.scores:
             raise common.BenchError("scores.txt differs between repeats of the same run")
@@ -334,14 +373,17 @@ def main(argv=None):
     checked = [compare(a.scores, ours) for a in anchors]
 
     # ---------------------------------------------------------------- report
-    ideal = floor / cpus
+    # The floor is one process that only decodes: on an idle machine its wall time is its CPU
+    # time. Other sessions' load can only stretch its wall time (which would make any scorer
+    # look closer to it than it is), so the ideal is its CPU time / CPUs.
+    ideal = floor_cpu / cpus
     def cpu_ms(seconds, images):
         return common.f1(1000 * seconds / images)
 
     rows = [
         ["(a) decode floor: 3 PNGs / image, 1 process", 1, common.f2(floor),
          common.f1(1000 * floor / n), cpu_ms(floor_cpu, n), "-", common.pct(floor_load)],
-        ["(a) decode floor / {} CPUs (ideal)".format(cpus), cpus, common.f2(ideal),
+        ["(a) decode floor CPU time / {} CPUs (ideal)".format(cpus), cpus, common.f2(ideal),
          common.f1(1000 * ideal / n), "-", "-", "-"],
     ]
     for a in anchors:
@@ -360,30 +402,37 @@ def main(argv=None):
     for layout in LAYOUTS:
         best = runs[layout, cpus]
         for a in anchors:
-            speedup = a.wall / best.wall
+            # The anchor is one process: its idle wall time is at most its CPU time.
+            anchor_wall = min(a.wall, a.cpu)
+            speedup = anchor_wall / best.wall
             targets.append(["{}: all-CPU scorer >= {:.0f}x faster than {}".format(
-                layout, SPEEDUP_VS_ANCHOR, a.short), "{:.1f}x ({} s vs {} s)".format(
-                    speedup, common.f2(best.wall), common.f2(a.wall)),
-                common.verdict(speedup >= SPEEDUP_VS_ANCHOR)])
+                layout, SPEEDUP_VS_ANCHOR[layout], a.short), "{:.1f}x ({} s vs {} s)".format(
+                    speedup, common.f2(best.wall), common.f2(anchor_wall)),
+                common.verdict(speedup >= SPEEDUP_VS_ANCHOR[layout])])
         ratio = best.wall / ideal
         targets.append(["{}: all-CPU scorer <= {} x (decode floor / CPUs)".format(
-            layout, FLOOR_FACTOR), "{} s vs {} s ({:.2f} x)".format(
-                common.f2(best.wall), common.f2(ideal), ratio), common.verdict(ratio <= FLOOR_FACTOR)])
+            layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
+                common.f2(best.wall), common.f2(ideal), ratio),
+            common.verdict(ratio <= FLOOR_FACTOR[layout])])
         # The same targets in CPU time: what they become on an idle machine with perfect
-        # scaling, and a measure that other processes' load does not distort.
+        # scaling, and a measure that other processes' load does not distort. The scorer's
+        # all-CPU wall is then its tree's CPU time / CPUs, the anchor's its CPU time: "S times
+        # faster" is "CPU time <= CPUs / S of the anchor's".
+        need = SPEEDUP_VS_ANCHOR[layout] / cpus
         for a in anchors:
-            targets.append(["{}: (CPU) scorer CPU time <= 1/{:.0f} of {}".format(
-                layout, SPEEDUP_VS_ANCHOR, a.short), "{:.1f}x less ({} s vs {} s)".format(
-                    a.cpu / best.cpu, common.f2(best.cpu), common.f2(a.cpu)),
-                common.verdict(a.cpu / best.cpu >= SPEEDUP_VS_ANCHOR)])
+            targets.append(["{}: (CPU) scorer CPU time <= {} / {:.0f} of {}'s".format(
+                layout, cpus, SPEEDUP_VS_ANCHOR[layout], a.short),
+                "{:.1f}x less, {:.2f}x needed ({} s vs {} s)".format(
+                    a.cpu / best.cpu, need, common.f2(best.cpu), common.f2(a.cpu)),
+                common.verdict(a.cpu / best.cpu >= need)])
         if anchors:
             speedups.append("- {}, all-CPU scorer: {}".format(layout, "; ".join(
                 "vs {}: {:.1f}x wall, {:.1f}x CPU".format(a.short, a.wall / best.wall,
                                                           a.cpu / best.cpu) for a in anchors)))
         targets.append(["{}: (CPU) scorer CPU time <= {} x decode floor CPU time".format(
-            layout, FLOOR_FACTOR), "{} s vs {} s ({:.2f} x)".format(
+            layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
                 common.f2(best.cpu), common.f2(floor_cpu), best.cpu / floor_cpu),
-            common.verdict(best.cpu <= FLOOR_FACTOR * floor_cpu)])
+            common.verdict(best.cpu <= FLOOR_FACTOR[layout] * floor_cpu)])
         small = third[layout]
         flat = (None if best.peak_mb is None or small.peak_mb is None
                 else best.peak_mb <= FLAT_MEMORY_FACTOR * small.peak_mb)

@@ -121,3 +121,43 @@ def test_bench_end_to_end(tmp_path):
         path = anchor.evaluation_path(ev)[0]
         assert "| (b) cityscapesScripts {}, {} path".format(anchor.version(), path) in text
         assert "vs cityscapesScripts ({} path): ".format(path) in text
+
+
+BURN = """
+import os, sys, time
+def burn(seconds):
+    end = time.process_time() + seconds
+    while time.process_time() < end:
+        pass
+pid = os.fork()
+if pid == 0:
+    burn(0.4)
+    os._exit(0)
+burn(0.2)
+os.waitpid(pid, 0)
+"""
+
+
+def test_tree_cpu_counts_forked_workers_once():
+    """A process that forks a worker and waits for it (as the scorer's pool does below 4,000
+    images): the worker's time reaches RUSAGE_CHILDREN and is also seen by sampling; the tree's
+    CPU time is 0.6 s, not 1.0 s."""
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    try:
+        bench = _load("planetscapes_bench", BENCH)
+    finally:
+        sys.path.remove(os.path.join(ROOT, "bench"))
+    before = os.times()
+    proc = subprocess.Popen([sys.executable, "-c", BURN])
+    sampler = bench.common.TreeMemorySampler(proc.pid)
+    own = bench.OwnTicks(proc.pid)
+    sampler.start()
+    own.start()
+    proc.wait()
+    own_cpu, _ = own.finish(), sampler.finish()
+    after = os.times()
+    waited = after[2] + after[3] - before[2] - before[3]
+    cpu = bench.tree_cpu_seconds(waited, own_cpu, sampler.descendant_cpu_seconds())
+    assert 0.55 <= cpu <= 0.8, (cpu, waited, own_cpu, sampler.descendant_cpu_seconds())
+    # a worker nobody waits for (a fork server's) is seen by sampling only
+    assert bench.tree_cpu_seconds(0.2, 0.2, 0.4) == pytest.approx(0.6)

@@ -11,7 +11,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from scoring.readers import png
-from scoring.readers.pillow_array import load_array
+from scoring.readers.pillow_array import DIRECT_DTYPES, _image_over, load_array
 
 
 def _plain(data: bytes) -> np.ndarray:
@@ -31,33 +31,48 @@ def _pillow_png(arr: np.ndarray, mode: str, **save) -> bytes:
     return buf.getvalue()
 
 
-def _filtered_png(arr: np.ndarray, filters) -> bytes:
-    """An 8-bit grayscale PNG whose row r uses filter filters[r % len(filters)] (0-4), written
-    by hand (Pillow chooses its own filters), so the decoder's unfiltering is exercised."""
+def _filtered_png(arr: np.ndarray, filters, interlace: bool = False) -> bytes:
+    """A grayscale PNG of arr (uint8: 8-bit, uint16: 16-bit big-endian samples) whose row r uses
+    filter filters[r % len(filters)] (0-4), written by hand (Pillow chooses its own filters),
+    so the decoder's unfiltering is exercised; interlace: Adam7, each pass filtered likewise."""
+    depth = 16 if arr.dtype == np.uint16 else 8
+    bpp = depth // 8  # bytes per pixel: the filters' "left" neighbour is bpp bytes back
     h, w = arr.shape
-    prev = np.zeros(w, dtype=np.int64)
-    rows = []
-    for r in range(h):
-        cur = arr[r].astype(np.int64)
-        ftype = filters[r % len(filters)]
-        left = np.concatenate([[0], cur[:-1]])
-        upleft = np.concatenate([[0], prev[:-1]])
-        if ftype == 0:
-            out = cur
-        elif ftype == 1:
-            out = cur - left
-        elif ftype == 2:
-            out = cur - prev
-        elif ftype == 3:
-            out = cur - (left + prev) // 2
-        else:
-            p = left + prev - upleft
-            pa, pb, pc = abs(p - left), abs(p - prev), abs(p - upleft)
-            pred = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
-            out = cur - pred
-        rows.append(bytes([ftype]) + (out % 256).astype(np.uint8).tobytes())
-        prev = cur
-    return (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0)) +
+    if interlace:
+        passes = [(0, 0, 8, 8), (0, 4, 8, 8), (4, 0, 8, 4), (0, 2, 4, 4), (2, 0, 4, 2),
+                  (0, 1, 2, 2), (1, 0, 2, 1)]
+        images = [arr[y0::dy, x0::dx] for y0, x0, dy, dx in passes]
+    else:
+        images = [arr]
+    rows, r = [], 0
+    for image in images:
+        if not image.size:
+            continue
+        raw = np.ascontiguousarray(image.astype(">u2") if depth == 16 else image)
+        data = raw.view(np.uint8).reshape(image.shape[0], -1).astype(np.int64)
+        prev = np.zeros(data.shape[1], dtype=np.int64)
+        for cur in data:
+            ftype = filters[r % len(filters)]
+            r += 1
+            left = np.concatenate([np.zeros(bpp, np.int64), cur[:-bpp]])
+            upleft = np.concatenate([np.zeros(bpp, np.int64), prev[:-bpp]])
+            if ftype == 0:
+                out = cur
+            elif ftype == 1:
+                out = cur - left
+            elif ftype == 2:
+                out = cur - prev
+            elif ftype == 3:
+                out = cur - (left + prev) // 2
+            else:
+                p = left + prev - upleft
+                pa, pb, pc = abs(p - left), abs(p - prev), abs(p - upleft)
+                pred = np.where((pa <= pb) & (pa <= pc), left, np.where(pb <= pc, prev, upleft))
+                out = cur - pred
+            rows.append(bytes([ftype]) + (out % 256).astype(np.uint8).tobytes())
+            prev = cur
+    header = struct.pack(">IIBBBBB", w, h, depth, 0, 0, 0, 1 if interlace else 0)
+    return (png.SIGNATURE + png.chunk(b"IHDR", header) +
             png.chunk(b"IDAT", zlib.compress(b"".join(rows))) + png.chunk(b"IEND", b""))
 
 
@@ -76,7 +91,8 @@ def test_every_filter_type_decodes_as_pillow_does(h, w, top, seed, filters):
 
 @pytest.mark.parametrize("mode,save", [
     ("L", {}), ("L", {"optimize": True}), ("L", {"compress_level": 0}),
-    ("L", {"transparency": 3}), ("P", {}), ("I;16", {}), ("1", {}), ("LA", {}), ("RGB", {}),
+    ("L", {"transparency": 3}), ("P", {}), ("I;16", {}), ("I;16", {"compress_level": 0}),
+    ("1", {}), ("LA", {}), ("RGB", {}),
 ])
 def test_every_mode_equals_asarray(mode, save):
     arr = (np.arange(37 * 23).reshape(37, 23) % 7).astype(np.uint8)
@@ -86,26 +102,69 @@ def test_every_mode_equals_asarray(mode, save):
     assert np.array_equal(got, want)
 
 
-def test_interlaced_png_equals_asarray():
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16])
+def test_interlaced_png_equals_asarray(dtype):
     """Adam7: the decoder writes the seven passes into the image itself."""
-    arr = (np.arange(41 * 29).reshape(41, 29) * 7 % 251).astype(np.uint8)
-    # The seven Adam7 passes (row start, column start, row step, column step), filter None.
-    passes = [(0, 0, 8, 8), (0, 4, 8, 8), (4, 0, 8, 4), (0, 2, 4, 4), (2, 0, 4, 2), (0, 1, 2, 2),
-              (1, 0, 2, 1)]
-    rows = []
-    for y0, x0, dy, dx in passes:
-        sub = arr[y0::dy, x0::dx]
-        if sub.size:
-            rows.extend(b"\0" + sub[r].tobytes() for r in range(sub.shape[0]))
-    h, w = arr.shape
-    data = (png.SIGNATURE + png.chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 1)) +
-            png.chunk(b"IDAT", zlib.compress(b"".join(rows))) + png.chunk(b"IEND", b""))
+    arr = (np.arange(41 * 29).reshape(41, 29) * 7919 % (251 if dtype == np.uint8 else 65521))
+    arr = arr.astype(dtype)
+    data = _filtered_png(arr, [0, 1, 2, 3, 4], interlace=True)
     assert np.array_equal(_fast(data), arr)
     assert np.array_equal(_plain(data), arr)
+    assert _fast(data).dtype == _plain(data).dtype
 
 
-def test_truncated_data_raises_as_pillow_does():
-    arr = np.random.RandomState(1).randint(0, 9, size=(64, 64)).astype(np.uint8)
+@settings(max_examples=60, deadline=None)
+@given(h=st.integers(1, 50), w=st.integers(1, 50), top=st.integers(1, 65536),
+       seed=st.integers(0, 2 ** 31 - 1),
+       filters=st.lists(st.integers(0, 4), min_size=1, max_size=5))
+def test_16_bit_every_filter_type_decodes_as_pillow_does(h, w, top, seed, filters):
+    """Instance images: 16-bit samples (big-endian in the file), decoded straight into a uint16
+    array by current Pillow (mode I;16), through np.asarray by Pillow < 10 (mode I, int32)."""
+    arr = np.random.RandomState(seed).randint(0, top, size=(h, w)).astype(np.uint16)
+    data = _filtered_png(arr, filters)
+    got, want = _fast(data), _plain(data)
+    assert got.shape == (h, w) and got.dtype == want.dtype
+    assert np.array_equal(got, arr) and np.array_equal(got, want)
+
+
+def test_direct_modes_have_the_dtype_asarray_gives():
+    """Each mode decoded in place gets the dtype (and byte order) np.asarray gives it, and an
+    image made over such an array shows the array's values."""
+    for mode, dtype in DIRECT_DTYPES.items():
+        assert np.asarray(Image.new(mode, (3, 2))).dtype == dtype, mode
+        arr = np.zeros((2, 3), dtype=dtype)
+        image = _image_over(arr, mode)
+        assert image is not None, mode
+        arr[1, 2] = 200 if mode == "L" else 54321
+        assert image.getpixel((2, 1)) == arr[1, 2], mode
+
+
+def test_modes_pillow_copies_are_decoded_the_ordinary_way(monkeypatch):
+    """Pillow < 10 opens 16-bit PNGs as mode I, which Image.frombuffer copies instead of
+    sharing; any mode or version that copies must take the ordinary path, never return the
+    untouched array."""
+    assert _image_over(np.zeros((2, 3), dtype=np.int32), "I") is None
+    arr = np.random.RandomState(3).randint(0, 60000, size=(20, 30)).astype(np.uint16)
+    data = _filtered_png(arr, [1, 4])
+
+    def copying(mode, size, data, *args):
+        return Image.frombytes(mode, size, bytes(data), *args)
+
+    monkeypatch.setattr(Image, "frombuffer", copying)
+    assert np.array_equal(_fast(data), arr)
+
+
+def test_an_image_already_loaded_keeps_its_pixels():
+    arr = (np.arange(12).reshape(3, 4) * 7).astype(np.uint8)
+    assert np.array_equal(load_array(Image.fromarray(arr)), arr)
+    sixteen = Image.frombuffer("I;16", (4, 3), (arr.astype("<u2") * 999).tobytes(), "raw",
+                               "I;16", 0, 1)
+    assert np.array_equal(load_array(sixteen), arr.astype(np.uint16) * 999)
+
+
+@pytest.mark.parametrize("dtype,top", [(np.uint8, 9), (np.uint16, 40000)])
+def test_truncated_data_raises_as_pillow_does(dtype, top):
+    arr = np.random.RandomState(1).randint(0, top, size=(64, 64)).astype(dtype)
     data = _filtered_png(arr, [4])
     cut = data[:len(data) // 2]
     with pytest.raises(OSError) as plain:

@@ -94,6 +94,15 @@ def write_reference(root, rows_or_name, images, sizes=None, task="planetscapes-s
         save_16bit(np.asarray(inst), os.path.join(root, "instances", image_id + ".png"))
 
 
+def write_case(base, rows, ids, images):
+    """A raw reference (base/raw) and its submission (base/res) of [(labels, instances,
+    prediction)], one per id; returns their paths."""
+    raw, res = os.path.join(str(base), "raw"), os.path.join(str(base), "res")
+    write_reference(raw, rows, [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
+    write_predictions(res, [(i, pred) for i, (_, _, pred) in zip(ids, images)])
+    return raw, res
+
+
 def save_16bit(arr, path):
     """A 16-bit grayscale PNG (Pillow writes mode 'I;16' as bit depth 16)."""
     arr = np.ascontiguousarray(arr, dtype="<u2")

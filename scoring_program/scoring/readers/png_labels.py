@@ -22,6 +22,7 @@ import numpy as np
 from PIL import Image
 
 from . import png
+from ..metrics.histogram import histogram
 from ..submission import discovery
 from .decode_errors import IMAGE_ERRORS
 from .pillow_array import load_array, pillow_says
@@ -225,13 +226,20 @@ class PngLabels(SubmissionFormat):
 
 
 def check_allowed(arr: np.ndarray, allowed: Sequence[int]) -> None:
-    """Raise unless every value (already within 0..max) is one of the allowed ids."""
-    ok = np.zeros(int(max(allowed)) + 2 if allowed else 1, dtype=bool)
-    ok[list(allowed)] = True
-    hit = ok[np.minimum(arr, len(ok) - 1)]
-    if hit.all():
+    """Raise unless every value (already within 0..max) is one of the allowed ids.
+
+    One histogram of the values, then a look-up of the few values present: no per-pixel table
+    look-up, and no arithmetic in the array's own dtype (an id of 255 in a uint8 array must not
+    overflow, whatever numpy's casting rules)."""
+    if arr.size == 0:
         return
-    bad = arr[~hit]
-    values = np.unique(bad)
+    counts = histogram(arr, 256 if arr.dtype == np.uint8 else int(arr.max()) + 1)
+    present = np.flatnonzero(counts)
+    ok = np.zeros(counts.size, dtype=bool)
+    ok[[v for v in allowed if 0 <= v < counts.size]] = True
+    values = present[~ok[present]]
+    if not values.size:
+        return
     shown = ", ".join(str(int(v)) for v in values[:8]) + (", ..." if values.size > 8 else "")
-    raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(bad.size, shown))
+    raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(
+        int(counts[values].sum()), shown))

@@ -11,7 +11,7 @@ from hypothesis import given, settings, strategies as st
 from PIL import Image, PngImagePlugin
 
 from conftest import PROGRAM, run_score
-from planetscapes_util import ROWS, random_images, table, write_predictions, write_reference
+from planetscapes_util import ROWS, random_images, table, write_case
 from scoring.tasks.planetscapes_semantic import metric, packed, reference
 
 PACK = os.path.join(PROGRAM, "pack.py")
@@ -79,13 +79,11 @@ def raw_and_packed(tmp_path_factory):
     base = tmp_path_factory.mktemp("pk")
     ids = ["img%02d" % k for k in range(6)]
     images = random_images(np.random.RandomState(8), ROWS, len(ids), 20, 24)
-    raw = str(base / "raw")
-    write_reference(raw, ROWS, [(i, lab, inst) for i, (lab, inst, _) in zip(ids, images)])
-    write_predictions(str(base / "res"), [(i, p) for i, (_, _, p) in zip(ids, images)])
+    raw, res = write_case(base, ROWS, ids, images)
     proc = subprocess.run([sys.executable, PACK, raw, str(base / "packed"), "--workers", "2"],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
-    return raw, str(base / "packed"), str(base / "res"), ids
+    return raw, str(base / "packed"), res, ids
 
 
 def test_command_scores_both_layouts_identically(raw_and_packed, tmp_path):

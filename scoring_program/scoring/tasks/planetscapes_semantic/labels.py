@@ -24,6 +24,9 @@ OPTIONAL = ("trainId", "color")
 # A class with instances writes class_id * 1000 + k into a 16-bit image: class_id <= 65.
 MAX_INSTANCE_CLASS = 65535 // 1000
 MAX_ID = 255  # label images are 8-bit
+# An average instance size is a number of pixels: at least one, at most the pixels of the largest
+# image a PNG can hold. Within these bounds every weighted sum of the iIoU stays finite.
+MAX_AVERAGE_SIZE = (2 ** 31 - 1) ** 2
 
 
 def key_name(name: str) -> str:
@@ -205,12 +208,22 @@ def _parse_sizes(value: Any, labels: List[Label], log: ProblemLog) -> Dict[str, 
             log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} has has_instances: false".format(
                 name))
         elif (isinstance(size, bool) or not isinstance(size, (int, float))
-              or not math.isfinite(size) or size <= 0):
+              or not 1 <= size <= MAX_AVERAGE_SIZE):  # exact for any int; False for NaN
             log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} must be a positive number of "
-                    "pixels, not {!r}".format(name, size))
+                    "pixels, from 1 to {:.2g} (the pixels of the largest PNG image), not {}".format(
+                        name, float(MAX_AVERAGE_SIZE), _shown(size)))
         else:
             sizes[name] = float(size)
     return sizes
+
+
+def _shown(value: Any) -> str:
+    """A configuration value in a message: short, whatever its size (an integer of thousands of
+    digits cannot even be converted to text by Python 3.11+)."""
+    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
+        return "an integer of about {} digits".format(int(value.bit_length() * math.log10(2)) + 1)
+    text = repr(value)
+    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load(config: Dict[str, Any]) -> LabelTable:

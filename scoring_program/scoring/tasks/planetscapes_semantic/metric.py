@@ -27,8 +27,9 @@ FIRST_INSTANCE = 1001
 
 class Truth(NamedTuple):
     """One reference image: label ids (uint8) and the instance image (uint16 or int32), and,
-    when the reader already found them, its instance pixels (values >= FIRST_INSTANCE) as a mask
-    and their values."""
+    when the reader already found them, the pixels whose instance value is >= 1000 as a mask
+    and their values (1000 itself, class 1's first value, is among them but is never an
+    instance: the metric skips it)."""
 
     labels: np.ndarray
     instances: np.ndarray
@@ -107,19 +108,26 @@ class SemanticState:
         self.matrix += counts.reshape(k, k)
         where, values = truth.where, truth.ids
         if where is None:
-            where = truth.instances >= FIRST_INSTANCE
+            where = truth.instances >= 1000
             values = truth.instances[where]
-        if not values.size:
-            return
-        predicted = prediction[where]
-        classes = values // 1000  # in the image's own dtype: uint16 division is cheap
-        ids = values.astype(np.intp)  # bincount's own cast of uint16 is slow under numpy 2
-        sizes = np.bincount(ids)
-        tp = np.bincount(ids[predicted == classes], minlength=sizes.size)
-        category = self.spec.category
-        cat_tp = np.bincount(ids[category[predicted] == category[classes]], minlength=sizes.size)
-        present = np.flatnonzero(sizes)
-        self._add_instances(present, sizes[present], tp[present], cat_tp[present])
+        if values.size:
+            self._count_instances(values, prediction[where])
+
+    def _count_instances(self, values: np.ndarray, predicted: np.ndarray) -> None:
+        """The instance pixels of one image (their instance values and predictions): one
+        histogram of (instance, prediction), over the instances present, gives every
+        instance's size and hits."""
+        k = self.spec.size
+        ids = values.astype(np.intp)
+        seen = np.bincount(ids)
+        present = np.flatnonzero(seen)
+        index = np.zeros(seen.size, dtype=np.intp)
+        index[present] = np.arange(present.size)
+        key = index[ids]
+        key *= k
+        key += predicted
+        hist = np.bincount(key, minlength=present.size * k).reshape(present.size, k)
+        self._add_rows(present, hist)
 
     def _update_packed(self, prediction: np.ndarray, truth: PackedTruth) -> None:
         """One joint histogram of (table entry, prediction) gives everything: the confusion
@@ -131,21 +139,21 @@ class SemanticState:
         hist = np.bincount(key.ravel().astype(np.intp), minlength=t * k).reshape(t, k)
         np.add.at(self.matrix, truth.labels.astype(np.intp), hist)
         entries = np.flatnonzero(truth.instances >= FIRST_INSTANCE)
-        if not entries.size:
-            return
-        ids = truth.instances[entries].astype(np.int64)
-        classes = ids // 1000
-        rows = hist[entries]
-        category = self.spec.category[:k]
-        same = category[None, :] == category[classes][:, None]
-        self._add_instances(ids, rows.sum(axis=1), rows[np.arange(len(ids)), classes],
-                            (rows * same).sum(axis=1))
+        if entries.size:
+            self._add_rows(truth.instances[entries].astype(np.int64), hist[entries])
 
-    def _add_instances(self, ids, sizes, tp, cat_tp) -> None:
-        """Fold in one image's instances (arrays over its instances)."""
+    def _add_rows(self, ids: np.ndarray, rows: np.ndarray) -> None:
+        """Fold in one image's instances: ids their values, rows[i] the histogram of the
+        predictions over instance i's pixels. A value of 1000 or less is no instance (the
+        anchor's `instanceNp > 1000`) and instances of uncounted classes are skipped."""
+        classes = ids // 1000
+        category = self.spec.category[:rows.shape[1]]
+        same = category[None, :] == category[classes][:, None]
+        sizes, tp = rows.sum(axis=1), rows[np.arange(len(ids)), classes]
+        cat_tp = (rows * same).sum(axis=1)
         for i, s, t, ct in zip(ids.tolist(), sizes.tolist(), tp.tolist(), cat_tp.tolist()):
             c = i // 1000
-            if not s or not self.spec.counted[c]:
+            if i < FIRST_INSTANCE or not s or not self.spec.counted[c]:
                 continue
             entry = self.instances.setdefault(c, {}).setdefault(s, [0, 0, 0])
             entry[0] += 1

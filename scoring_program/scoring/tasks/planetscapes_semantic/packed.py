@@ -31,7 +31,7 @@ from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, PackedTruth, Truth
 from .reference import (REF_LAYOUT, REF_MISSING, REF_UNKNOWN_ID, REF_UNREADABLE, CheckSpec,
-                        SemanticReference)
+                        SemanticReference, keep_freed_memory)
 
 FORMAT = "planetscapes-semantic-packed"
 VERSION = 1
@@ -118,6 +118,7 @@ class PackedReference(Reference):
 
 
     def read(self, unit_id: str) -> PackedTruth:
+        keep_freed_memory()
         rel = "{}/{}.png".format(FOLDER, unit_id)
         try:
             with open(os.path.join(self.root, rel), "rb") as f:

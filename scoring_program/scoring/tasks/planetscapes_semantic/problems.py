@@ -31,8 +31,15 @@ REF_UNKNOWN_ID = Kind(
 
 REF_INSTANCE_CLASS = Kind(
     "ps_ref_instance_class", "instance images that disagree with their label image",
-    "on every pixel with an instance value v >= 1000, the label image must hold v // 1000, and "
-    "only classes with has_instances: true (or ignored ones) may have instances.")
+    "on every pixel with an instance value v >= 1000, the label image must hold v // 1000; "
+    "only classes with has_instances: true (or ignored ones) may have instances; on the other "
+    "pixels of an evaluated class with instances (crowd regions) the instance image holds the "
+    "label id.")
+
+REF_INSTANCE_DEPTH = Kind(
+    "ps_ref_instance_depth", "8-bit instance images",
+    "instance images hold class_id * 1000 + k on instance pixels: save them as 16-bit PNGs "
+    "(as Cityscapes' *_instanceIds.png), with their values unchanged.")
 
 REF_EMPTY = Kind(
     "ps_ref_empty", "reference without a single evaluated pixel",

@@ -38,10 +38,11 @@ class PlanetscapesSemantic(Task):
     title = "Planetscapes pixel-level semantic labeling"
     # The per-class and per-category keys follow the label table: keys(config) lists them all.
     score_keys = list(MEANS)
-    # One 2048 x 1024 image in one process on the raw layout, the slowest: 7.32 s of CPU for 100
-    # images in bench/results-planetscapes.md;
-    # engine.default_workers uses every CPU as soon as that pays for starting a pool.
-    unit_seconds = 0.07
+    # One 2048 x 1024 image in one process on the raw layout, the slowest: 34-37 ms of CPU
+    # (bench/results-planetscapes.md, 1 worker; the 73 ms once written here came from the
+    # bench's double count of forked workers). engine.default_workers uses every CPU as soon as
+    # that pays for starting a pool: from 6 images on 2 CPUs.
+    unit_seconds = 0.035
     packed_layout = "docs/planetscapes.md"
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
