@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 import tempfile
+import zipfile
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
@@ -543,6 +544,23 @@ def update_kit_manifest(path: str, manifest: bytes, say) -> None:
         say("Updated {} from the sample reference.".format(shown(path)))
 
 
+def write_kits(built: List[Built], out: str, folder: str, say) -> None:
+    """Each track's starting kit as participants unpack it from the built bundle: folder/<track>/
+    (a merged bundle's kit, which holds every track's: folder/merged/)."""
+    written = []  # type: List[str]
+    for b in built:
+        name = b.tracks[0] if len(b.tracks) == 1 else "merged"
+        if name in written:
+            continue
+        with zipfile.ZipFile(os.path.join(out, b.name)) as bundle_zip:
+            kit = io.BytesIO(bundle_zip.read("starting_kit.zip"))
+        with zipfile.ZipFile(kit) as kit_zip:
+            kit_zip.extractall(os.path.join(folder, name))
+        written.append(name)
+    say("Starting kits in {}: {} (each as participants unpack its starting_kit.zip)".format(
+        shown(os.path.abspath(folder)), ", ".join(n + "/" for n in written)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
@@ -572,6 +590,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "references: each track's sample submission, all of them together "
                         "for a merged Codabench bundle)")
     p.add_argument("--no-smoke", action="store_true", help="skip the dry run")
+    p.add_argument("--kits", metavar="DIR",
+                   help="also write each track's starting kit, unpacked, into DIR/<track>/ "
+                        "(DIR/merged/ with --merged): what participants download, to try its "
+                        "commands; none of them may exist yet")
     p.add_argument("--merged", action="store_true",
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
@@ -638,6 +660,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.merged and not mergeable:
         parser.error("--merged: {} has no merged Codabench form (it needs several tracks and "
                      "\"merged\" in its source.json)".format(source.name))
+    taken = [n for n in tracks + (["merged"] if args.merged else [])
+             if args.kits and os.path.lexists(os.path.join(args.kits, n))]
+    if taken:
+        parser.error("--kits {}: {} exists already: remove it or give another folder".format(
+            args.kits, os.path.join(args.kits, taken[0])))
     if sample:
         references = {t: source.data(t).sample_reference for t in tracks}
     elif sorted(references) != sorted(tracks):
@@ -671,6 +698,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             os.replace(b.path, os.path.join(args.out, b.name))
             say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
                 os.path.join(args.out, b.name))), b.what))
+        if args.kits:
+            write_kits(result.built, args.out, args.kits, say)
         plan(result, reports, now, mergeable, say)
         return 0
     except Refused as exc:

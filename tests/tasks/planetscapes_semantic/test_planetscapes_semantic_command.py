@@ -10,7 +10,7 @@ import yaml
 from PIL import Image
 
 import planetscapes_oracle as oracle
-from conftest import ROOT, run_score
+from conftest import ROOT, SEM_KIT, SEM_REF, run_score
 from planetscapes_util import ROWS, random_images, save_16bit, write_predictions, write_reference
 
 IDS = ["site%d_img%02d" % (k % 2, k) for k in range(5)]
@@ -54,8 +54,7 @@ def test_scores_equal_the_oracle_through_the_command(case, tmp_path):
 
 def test_sample_in_the_repository(tmp_path):
     out = tmp_path / "out"
-    proc = run_score("--ref", os.path.join(ROOT, "reference_data_planetscapes"), "--res",
-                     os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission"),
+    proc = run_score("--ref", SEM_REF, "--res", os.path.join(SEM_KIT, "sample_submission"),
                      "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = yaml.safe_load((out / "scores.txt").read_text())
@@ -70,8 +69,7 @@ def test_sample_generator_is_deterministic(tmp_path):
     ref, sub = tmp_path / "r", tmp_path / "s"
     subprocess.run([sys.executable, gen, "--out", str(ref), "--submission", str(sub)], check=True,
                    capture_output=True)
-    for folder, mine in ((ref, "reference_data_planetscapes"),
-                         (sub, os.path.join("starting_kit_planetscapes", "sample_submission"))):
+    for folder, mine in ((ref, SEM_REF), (sub, os.path.join(SEM_KIT, "sample_submission"))):
         for dirpath, _, files in os.walk(str(folder)):
             for f in files:
                 rel = os.path.relpath(os.path.join(dirpath, f), str(folder))
