@@ -158,12 +158,29 @@ class TrackParts(NamedTuple):
     test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
 
 
-def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference_root: str,
-                 manifest: Optional[bytes]) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
+def reference_config_file(ref_dir: str) -> Optional[str]:
+    """The reference's config.yaml where the scorer reads it (scoring/config.py): in the folder,
+    else in its only sub-folder; None without one."""
+    from scoring.config import CONFIG_FILE
+    from scoring.folders import sole_subfolder
+    for folder in (ref_dir, sole_subfolder(ref_dir)):
+        if folder and os.path.isfile(os.path.join(folder, CONFIG_FILE)):
+            return os.path.join(folder, CONFIG_FILE)
+    return None
+
+
+def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference: str,
+                 reference_root: str, manifest: Optional[bytes]
+                 ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
     """The track's starting kit (source.json "starting_kit"): its files, a copy of the
     scoring program (so the kit's checks are the scorer's), the sample submission, the
-    reference's public files it names, the task's manifest and phase.json."""
+    reference's public files it names, the task's manifest, phase.json and the reference's
+    config.yaml as reference_config.yaml (task, label table, options; no labels): the dry run
+    scores validation labels in the dataset's layout, which have none, with it."""
     entries = list(data.kit.files)
+    config = reference_config_file(reference)
+    if config:
+        entries.append((dry_run.REFERENCE_CONFIG, config))
     entries += collect(data.scoring_program, prefix="scoring_program/")
     if data.sample_submission and os.path.isdir(data.sample_submission):
         entries += collect(data.sample_submission, prefix="sample_submission/")
@@ -222,7 +239,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
-    entries, generated = kit_contents(data, track, ref.root, manifest)
+    entries, generated = kit_contents(data, track, reference, ref.root, manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
                       test_set)
 

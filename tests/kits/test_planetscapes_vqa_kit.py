@@ -9,16 +9,22 @@ import zipfile
 import pytest
 
 from conftest import ROOT, VQA_KIT, VQA_REF, run_score
-from kits_util import built_kits  # noqa: F401  (a fixture)
+from kits_util import session_kits
 
 SAMPLE = os.path.join(VQA_KIT, "sample_submission", "results.json")
 QUESTIONS = os.path.join(VQA_REF, "questions.json")   # the kit's copy is the reference's
 
 
 @pytest.fixture
-def kit(built_kits):  # noqa: F811
+def kits(tmp_path_factory):
+    """The starting kits as built by bundle.sh --kits (once per session)."""
+    return session_kits(tmp_path_factory)
+
+
+@pytest.fixture
+def kit(kits):
     """kit(tool, *args): a tool of the built VQA kit, run in the kit's folder."""
-    folder = os.path.join(built_kits, "vqa")
+    folder = os.path.join(kits, "vqa")
 
     def run(tool, *args):
         return subprocess.run([sys.executable, os.path.join(folder, tool)] +

@@ -5,8 +5,6 @@ import os
 import subprocess
 import sys
 
-import pytest
-
 from conftest import ROOT
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
@@ -31,8 +29,8 @@ def build_kits(folder):
     return kits
 
 
-@pytest.fixture(scope="session")
-def built_kits(tmp_path_factory):
+def session_kits(tmp_path_factory):
+    """The kits folder, built on the first call of the session (a module's fixture calls it)."""
     if "kits" not in _BUILT:
         _BUILT["kits"] = build_kits(tmp_path_factory.mktemp("built-kits"))
     return _BUILT["kits"]
