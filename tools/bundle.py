@@ -200,10 +200,16 @@ def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, referenc
     return entries, generated
 
 
-def phase_json(track: bundle_yaml.Track) -> bytes:
+def phase_json(track: bundle_yaml.Track,
+               other_tasks: Optional[List[Dict[str, str]]] = None) -> bytes:
+    """The kit's phase.json: the track's time limit and leaderboard (dry_run.py); in a merged
+    kit, also the other tasks every submission is scored on (make_submission.py says what the
+    zip still lacks)."""
     info = dry_run.phase_info_from_yaml(track.v15)
     kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
                                  "enable_detailed_results")}
+    if other_tasks:
+        kept["other_tasks"] = other_tasks
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -341,6 +347,11 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part in parts:
         kit_entries += [(part.track.name + "/" + n, p) for n, p in part.kit_entries]
         kit_data.update((part.track.name + "/" + n, b) for n, b in part.kit_data.items())
+        # One upload is scored by every task: each kit's tools know the others (their name and
+        # kit folder), so make_submission.py does not say "Upload it." before they are in.
+        kit_data[part.track.name + "/phase.json"] = phase_json(part.track, [
+            {"name": p.data.task_name or p.track.name, "kit": p.track.name}
+            for p in parts if p is not part])
     if both:
         kit_entries += collect(both, prefix="sample_submission/")
     kit_zip = os.path.join(build, "starting_kit-merged.zip")

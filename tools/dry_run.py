@@ -484,7 +484,13 @@ def describe_res(res: str) -> str:
     files = [e for e in entries if os.path.isfile(os.path.join(res, e))]
     folders = [e + "/" for e in entries if os.path.isdir(os.path.join(res, e))]
     shown = ", ".join((folders + files)[:3]) + (", ..." if len(entries) > 3 else "")
-    return "{} files and {} folders at the top: {}".format(len(files), len(folders), shown or "-")
+    return "{} and {} at the top: {}".format(counted(len(files), "file"),
+                                            counted(len(folders), "folder"), shown or "-")
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 file', '2 files', '0 files'."""
+    return "{} {}{}".format(n, noun, "" if n == 1 else "s")
 
 
 # --- running the command --------------------------------------------------------------------

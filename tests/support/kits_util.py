@@ -34,3 +34,8 @@ def session_kits(tmp_path_factory):
     if "kits" not in _BUILT:
         _BUILT["kits"] = build_kits(tmp_path_factory.mktemp("built-kits"))
     return _BUILT["kits"]
+
+
+def built_bundle(kits, competition, name):
+    """A bundle built with the kits (bundle.sh --out <kits>/../dist-<competition>)."""
+    return os.path.join(os.path.dirname(kits), "dist-" + competition, name)
