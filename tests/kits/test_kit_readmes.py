@@ -18,7 +18,7 @@ import sys
 import pytest
 
 from conftest import ROOT, SEM_REF, VQA_REF
-from kits_util import session_kits
+from kits_util import BUNDLE_SH, bundle_env, session_kits
 
 AV_REF = os.path.join(ROOT, "reference_data")
 TRACKS = ["supervised", "semi-supervised", "semantic", "vqa", "merged"]
@@ -126,3 +126,13 @@ def test_the_readmes_say_where_to_run_their_commands(kits):
             text = f.read()
         assert "Run every command below from this folder (the unpacked starting kit)." in text
         assert "python3 dry_run.py SUBMISSION VALIDATION_DIR" in text or track == "merged"
+
+
+def test_bundle_sh_never_writes_over_a_kit(kits, tmp_path):
+    proc = subprocess.run(["bash", BUNDLE_SH, "--kits", kits, "--out", str(tmp_path / "dist"),
+                           "--no-smoke"], env=bundle_env(), cwd=ROOT, capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 2, proc.stdout + proc.stderr
+    assert "--kits {}: {} exists already".format(kits, os.path.join(kits, "supervised")) \
+        in proc.stderr
+    assert not (tmp_path / "dist").exists()
