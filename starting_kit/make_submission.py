@@ -13,8 +13,9 @@ others), the zip must hold each task's files: --add FILE puts another task's fil
 results file) at the root of the zip too, and without it the tool says what is still missing
 instead of "Upload it."
 
-Exit status: 0 zip written, 1 the predictions have problems (nothing written), 2 bad command line.
-Needs Python 3.7+, numpy and Pillow.
+Exit status: 0 zip written, 1 the predictions have problems (nothing written), 2 bad command line
+or a package missing (the line says which and how to install it). Needs Python 3.7+, numpy and
+Pillow.
 """
 import argparse
 import json
@@ -27,10 +28,15 @@ from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
-from scoring import engine  # noqa: E402
-from scoring.problems import SubmissionError, UsageError  # noqa: E402
-from scoring.manifests import load_manifest  # noqa: E402
-from scoring.validate import manifest_words, open_manifest, validate_submission  # noqa: E402
+from scoring import console, deps  # noqa: E402  (standard library only)
+
+try:
+    from scoring import engine  # noqa: E402
+    from scoring.problems import SubmissionError, UsageError  # noqa: E402
+    from scoring.manifests import load_manifest  # noqa: E402
+    from scoring.validate import manifest_words, open_manifest, validate_submission  # noqa: E402
+except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the install command
+    deps.exit_if_missing(exc)
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 PHASE_FILE = os.path.join(HERE, "phase.json")   # the built kit's (tools/bundle.py)
@@ -149,7 +155,7 @@ def next_step(others: List[Dict[str, str]], added: List[str]) -> str:
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
+    stdout = console.guard(stdout or sys.stdout)   # `| head`: the zip is written all the same
     stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
     try:
@@ -160,6 +166,10 @@ def main(argv=None, stdout=None, stderr=None) -> int:
     except UsageError as exc:
         stderr.write("ERROR: {}\n".format(exc))
         return 2
+    except ModuleNotFoundError as exc:   # a task's numpy or Pillow, imported when first used
+        deps.exit_if_missing(exc)   # re-raised if it is not a missing package
+    finally:
+        console.finish(stdout)
 
 
 if __name__ == "__main__":

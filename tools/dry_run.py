@@ -28,7 +28,8 @@ Needs Python 3.7+ only; the scoring program it runs needs numpy, Pillow and PyYA
 used here when installed (to read Codabench's YAML form of scores.txt exactly, and competition
 yaml files).
 Exit status: 0 the submission would be scored and every leaderboard column filled; 1 it would
-fail; 2 bad command line, or reference data you gave that the scoring program finds broken (the
+fail; 2 bad command line, a package the scoring program needs is missing (one line says which
+and how to install it), or reference data you gave that the scoring program finds broken (the
 submission was not judged); 3 it would be scored but some column left empty or a score dropped
 (a task of a phase running several that fails: Finished, and first on the leaderboard).
 The phase is the one open now, else the next to open; BUNDLE_NOW=DATE stands for now.
@@ -37,6 +38,7 @@ import argparse
 import datetime
 import errno
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -227,13 +229,54 @@ def find_phase_info() -> Tuple[Optional[Dict[str, Any]], str]:
     return None, "no phase.json or competition.yaml found"
 
 
+PROGRAM_CANDIDATES = (os.path.join(HERE, "scoring_program"),
+                      os.path.join(os.path.dirname(HERE), "scoring_program"))
+
+
 def find_program() -> str:
     """The scoring program folder: inside the starting kit, or beside tools/ in the repository."""
-    for candidate in (os.path.join(HERE, "scoring_program"),
-                      os.path.join(os.path.dirname(HERE), "scoring_program")):
+    for candidate in PROGRAM_CANDIDATES:
         if os.path.isfile(os.path.join(candidate, "metadata")):
             return candidate
     raise UsageError("no scoring program found next to this script; give --program")
+
+
+class MissingPackage(Exception):
+    """A package the scoring program needs is not installed for this Python: one line (the
+    program's own message, scoring/deps.py) and the install command; nothing was judged."""
+
+
+def program_module(program: str, name: str) -> Any:
+    """One of the scoring program's standard-library-only modules (scoring/<name>.py: deps,
+    console), loaded from its file; None if the program has none (another program)."""
+    path = os.path.join(program, "scoring", name + ".py")
+    if not os.path.isfile(path):
+        return None
+    spec = importlib.util.spec_from_file_location("dry_run_scoring_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_packages(program: str) -> None:
+    """MissingPackage if a package the program declares (scoring/deps.py REQUIRED) cannot be
+    imported by this Python, which runs it: the scorer would fail, and its failure would read as
+    a broken reference or a failed submission."""
+    deps = program_module(program, "deps")
+    for name in (deps.REQUIRED if deps else ()):
+        if importlib.util.find_spec(name) is None:
+            raise MissingPackage(deps.missing_message(ModuleNotFoundError(
+                "No module named {!r}".format(name), name=name)))
+
+
+def guarded_stdout() -> Any:
+    """sys.stdout guarded against a reader that goes away (`dry_run.py ... | head`): the
+    scoring program's console.guard, from the program beside this script (as is without one)."""
+    for candidate in PROGRAM_CANDIDATES:
+        console = program_module(candidate, "console")
+        if console is not None:
+            return console, console.guard(sys.stdout)
+    return None, sys.stdout
 
 
 # --- unpacking as the platforms do ---------------------------------------------------------
@@ -932,6 +975,7 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
             stage(platform, submission, reference, program, paths, say, given)
         except SubmissionRefused as exc:
             return _failed(platform, say, str(exc))
+        check_packages(paths["program"])
 
         command, meta_name = read_metadata(paths["program"], platform)
         if command is None:
@@ -1119,6 +1163,9 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
         sys.stdout.flush()
 
     workdir = tempfile.mkdtemp(prefix="dry-run-")
+    # A reader that goes away (`| head`) silences the output; the runs go on to their result.
+    unguarded = sys.stdout
+    console, sys.stdout = guarded_stdout()
     try:
         if not os.path.exists(args.submission):
             raise UsageError("no such file or folder: {}".format(args.submission))
@@ -1135,6 +1182,8 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
             program = args.program or find_program()
         if not os.path.exists(reference):
             raise UsageError("no such file or folder: {}".format(reference))
+        if os.path.isdir(program):   # a zipped one is checked once unpacked
+            check_packages(program)
         # Labels of the user's own (a validation set) are scored with the kit's copy of the test
         # reference's config.yaml when they have none: the dataset's layout has no config.yaml.
         given = GivenReference(args.reference, None if args.bundle else
@@ -1196,8 +1245,14 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
     except UsageError as exc:
         sys.stderr.write("dry_run.py: error: {}\n".format(exc))
         return EXIT_USAGE
+    except MissingPackage as exc:
+        sys.stderr.write("{}\n".format(exc))
+        return EXIT_USAGE
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if console is not None:
+            console.finish(sys.stdout)
+        sys.stdout = unguarded
 
 
 if __name__ == "__main__":
