@@ -19,11 +19,11 @@ import os
 import sys
 from typing import Optional
 
-from find_scoring import HERE, add_scoring_to_path
+from find_scoring import HERE, add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring import console, deps  # noqa: E402  (standard library only)
+from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring import engine  # noqa: E402
@@ -81,20 +81,13 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)   # `| head` loses no result
-    stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
-    try:
+
+    def body(stdout, stderr) -> int:
         if not os.path.isfile(args.manifest):
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
         return check(args.submission, args.manifest, args.workers, stdout, stderr)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
-    except ModuleNotFoundError as exc:   # a task's numpy or Pillow, imported when first used
-        deps.exit_if_missing(exc)   # re-raised if it is not a missing package
-    finally:
-        console.finish(stdout)
+    return run_tool(body, stdout, stderr)
 
 
 if __name__ == "__main__":

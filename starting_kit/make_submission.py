@@ -24,11 +24,11 @@ import sys
 import zipfile
 from typing import Dict, List, Optional
 
-from find_scoring import HERE, add_scoring_to_path
+from find_scoring import HERE, add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring import console, deps  # noqa: E402  (standard library only)
+from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring import engine  # noqa: E402
@@ -155,21 +155,14 @@ def next_step(others: List[Dict[str, str]], added: List[str]) -> str:
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)   # `| head`: the zip is written all the same
-    stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
-    try:
+
+    def body(stdout, stderr) -> int:   # `| head`: the zip is written all the same
         if not os.path.isfile(args.manifest):
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
-        return make(args.predictions, args.output, args.manifest,
-                    args.workers, stdout, stderr, args.add)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
-    except ModuleNotFoundError as exc:   # a task's numpy or Pillow, imported when first used
-        deps.exit_if_missing(exc)   # re-raised if it is not a missing package
-    finally:
-        console.finish(stdout)
+        return make(args.predictions, args.output, args.manifest, args.workers, stdout, stderr,
+                    args.add)
+    return run_tool(body, stdout, stderr)
 
 
 if __name__ == "__main__":

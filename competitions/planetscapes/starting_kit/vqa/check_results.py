@@ -18,11 +18,11 @@ import argparse
 import os
 import sys
 
-from find_scoring import HERE, add_scoring_to_path
+from find_scoring import HERE, add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring import console, deps  # noqa: E402  (standard library only)
+from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
@@ -109,20 +109,13 @@ def unlistable(res_dir: str, exc: OSError) -> str:
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)   # `| head` loses no result
-    stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
-    try:
+
+    def body(stdout, stderr) -> int:
         if not os.path.isfile(args.questions):
             raise UsageError("no questions file at {}: give --questions".format(args.questions))
         return check(args.results, args.questions, stdout, stderr)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
-    except ModuleNotFoundError as exc:   # a task's numpy or Pillow, imported when first used
-        deps.exit_if_missing(exc)   # re-raised if it is not a missing package
-    finally:
-        console.finish(stdout)
+    return run_tool(body, stdout, stderr)
 
 
 if __name__ == "__main__":

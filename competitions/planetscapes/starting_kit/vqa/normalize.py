@@ -16,11 +16,11 @@ import argparse
 import sys
 from fractions import Fraction
 
-from find_scoring import add_scoring_to_path
+from find_scoring import add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring import console, deps  # noqa: E402  (standard library only)
+from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, STEPS  # noqa: E402
@@ -40,13 +40,8 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None, stdout=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)   # `| head` ends quietly
-    try:
-        return show(build_parser().parse_args(argv), stdout)
-    except ModuleNotFoundError as exc:   # a package imported when first used
-        deps.exit_if_missing(exc)   # re-raised if it is not a missing package
-    finally:
-        console.finish(stdout)
+    args = build_parser().parse_args(argv)
+    return run_tool(lambda out, _err: show(args, out), stdout)
 
 
 def show(args, stdout) -> int:
