@@ -8,6 +8,7 @@
 #   A bundle that opens later builds; one whose phases have all ended is refused. The build ends
 #   with a plan: which zip to upload where, and when each phase opens.
 #   bash bundle.sh --competition planetscapes --merged     also the merged Codabench bundle
+#   bash bundle.sh --kits DIR     also each track's starting kit, unpacked, as participants get it
 # A thin wrapper: the work is tools/bundle.py, so it can be tested and run on any OS.
 # The interpreter: $PYTHON if set, else the project's .venv (the README's commands make it),
 # else python3. It needs numpy, Pillow and PyYAML.

@@ -11,23 +11,28 @@ without the labels is your score: for that, see dry_run.py on the validation lab
 
 manifest.json (beside this script) lists the test images' names and sizes; it holds no labels.
 Exit status: 0 the submission passes every check (warnings may be printed), 1 it would be
-refused, 2 bad command line. Needs Python 3.7+, numpy and Pillow.
+refused, 2 bad command line or a package missing (the line says which and how to install it).
+Needs Python 3.7+, numpy and Pillow.
 """
 import argparse
 import os
 import sys
 from typing import Optional
 
-from find_scoring import HERE, add_scoring_to_path
+from find_scoring import HERE, add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring import engine  # noqa: E402
-from scoring.submission.archive import ArchiveProblem  # noqa: E402
-from scoring.problems import BAD_ZIP, ProblemLog, SubmissionError, UsageError  # noqa: E402
-from scoring.manifests import load_manifest  # noqa: E402
-from scoring.submission.discovery import unpack_if_zip  # noqa: E402
-from scoring.validate import manifest_words, validate_submission  # noqa: E402
+from scoring import deps  # noqa: E402  (standard library only)
+
+try:
+    from scoring import engine  # noqa: E402
+    from scoring.problems import SubmissionError, UsageError  # noqa: E402
+    from scoring.manifests import load_manifest  # noqa: E402
+    from scoring.submission.unpack import unpack_submission  # noqa: E402
+    from scoring.validate import manifest_words, validate_submission  # noqa: E402
+except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the install command
+    deps.exit_if_missing(exc)
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
 
@@ -48,11 +53,9 @@ def build_parser() -> argparse.ArgumentParser:
 def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr) -> int:
     manifest = load_manifest(manifest_path)
     try:
-        res_dir, cleanup = unpack_if_zip(path)
-    except ArchiveProblem as exc:  # the very message the scorer gives for this zip
-        log = ProblemLog()
-        log.add(BAD_ZIP, os.path.basename(path), str(exc))
-        stderr.write(SubmissionError(log).message())
+        res_dir, cleanup = unpack_submission(path)
+    except SubmissionError as exc:  # the very message the scorer gives for this zip
+        stderr.write(exc.message())
         return 1
     try:
         total = len(manifest["images"])
@@ -69,24 +72,22 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
         stdout.write("WARNING: " + line + "\n")
     # The format's own words: "a class id from 0 to 8" (Agriculture-Vision), the label table's
     # ids for Planetscapes; a manifest has no max_id of its own.
-    stdout.write("OK: {} passes every check of the scoring program: {:,} predictions for the "
-                 "{:,} test images in {} (names, sizes, single channel, every pixel {}).\n"
-                 .format(path, checked, total, os.path.basename(manifest_path),
+    stdout.write("OK: {} passes every check of the scoring program: {:,} prediction{} for the "
+                 "{:,} test image{} in {} (names, sizes, single channel, every pixel {}).\n"
+                 .format(path, checked, "" if checked == 1 else "s", total,
+                         "" if total == 1 else "s", os.path.basename(manifest_path),
                          manifest_words(manifest).get("allowed_values", "a valid value")))
     return 0
 
 
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
-    try:
+
+    def body(stdout, stderr) -> int:
         if not os.path.isfile(args.manifest):
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
         return check(args.submission, args.manifest, args.workers, stdout, stderr)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
+    return run_tool(body, stdout, stderr)
 
 
 if __name__ == "__main__":

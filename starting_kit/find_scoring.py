@@ -1,23 +1,57 @@
-"""Make the scoring program's `scoring` package importable, so the kit's checks are the scorer's.
+"""What every kit tool stands on: the scoring program's `scoring` package importable (so the
+kit's checks are the scorer's), and one frame for their main.
 
-In the downloaded starting kit the program sits in ./scoring_program; in the repository, in
-../scoring_program. Either way the kit runs the very code the platform runs.
+In the downloaded starting kit the program sits in ./scoring_program; in the repository, where
+the kits' sources live (starting_kit/, competitions/<name>/starting_kit/<track>/), in the
+repository's scoring_program/ above them. Either way the kit runs the very code the platform
+runs. One copy of this file serves every kit.
 """
 import os
 import sys
+from typing import Callable, Optional, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
-CANDIDATES = (os.path.join(HERE, "scoring_program"),
-              os.path.join(os.path.dirname(HERE), "scoring_program"))
+
+
+def candidates():
+    """The kit's own copy first, then each folder above it (the repository's copy)."""
+    folder = HERE
+    found = [os.path.join(HERE, "scoring_program")]
+    while os.path.dirname(folder) != folder:
+        folder = os.path.dirname(folder)
+        found.append(os.path.join(folder, "scoring_program"))
+    return found
 
 
 def add_scoring_to_path() -> str:
     """Put the first scoring program found on sys.path; returns its folder."""
-    for folder in CANDIDATES:
-        if os.path.isdir(os.path.join(folder, "scoring")):
+    for folder in candidates():
+        if os.path.isfile(os.path.join(folder, "scoring", "__init__.py")):
             if folder not in sys.path:
                 sys.path.insert(0, folder)
             return folder
     sys.stderr.write("ERROR: the scoring program was not found in {}. Re-download the starting "
-                     "kit and run its tools from inside it.\n".format(" or ".join(CANDIDATES)))
+                     "kit and run its tools from inside it.\n".format(
+                         os.path.join(HERE, "scoring_program")))
     raise SystemExit(2)
+
+
+def run_tool(body: Callable[[TextIO, TextIO], int], stdout: Optional[TextIO] = None,
+             stderr: Optional[TextIO] = None) -> int:
+    """A kit tool's main around body(stdout, stderr) -> exit status, the scoring package on the
+    path: stdout guarded (a reader gone, `| head`, loses no result: scoring/console.py); a usage
+    error is one line, exit 2; a package missing when a task imports it, scoring/deps.py's line
+    with the install command, exit 2."""
+    from scoring import console, deps
+    from scoring.problems import UsageError
+    stdout = console.guard(stdout or sys.stdout)
+    stderr = stderr or sys.stderr
+    try:
+        return body(stdout, stderr)
+    except UsageError as exc:
+        stderr.write("ERROR: {}\n".format(exc))
+        return 2
+    except ModuleNotFoundError as exc:   # numpy or Pillow, imported by a task when first used
+        deps.exit_if_missing(exc)        # re-raised if it is not a missing package
+    finally:
+        console.finish(stdout)

@@ -8,6 +8,12 @@ import pytest
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
 PROGRAM = os.path.join(ROOT, "scoring_program")
+# The Planetscapes samples (competitions/planetscapes/): each task's reference and kit source.
+PLANETSCAPES = os.path.join(ROOT, "competitions", "planetscapes")
+SEM_REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
+SEM_KIT = os.path.join(PLANETSCAPES, "starting_kit", "semantic")
+VQA_REF = os.path.join(PLANETSCAPES, "reference_data", "vqa")
+VQA_KIT = os.path.join(PLANETSCAPES, "starting_kit", "vqa")
 # The scoring program, the tests' shared helpers (oracles, data builders) and this folder (for
 # `from conftest import ...` in the test folders, which mirror the source tree).
 for p in (PROGRAM, os.path.join(TESTS, "support"), TESTS):

@@ -35,6 +35,7 @@ import os
 import shutil
 import sys
 import tempfile
+import zipfile
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 TOOLS = os.path.dirname(os.path.abspath(__file__))
@@ -157,12 +158,29 @@ class TrackParts(NamedTuple):
     test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
 
 
-def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference_root: str,
-                 manifest: Optional[bytes]) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
+def reference_config_file(ref_dir: str) -> Optional[str]:
+    """The reference's config.yaml where the scorer reads it (scoring/config.py): in the folder,
+    else in its only sub-folder; None without one."""
+    from scoring.config import CONFIG_FILE
+    from scoring.folders import sole_subfolder
+    for folder in (ref_dir, sole_subfolder(ref_dir)):
+        if folder and os.path.isfile(os.path.join(folder, CONFIG_FILE)):
+            return os.path.join(folder, CONFIG_FILE)
+    return None
+
+
+def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference: str,
+                 reference_root: str, manifest: Optional[bytes]
+                 ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
     """The track's starting kit (source.json "starting_kit"): its files, a copy of the
     scoring program (so the kit's checks are the scorer's), the sample submission, the
-    reference's public files it names, the task's manifest and phase.json."""
+    reference's public files it names, the task's manifest, phase.json and the reference's
+    config.yaml as reference_config.yaml (task, label table, options; no labels): the dry run
+    scores validation labels in the dataset's layout, which have none, with it."""
     entries = list(data.kit.files)
+    config = reference_config_file(reference)
+    if config:
+        entries.append((dry_run.REFERENCE_CONFIG, config))
     entries += collect(data.scoring_program, prefix="scoring_program/")
     if data.sample_submission and os.path.isdir(data.sample_submission):
         entries += collect(data.sample_submission, prefix="sample_submission/")
@@ -182,10 +200,16 @@ def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, referenc
     return entries, generated
 
 
-def phase_json(track: bundle_yaml.Track) -> bytes:
+def phase_json(track: bundle_yaml.Track,
+               other_tasks: Optional[List[Dict[str, str]]] = None) -> bytes:
+    """The kit's phase.json: the track's time limit and leaderboard (dry_run.py); in a merged
+    kit, also the other tasks every submission is scored on (make_submission.py says what the
+    zip still lacks)."""
     info = dry_run.phase_info_from_yaml(track.v15)
     kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
                                  "enable_detailed_results")}
+    if other_tasks:
+        kept["other_tasks"] = other_tasks
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -221,7 +245,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
-    entries, generated = kit_contents(data, track, ref.root, manifest)
+    entries, generated = kit_contents(data, track, reference, ref.root, manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
                       test_set)
 
@@ -323,6 +347,11 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part in parts:
         kit_entries += [(part.track.name + "/" + n, p) for n, p in part.kit_entries]
         kit_data.update((part.track.name + "/" + n, b) for n, b in part.kit_data.items())
+        # One upload is scored by every task: each kit's tools know the others (their name and
+        # kit folder), so make_submission.py does not say "Upload it." before they are in.
+        kit_data[part.track.name + "/phase.json"] = phase_json(part.track, [
+            {"name": p.data.task_name or p.track.name, "kit": p.track.name}
+            for p in parts if p is not part])
     if both:
         kit_entries += collect(both, prefix="sample_submission/")
     kit_zip = os.path.join(build, "starting_kit-merged.zip")
@@ -543,6 +572,23 @@ def update_kit_manifest(path: str, manifest: bytes, say) -> None:
         say("Updated {} from the sample reference.".format(shown(path)))
 
 
+def write_kits(built: List[Built], out: str, folder: str, say) -> None:
+    """Each track's starting kit as participants unpack it from the built bundle: folder/<track>/
+    (a merged bundle's kit, which holds every track's: folder/merged/)."""
+    written = []  # type: List[str]
+    for b in built:
+        name = b.tracks[0] if len(b.tracks) == 1 else "merged"
+        if name in written:
+            continue
+        with zipfile.ZipFile(os.path.join(out, b.name)) as bundle_zip:
+            kit = io.BytesIO(bundle_zip.read("starting_kit.zip"))
+        with zipfile.ZipFile(kit) as kit_zip:
+            kit_zip.extractall(os.path.join(folder, name))
+        written.append(name)
+    say("Starting kits in {}: {} (each as participants unpack its starting_kit.zip)".format(
+        shown(os.path.abspath(folder)), ", ".join(n + "/" for n in written)))
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
@@ -572,6 +618,10 @@ def build_parser() -> argparse.ArgumentParser:
                         "references: each track's sample submission, all of them together "
                         "for a merged Codabench bundle)")
     p.add_argument("--no-smoke", action="store_true", help="skip the dry run")
+    p.add_argument("--kits", metavar="DIR",
+                   help="also write each track's starting kit, unpacked, into DIR/<track>/ "
+                        "(DIR/merged/ with --merged): what participants download, to try its "
+                        "commands; none of them may exist yet")
     p.add_argument("--merged", action="store_true",
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
@@ -638,6 +688,11 @@ def main(argv: Optional[List[str]] = None) -> int:
     if args.merged and not mergeable:
         parser.error("--merged: {} has no merged Codabench form (it needs several tracks and "
                      "\"merged\" in its source.json)".format(source.name))
+    taken = [n for n in tracks + (["merged"] if args.merged else [])
+             if args.kits and os.path.lexists(os.path.join(args.kits, n))]
+    if taken:
+        parser.error("--kits {}: {} exists already: remove it or give another folder".format(
+            args.kits, os.path.join(args.kits, taken[0])))
     if sample:
         references = {t: source.data(t).sample_reference for t in tracks}
     elif sorted(references) != sorted(tracks):
@@ -671,6 +726,8 @@ def main(argv: Optional[List[str]] = None) -> int:
             os.replace(b.path, os.path.join(args.out, b.name))
             say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
                 os.path.join(args.out, b.name))), b.what))
+        if args.kits:
+            write_kits(result.built, args.out, args.kits, say)
         plan(result, reports, now, mergeable, say)
         return 0
     except Refused as exc:

@@ -1,7 +1,7 @@
 #!/usr/bin/env python3
 """Dry run: score a submission locally the way the CodaLab (v1) or Codabench worker would.
 
-    python3 dry_run.py submission.zip path/to/validation_labels
+    python3 dry_run.py submission.zip path/to/validation_labels      (in a starting kit)
     python3 dry_run.py submission.zip --bundle dist/agrivision2021-supervised-codalab.zip
 
 It unpacks the submission as the platform does (CodaLab v1 keeps a single top-level folder
@@ -19,10 +19,18 @@ Differences from the worker, on purpose: the command's
 `python3` is replaced by the Python running this script (the worker uses its Docker image's), and
 a reference given as a folder is linked, not copied.
 
-Needs Python 3.7+ only (the scoring program itself needs numpy and Pillow). PyYAML is used when
-installed (to read Codabench's YAML form of scores.txt exactly, and competition yaml files).
+Labels of your own (a validation split) are given as the dataset distributes them, without the
+reference's config.yaml: in a starting kit, the kit's reference_config.yaml (the test reference's
+config.yaml: task, label table, options) is theirs, so they are scored as the test set is. A
+config.yaml in the folder given is used as it is.
+
+Needs Python 3.7+ only; the scoring program it runs needs numpy, Pillow and PyYAML. PyYAML is
+used here when installed (to read Codabench's YAML form of scores.txt exactly, and competition
+yaml files).
 Exit status: 0 the submission would be scored and every leaderboard column filled; 1 it would
-fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped
+fail; 2 bad command line, a package the scoring program needs is missing (one line says which
+and how to install it), or reference data you gave that the scoring program finds broken (the
+submission was not judged); 3 it would be scored but some column left empty or a score dropped
 (a task of a phase running several that fails: Finished, and first on the leaderboard).
 The phase is the one open now, else the next to open; BUNDLE_NOW=DATE stands for now.
 """
@@ -30,6 +38,7 @@ import argparse
 import datetime
 import errno
 import glob
+import importlib.util
 import json
 import math
 import os
@@ -61,6 +70,14 @@ DEFAULT_TIME_LIMIT = {"codalab": 300, "codabench": 600}
 # Codabench's default queue runs nothing longer than this, whatever the phase asks.
 CODABENCH_QUEUE_CAP = 600
 PHASE_FILE = "phase.json"      # written into the starting kit by tools/bundle.py
+# The test reference's config.yaml (task, label table, options; no labels), written into the
+# starting kit by tools/bundle.py: a participant's validation labels in the dataset's layout have
+# none, and are scored with it, as the worker scores the test set.
+REFERENCE_CONFIG = "reference_config.yaml"
+# The scorer's exit status and first line for a broken reference (scoring/problems.py).
+SCORER_BROKEN_REFERENCE = 3
+BROKEN_REFERENCE_PREAMBLE = "ERROR: the REFERENCE data (the organizers' ground truth) is broken"
+CONFIG_FILE = "config.yaml"    # where the scorer reads a reference's (scoring/config.py)
 INTERPRETERS = ("python3", "python")
 # The most a zip may unpack to, all members together (declared sizes; zipfile never returns
 # more than a member's declared size). The stated cap shared with the scoring program's own
@@ -212,13 +229,54 @@ def find_phase_info() -> Tuple[Optional[Dict[str, Any]], str]:
     return None, "no phase.json or competition.yaml found"
 
 
+PROGRAM_CANDIDATES = (os.path.join(HERE, "scoring_program"),
+                      os.path.join(os.path.dirname(HERE), "scoring_program"))
+
+
 def find_program() -> str:
     """The scoring program folder: inside the starting kit, or beside tools/ in the repository."""
-    for candidate in (os.path.join(HERE, "scoring_program"),
-                      os.path.join(os.path.dirname(HERE), "scoring_program")):
+    for candidate in PROGRAM_CANDIDATES:
         if os.path.isfile(os.path.join(candidate, "metadata")):
             return candidate
     raise UsageError("no scoring program found next to this script; give --program")
+
+
+class MissingPackage(Exception):
+    """A package the scoring program needs is not installed for this Python: one line (the
+    program's own message, scoring/deps.py) and the install command; nothing was judged."""
+
+
+def program_module(program: str, name: str) -> Any:
+    """One of the scoring program's standard-library-only modules (scoring/<name>.py: deps,
+    console), loaded from its file; None if the program has none (another program)."""
+    path = os.path.join(program, "scoring", name + ".py")
+    if not os.path.isfile(path):
+        return None
+    spec = importlib.util.spec_from_file_location("dry_run_scoring_" + name, path)
+    module = importlib.util.module_from_spec(spec)
+    spec.loader.exec_module(module)
+    return module
+
+
+def check_packages(program: str) -> None:
+    """MissingPackage if a package the program declares (scoring/deps.py REQUIRED) cannot be
+    imported by this Python, which runs it: the scorer would fail, and its failure would read as
+    a broken reference or a failed submission."""
+    deps = program_module(program, "deps")
+    for name in (deps.REQUIRED if deps else ()):
+        if importlib.util.find_spec(name) is None:
+            raise MissingPackage(deps.missing_message(ModuleNotFoundError(
+                "No module named {!r}".format(name), name=name)))
+
+
+def guarded_stdout() -> Any:
+    """sys.stdout guarded against a reader that goes away (`dry_run.py ... | head`): the
+    scoring program's console.guard, from the program beside this script (as is without one)."""
+    for candidate in PROGRAM_CANDIDATES:
+        console = program_module(candidate, "console")
+        if console is not None:
+            return console, console.guard(sys.stdout)
+    return None, sys.stdout
 
 
 # --- unpacking as the platforms do ---------------------------------------------------------
@@ -371,17 +429,97 @@ def unpack(source: str, dest: str, platform: str, what: str) -> List[str]:
     return notes
 
 
-def stage_reference(source: str, dest: str, platform: str) -> None:
+class GivenReference(NamedTuple):
+    """Reference data given on the command line (a participant's validation labels), not a
+    bundle's: the scorer's "reference broken" is then about these files, not the organizers'."""
+    path: str
+    config: Optional[bytes] = None   # config.yaml for one without it: the kit's reference_config
+
+
+def kit_reference_config() -> Optional[bytes]:
+    """The test reference's config.yaml as the kit ships it (reference_config.yaml beside this
+    script), or None (the repository's tools/, or a kit whose test reference has none)."""
+    path = os.path.join(HERE, REFERENCE_CONFIG)
+    if not os.path.isfile(path):
+        return None
+    with open(path, "rb") as f:
+        return f.read()
+
+
+def config_task(config: bytes) -> str:
+    """The `task:` a config.yaml names (the scorer's default without one), for messages."""
+    match = re.search(rb"^task:[ \t]*[\"']?([A-Za-z0-9_.-]+)", config, re.M)
+    return match.group(1).decode("ascii") if match else "agriculture-vision"
+
+
+def _real_subfolders(folder: str) -> List[str]:
+    """Sub-folders the scorer may look into: not links, not hidden, not __MACOSX (as
+    scoring/folders.py's sole_subfolder)."""
+    try:
+        return [e.name for e in os.scandir(folder) if e.is_dir(follow_symlinks=False) and
+                not e.name.startswith(".") and e.name != "__MACOSX"]
+    except OSError:
+        return []
+
+
+def has_config(folder: str) -> bool:
+    """A config.yaml where the scorer reads one: in the folder or its only sub-folder."""
+    if os.path.isfile(os.path.join(folder, CONFIG_FILE)):
+        return True
+    subs = _real_subfolders(folder)
+    return len(subs) == 1 and os.path.isfile(os.path.join(folder, subs[0], CONFIG_FILE))
+
+
+def mirror(source: str, dest: str, top: bool = True) -> None:
+    """dest shows source's entries without copying the labels: folders are linked, files
+    hard-linked or copied. The scorer follows no link when it looks into the only sub-folder,
+    so that one is a real folder here too (its entries linked in turn)."""
+    os.makedirs(dest)
+    subs = _real_subfolders(source) if top else []
+    for entry in sorted(os.scandir(source), key=lambda e: e.name):
+        target = os.path.join(dest, entry.name)
+        if subs == [entry.name]:
+            mirror(entry.path, target, top=False)
+        elif entry.is_dir():
+            os.symlink(os.path.abspath(entry.path), target, target_is_directory=True)
+        elif entry.is_file():
+            try:
+                os.link(entry.path, target)
+            except OSError:   # another file system
+                shutil.copyfile(entry.path, target)
+        # anything else (a FIFO, a socket) is not reference data: left out
+
+
+def stage_reference(source: str, dest: str, platform: str,
+                    given: Optional[GivenReference] = None) -> List[str]:
+    """input/ref: a folder linked (or, to add a config.yaml, mirrored), a zip unpacked; a given
+    reference without config.yaml gets the kit's. Returns notes on what was done."""
+    config = given.config if given else None
+    add = config is not None and os.path.isdir(source) and not has_config(source)
     if os.path.isdir(source):
         try:
-            os.symlink(os.path.abspath(source), dest, target_is_directory=True)
-            return
+            if add:
+                mirror(source, dest)
+            else:
+                os.symlink(os.path.abspath(source), dest, target_is_directory=True)
+            source = ""
         except (OSError, NotImplementedError):  # e.g. Windows without the privilege
-            pass
-    try:
-        unpack(source, dest, platform, "reference data")
-    except ZipProblem as exc:
-        raise UsageError("the reference data: {}".format(exc)) from None
+            shutil.rmtree(dest, ignore_errors=True)
+    if source:
+        try:
+            unpack(source, dest, platform, "reference data")
+        except ZipProblem as exc:
+            raise UsageError("the reference data: {}".format(exc)) from None
+    if config is None:
+        return []
+    if has_config(dest):
+        return ["input/ref: {} has a config.yaml of its own, used as it is (the kit's {} is "
+                "for reference data without one)".format(given.path, REFERENCE_CONFIG)]
+    with open(os.path.join(dest, CONFIG_FILE), "wb") as f:
+        f.write(config)
+    return ["input/ref: {} has no config.yaml; the kit's {} (the test reference's own: task "
+            "{}) is its config.yaml here, so it is scored as the test set is".format(
+                given.path, REFERENCE_CONFIG, config_task(config))]
 
 
 def describe_res(res: str) -> str:
@@ -389,7 +527,13 @@ def describe_res(res: str) -> str:
     files = [e for e in entries if os.path.isfile(os.path.join(res, e))]
     folders = [e + "/" for e in entries if os.path.isdir(os.path.join(res, e))]
     shown = ", ".join((folders + files)[:3]) + (", ..." if len(entries) > 3 else "")
-    return "{} files and {} folders at the top: {}".format(len(files), len(folders), shown or "-")
+    return "{} and {} at the top: {}".format(counted(len(files), "file"),
+                                            counted(len(folders), "folder"), shown or "-")
+
+
+def counted(n: int, noun: str) -> str:
+    """'1 file', '2 files', '0 files'."""
+    return "{} {}{}".format(n, noun, "" if n == 1 else "s")
 
 
 # --- running the command --------------------------------------------------------------------
@@ -594,6 +738,7 @@ class Outcome(NamedTuple):
     complete: bool                      # ... and fill every leaderboard column
     scores: Optional[Dict[str, float]]
     result: str = ""                    # what the site would show, when more than a row
+    unusable_reference: bool = False    # the reference given was broken: nothing was judged
 
 
 def format_row(columns: List[Dict[str, Any]], scores: Dict[str, float], platform: str,
@@ -616,6 +761,19 @@ def format_row(columns: List[Dict[str, Any]], scores: Dict[str, float], platform
     return lines + ["  " + "  ".join(head), "  " + "  ".join(vals)]
 
 
+def _unusable_reference(platform: str, say, given: GivenReference, err: str) -> Outcome:
+    """The scorer's exit 3 (broken reference) when the reference is the user's own: a problem of
+    those files, not of the submission and not of the organizers' data."""
+    say("Status: not scored: the scoring program found the reference data you gave broken (exit "
+        "status 3). Here the reference is yours, {}, not the organizers'; its message:".format(
+            given.path))
+    for line in (err.strip() or "(empty)").splitlines():
+        if line.startswith(BROKEN_REFERENCE_PREAMBLE):
+            line = "ERROR: the reference data {} is broken.".format(given.path)
+        say("  | " + line)
+    return Outcome(platform, False, False, None, unusable_reference=True)
+
+
 def _failed(platform: str, say, *why: str) -> Outcome:
     say("Status: Failed")
     for line in why:
@@ -624,7 +782,7 @@ def _failed(platform: str, say, *why: str) -> Outcome:
 
 
 def stage(platform: str, submission: str, reference: str, program: str, paths: Dict[str, str],
-          say) -> None:
+          say, given: Optional[GivenReference] = None) -> None:
     """Lay out program/, input/ref, input/res as the platform's worker does."""
     for d in ("input", "output", "tmp", "shared"):
         os.makedirs(paths[d])
@@ -634,7 +792,8 @@ def stage(platform: str, submission: str, reference: str, program: str, paths: D
         raise UsageError("the scoring program: {}".format(exc)) from None
     for note in notes:
         say(note)
-    stage_reference(reference, os.path.join(paths["input"], "ref"), platform)
+    for note in stage_reference(reference, os.path.join(paths["input"], "ref"), platform, given):
+        say(note)
     res = paths["predictions"]
     try:
         notes = unpack(submission, res, platform, "submission")
@@ -800,9 +959,11 @@ def v1_fetch_metadata(res: str) -> List[str]:
 
 def run_platform(platform: str, submission: str, reference: str, program: str,
                  phase: Optional[Dict[str, Any]], limit: float, keep: Optional[str],
-                 echo: bool, say, child: str = "") -> Outcome:
+                 echo: bool, say, child: str = "",
+                 given: Optional[GivenReference] = None) -> Outcome:
     """One run of the scoring program as the platform's worker makes it; child names the task
-    of one child submission of a multi-task phase (its scores are the row's, not all of it)."""
+    of one child submission of a multi-task phase (its scores are the row's, not all of it);
+    given: the reference is the user's own (validation labels), not a bundle's."""
     root = tempfile.mkdtemp(prefix="dry-run-{}-".format(platform))
     try:
         run = os.path.join(root, "run")
@@ -811,9 +972,10 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
                  "shared": os.path.join(root, "shared")}
         paths["predictions"] = os.path.join(paths["input"], "res")
         try:
-            stage(platform, submission, reference, program, paths, say)
+            stage(platform, submission, reference, program, paths, say, given)
         except SubmissionRefused as exc:
             return _failed(platform, say, str(exc))
+        check_packages(paths["program"])
 
         command, meta_name = read_metadata(paths["program"], platform)
         if command is None:
@@ -840,6 +1002,8 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         if timed_out:
             err += ("Execution time limit exceeded!\n" if platform == "codalab" else
                     "Execution Time Limit exceeded. Limit was {:.0f} seconds\n".format(limit))
+        if given is not None and code == SCORER_BROKEN_REFERENCE and not timed_out:
+            return _unusable_reference(platform, say, given, err)
         if timed_out or code != 0:
             return _failed(platform, say, "The error text the participant sees (the scoring "
                                           "program's stderr):",
@@ -971,8 +1135,10 @@ def build_parser() -> argparse.ArgumentParser:
                "  dry_run.py sample_submission --bundle dist/X-codalab.zip  (organizers)\n")
     p.add_argument("submission", help="the submission: a zip (as uploaded) or a folder")
     p.add_argument("reference", nargs="?",
-                   help="reference labels: a folder or a zip in the raw dataset layout "
-                        "(default with --bundle: the bundle's reference_data.zip)")
+                   help="reference labels, e.g. your validation split: a folder or a zip in "
+                        "the dataset's layout; without a config.yaml of its own, the kit's "
+                        "reference_config.yaml is its config (default with --bundle: the "
+                        "bundle's reference_data.zip)")
     p.add_argument("--bundle", metavar="ZIP",
                    help="a competition bundle: use its scoring program, reference data, time "
                         "limit and leaderboard (needs PyYAML)")
@@ -997,6 +1163,9 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
         sys.stdout.flush()
 
     workdir = tempfile.mkdtemp(prefix="dry-run-")
+    # A reader that goes away (`| head`) silences the output; the runs go on to their result.
+    unguarded = sys.stdout
+    console, sys.stdout = guarded_stdout()
     try:
         if not os.path.exists(args.submission):
             raise UsageError("no such file or folder: {}".format(args.submission))
@@ -1013,6 +1182,12 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
             program = args.program or find_program()
         if not os.path.exists(reference):
             raise UsageError("no such file or folder: {}".format(reference))
+        if os.path.isdir(program):   # a zipped one is checked once unpacked
+            check_packages(program)
+        # Labels of the user's own (a validation set) are scored with the kit's copy of the test
+        # reference's config.yaml when they have none: the dataset's layout has no config.yaml.
+        given = GivenReference(args.reference, None if args.bundle else
+                               kit_reference_config()) if args.reference else None
         choice = args.platform or (phase["platform"] if args.bundle else "both")
         platforms = PLATFORMS if choice == "both" else (choice,)
         if args.bundle and len((phase or {}).get("tasks") or []) > 1 and "codalab" in platforms:
@@ -1045,8 +1220,15 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
                                           float(limit), args.keep, not args.quiet, say))
                 continue
             outcomes.append(run_platform(platform, args.submission, reference, program, phase,
-                                         float(limit), args.keep, not args.quiet, say))
+                                         float(limit), args.keep, not args.quiet, say,
+                                         given=given))
         print()
+        if any(o.unusable_reference for o in outcomes):
+            print("RESULT: the reference data you gave, {}, cannot be scored against: the "
+                  "scoring program found it broken (above). The submission was not judged: "
+                  "give labels in the task's layout (the starting kit's README says which) and "
+                  "run again.".format(args.reference))
+            return EXIT_USAGE
         if not all(o.finished for o in outcomes):
             print("RESULT: the submission would FAIL on " + ", ".join(
                 TITLES[o.platform] for o in outcomes if not o.finished) + ".")
@@ -1063,8 +1245,14 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
     except UsageError as exc:
         sys.stderr.write("dry_run.py: error: {}\n".format(exc))
         return EXIT_USAGE
+    except MissingPackage as exc:
+        sys.stderr.write("{}\n".format(exc))
+        return EXIT_USAGE
     finally:
         shutil.rmtree(workdir, ignore_errors=True)
+        if console is not None:
+            console.finish(sys.stdout)
+        sys.stdout = unguarded
 
 
 if __name__ == "__main__":

@@ -1,14 +1,15 @@
 #!/usr/bin/env python3
 """Deterministic synthetic sample of the Planetscapes pixel-level semantic labeling task.
 
-Writes, under --out DIR (default reference_data_planetscapes):
+Writes, under --out DIR (default competitions/planetscapes/reference_data/semantic):
 
     config.yaml             task: planetscapes-semantic and an EXAMPLE label table
     labels/<id>.png         8-bit label ids
     instances/<id>.png      16-bit: class_id * 1000 + k on instance pixels, the label id elsewhere
 
-and under --submission DIR (default starting_kit_planetscapes/sample_submission) an imperfect
-prediction <id>.png per image (8-bit label ids) made by degrading the ground truth.
+and under --submission DIR (default competitions/planetscapes/starting_kit/semantic/
+sample_submission) an imperfect prediction <id>.png per image (8-bit label ids) made by
+degrading the ground truth.
 
 The label table is an EXAMPLE made up for this sample (planetary-looking classes chosen to
 exercise every rule of the metric: ignored labels, classes with and without instances, an ignored
@@ -28,6 +29,9 @@ import sys
 
 import numpy as np
 from PIL import Image
+
+COMPETITION = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                           "competitions", "planetscapes")
 
 # name, id, category, has_instances, ignore_in_eval
 EXAMPLE_TABLE = [
@@ -162,8 +166,10 @@ def sample_scene(rng, h, w):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default="reference_data_planetscapes")
-    p.add_argument("--submission", default="starting_kit_planetscapes/sample_submission")
+    # The defaults are the repository's sample folders, wherever the tool is run from.
+    p.add_argument("--out", default=os.path.join(COMPETITION, "reference_data", "semantic"))
+    p.add_argument("--submission", default=os.path.join(COMPETITION, "starting_kit", "semantic",
+                                                        "sample_submission"))
     p.add_argument("--images", type=int, default=12)
     p.add_argument("--width", type=int, default=256)
     p.add_argument("--height", type=int, default=128)

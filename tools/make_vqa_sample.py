@@ -9,8 +9,8 @@ Writes, under --out DIR (the reference, official VQA v2 formats):
                           multiple_choice_answer, answers: ten {answer, answer_confidence,
                           answer_id}}], ...}                                         (hidden)
 
-and, with --submission FILE, a results file answering every question ([{question_id, answer}]),
-and with --public-questions FILE a copy of questions.json for the starting kit.
+and, with --submission FILE, a results file answering every question ([{question_id, answer}]).
+(The starting kit's questions.json is the bundled reference's: tools/bundle.py copies it.)
 
 Human answers vary as real ones do, so every normalization rule is exercised: case, trailing
 periods, number words ("two"), articles ("a crater"), contractions ("dont know"), punctuation
@@ -19,9 +19,9 @@ where only the exact string scores. Question k is drawn from its own random.Rand
 (seed, k): question k is the same whatever --questions is. Standard library only.
 
 Usage:
-    python3 tools/make_vqa_sample.py --out reference_data_vqa --questions 300 --seed 2021 \\
-        --submission starting_kit_vqa/sample_submission/results.json \\
-        --public-questions starting_kit_vqa/questions.json
+    python3 tools/make_vqa_sample.py --out competitions/planetscapes/reference_data/vqa \\
+        --questions 300 --seed 2021 \\
+        --submission competitions/planetscapes/starting_kit/vqa/sample_submission/results.json
 """
 import argparse
 import json
@@ -167,7 +167,6 @@ def main(argv=None) -> int:
     p.add_argument("--questions", type=int, default=300)
     p.add_argument("--seed", type=int, default=2021)
     p.add_argument("--submission", help="results file to write (a participant's answers)")
-    p.add_argument("--public-questions", help="copy of questions.json to write (starting kit)")
     args = p.parse_args(argv)
     if args.questions < 1:
         p.error("--questions must be at least 1")
@@ -177,8 +176,6 @@ def main(argv=None) -> int:
         f.write(CONFIG_YAML)
     write_json(os.path.join(args.out, "questions.json"), questions)
     write_json(os.path.join(args.out, "annotations.json"), annotations)
-    if args.public_questions:
-        write_json(args.public_questions, questions)
     if args.submission:
         write_json(args.submission, results)
     sys.stdout.write("Wrote {:,} questions to {}{}\n".format(

@@ -14,7 +14,7 @@ from typing import Dict, List, Optional
 from . import __version__, engine
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
-from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
+from .problems import REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
     SubmissionError, UsageError
 from .registry import DEFAULT, TASKS
 from .registry import add_options as add_task_options
@@ -22,6 +22,7 @@ from .report import scores_file
 from .task_api import RunFacts
 from .submission.archive import ArchiveProblem
 from .submission.discovery import unpack_if_zip
+from .submission.unpack import unpack_submission
 
 EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 4  # 1 and 3: ScoringError.exit_code
 SCORE_FILES = ("scores.txt", "scores.json")
@@ -106,15 +107,14 @@ def clear_outputs(out: str) -> None:
 def unpack(path: str, side: str) -> "tuple":
     """(folder, cleanup) for the reference or the submission; a zip that cannot be unpacked is
     the organizers' problem for the reference, the participant's for the submission."""
+    if side != "ref":
+        return unpack_submission(path)   # shared with the starting kit's checkers
     try:
         return unpack_if_zip(path)
     except ArchiveProblem as exc:
         log = ProblemLog()
-        if side == "ref":
-            log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
-            raise BrokenReference(log) from None
-        log.add(BAD_ZIP, os.path.basename(path), str(exc))
-        raise SubmissionError(log) from None
+        log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
+        raise BrokenReference(log) from None
 
 
 def print_table(headers: List[str], rows: List[List[str]], stream) -> None:

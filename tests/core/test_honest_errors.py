@@ -5,13 +5,12 @@ import os
 
 import pytest
 
-from conftest import ROOT, run_main
+from conftest import ROOT, VQA_KIT, VQA_REF, run_main
 from scoring import cli
 
 AV_REF = os.path.join(ROOT, "reference_data")
 AV_RES = os.path.join(ROOT, "starting_kit", "sample_submission")
-VQA_REF = os.path.join(ROOT, "reference_data_vqa")
-VQA_RES = os.path.join(ROOT, "starting_kit_vqa", "sample_submission")
+VQA_RES = os.path.join(VQA_KIT, "sample_submission")
 
 
 def bug(*args, **kwargs):

@@ -7,7 +7,7 @@ import sys
 
 import pytest
 
-from conftest import ROOT, run_score
+from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import page_shots  # noqa: E402
@@ -17,8 +17,8 @@ pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium (apt-get in
 
 SAMPLES = {
     "agriculture-vision": ("reference_data", "starting_kit"),
-    "planetscapes-semantic": ("reference_data_planetscapes", "starting_kit_planetscapes"),
-    "planetscapes-vqa": ("reference_data_vqa", "starting_kit_vqa"),
+    "planetscapes-semantic": (SEM_REF, SEM_KIT),
+    "planetscapes-vqa": (VQA_REF, VQA_KIT),
 }
 
 

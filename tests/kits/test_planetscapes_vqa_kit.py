@@ -1,23 +1,47 @@
-"""The VQA starting kit's tools, run as participants run them, and the sample generator."""
+"""The VQA starting kit's tools, run as participants run them (in the kit bundle.sh builds from
+the repository's sample), and the sample generator."""
 import json
 import os
 import subprocess
 import sys
 import zipfile
 
-from conftest import ROOT, run_score
+import pytest
 
-KIT = os.path.join(ROOT, "starting_kit_vqa")
-SAMPLE = os.path.join(KIT, "sample_submission", "results.json")
-QUESTIONS = os.path.join(KIT, "questions.json")
+from conftest import ROOT, VQA_KIT, VQA_REF, run_score
+from kits_util import session_kits
 
-
-def kit(tool, *args):
-    return subprocess.run([sys.executable, os.path.join(KIT, tool)] + [str(a) for a in args],
-                          capture_output=True, text=True, timeout=60, cwd=str(KIT))
+SAMPLE = os.path.join(VQA_KIT, "sample_submission", "results.json")
+QUESTIONS = os.path.join(VQA_REF, "questions.json")   # the kit's copy is the reference's
 
 
-def test_check_results_accepts_the_sample_file_folder_and_zip(tmp_path):
+@pytest.fixture
+def kits(tmp_path_factory):
+    """The starting kits as built by bundle.sh --kits (once per session)."""
+    return session_kits(tmp_path_factory)
+
+
+@pytest.fixture
+def kit(kits):
+    """kit(tool, *args): a tool of the built VQA kit, run in the kit's folder."""
+    folder = os.path.join(kits, "vqa")
+
+    def run(tool, *args):
+        return subprocess.run([sys.executable, os.path.join(folder, tool)] +
+                              [str(a) for a in args], capture_output=True, text=True,
+                              timeout=60, cwd=folder)
+    run.folder = folder
+    return run
+
+
+def test_the_kit_holds_the_references_questions_and_the_sample(kit):
+    for ours, theirs in ((QUESTIONS, "questions.json"),
+                         (SAMPLE, os.path.join("sample_submission", "results.json"))):
+        with open(ours, "rb") as a, open(os.path.join(kit.folder, theirs), "rb") as b:
+            assert a.read() == b.read(), theirs
+
+
+def test_check_results_accepts_the_sample_file_folder_and_zip(kit, tmp_path):
     assert kit("check_results.py", SAMPLE, "--questions", QUESTIONS).returncode == 0
     assert kit("check_results.py", os.path.dirname(SAMPLE)).returncode == 0
     z = tmp_path / "submission.zip"
@@ -27,7 +51,7 @@ def test_check_results_accepts_the_sample_file_folder_and_zip(tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith("OK: results.json"), proc.stderr
 
 
-def test_check_results_refuses_what_the_scorer_refuses(tmp_path):
+def test_check_results_refuses_what_the_scorer_refuses(kit, tmp_path):
     with open(SAMPLE) as f:
         entries = json.load(f)
     entries[0]["question_id"] = str(entries[0]["question_id"])
@@ -45,19 +69,19 @@ def test_check_results_refuses_what_the_scorer_refuses(tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     (res / "bad.json").write_text(bad.read_text())
-    scored = run_score("--ref", os.path.join(ROOT, "reference_data_vqa"), "--res", res)
+    scored = run_score("--ref", VQA_REF, "--res", res)
     assert scored.returncode == 1
     def paragraphs(text):
         return [p.strip() for p in text.split("\n\n")]
     assert paragraphs(scored.stderr)[1:] == paragraphs(proc.stderr)[1:-1]
 
 
-def test_check_results_without_questions_file(tmp_path):
+def test_check_results_without_questions_file(kit, tmp_path):
     proc = kit("check_results.py", SAMPLE, "--questions", tmp_path / "none.json")
     assert proc.returncode == 2 and "no questions file" in proc.stderr
 
 
-def test_normalize_tool():
+def test_normalize_tool(kit):
     proc = kit("normalize.py", "Two dogs.")
     assert proc.returncode == 0
     assert "agree exactly: compared as 'Two dogs.'" in proc.stdout
@@ -72,7 +96,7 @@ def test_normalize_tool():
 
 def test_sample_submission_scores(tmp_path):
     out = tmp_path / "out"
-    proc = run_score("--ref", os.path.join(ROOT, "reference_data_vqa"), "--res",
+    proc = run_score("--ref", VQA_REF, "--res",
                      os.path.dirname(SAMPLE), "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = json.loads((out / "scores.json").read_text())
@@ -87,15 +111,12 @@ def test_generator_is_deterministic_and_committed_sample_is_current(tmp_path):
             "300", "--seed", "2021"]
     for run in ("a", "b"):
         subprocess.run(args + ["--out", str(tmp_path / run), "--submission",
-                               str(tmp_path / run / "results.json"), "--public-questions",
-                               str(tmp_path / run / "public.json")], check=True,
+                               str(tmp_path / run / "results.json")], check=True,
                        capture_output=True)
     for name in ("questions.json", "annotations.json", "config.yaml", "results.json"):
         assert (tmp_path / "a" / name).read_bytes() == (tmp_path / "b" / name).read_bytes()
     for name in ("questions.json", "annotations.json", "config.yaml"):
-        with open(os.path.join(ROOT, "reference_data_vqa", name), "rb") as f:
+        with open(os.path.join(VQA_REF, name), "rb") as f:
             assert f.read() == (tmp_path / "a" / name).read_bytes(), name
     with open(SAMPLE, "rb") as f:
         assert f.read() == (tmp_path / "a" / "results.json").read_bytes()
-    with open(QUESTIONS, "rb") as f:
-        assert f.read() == (tmp_path / "a" / "public.json").read_bytes()

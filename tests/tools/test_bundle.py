@@ -123,7 +123,13 @@ def test_starting_kit_is_complete_and_standalone(builds, tmp_path):
                    "scoring_program/score.py", "scoring_program/scoring/validate.py",
                    "scoring_program/scoring/manifests.py"):
         assert needed in names, needed
-    assert not [n for n in names if n.startswith(("reference", "labels/", "boundaries/"))]
+    # No labels: of the reference, only its config.yaml (the dry run's settings), if it has one.
+    config = os.path.join(os.path.dirname(SAMPLE), "config.yaml")
+    assert [n for n in names if n.startswith(("reference", "labels/", "boundaries/"))] == \
+        (["reference_config.yaml"] if os.path.isfile(config) else [])
+    if os.path.isfile(config):
+        with open(config, "rb") as f:
+            assert kit.read("reference_config.yaml") == f.read()
     phase = json.loads(kit.read("phase.json").decode())
     assert [c["key"] for c in phase["columns"]] == TASKS[DEFAULT].score_keys
     with open(os.path.join(ROOT, "competition.yaml")) as f:

@@ -78,8 +78,8 @@ def test_zip_wrapped_in_a_folder_is_kept_as_a_folder_and_scored(data, tmp_path, 
     sub = make_zip(tmp_path / "sub.zip", {"predictions/" + n: b for n, b in pngs(tmp / "preds").items()})
     code, out = dry(capsys, sub, tmp / "ref")
     assert code == 0, out
-    assert out.count("0 files and 1 folders at the top: predictions/") == 1   # CodaLab keeps it
-    assert "1 files and 1 folders at the top: predictions/, metadata" in out  # Codabench adds metadata
+    assert out.count("0 files and 1 folder at the top: predictions/") == 1   # CodaLab keeps it
+    assert "1 file and 1 folder at the top: predictions/, metadata" in out  # Codabench adds metadata
     assert "moved the folder" not in out
 
 

@@ -13,7 +13,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, TESTS as HERE  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -26,10 +26,8 @@ from scoring.registry import TASKS  # noqa: E402
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
-SEM_REF = os.path.join(ROOT, "reference_data_planetscapes")
-SEM_SUB = os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission")
-VQA_REF = os.path.join(ROOT, "reference_data_vqa")
-VQA_SUB = os.path.join(ROOT, "starting_kit_vqa", "sample_submission")
+SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
+VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
 PREFIX = "planetscapes2027"
 PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
              for track in ("semantic", "vqa") for platform in ("codalab", "codabench")]

@@ -11,7 +11,7 @@ import yaml
 from PIL import Image
 
 import planetscapes_oracle as oracle
-from conftest import ROOT, run_score
+from conftest import ROOT, SEM_KIT, SEM_REF, run_score
 from html_checks import (assert_balanced, assert_chart_text_at_least,
                          assert_every_table_and_chart_scrolls, assert_self_contained)
 from planetscapes_util import ROWS, random_images, save_16bit, write_predictions, write_reference
@@ -57,8 +57,7 @@ def test_scores_equal_the_oracle_through_the_command(case, tmp_path):
 
 def test_sample_in_the_repository(tmp_path):
     out = tmp_path / "out"
-    proc = run_score("--ref", os.path.join(ROOT, "reference_data_planetscapes"), "--res",
-                     os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission"),
+    proc = run_score("--ref", SEM_REF, "--res", os.path.join(SEM_KIT, "sample_submission"),
                      "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = yaml.safe_load((out / "scores.txt").read_text())
@@ -73,8 +72,7 @@ def test_sample_generator_is_deterministic(tmp_path):
     ref, sub = tmp_path / "r", tmp_path / "s"
     subprocess.run([sys.executable, gen, "--out", str(ref), "--submission", str(sub)], check=True,
                    capture_output=True)
-    for folder, mine in ((ref, "reference_data_planetscapes"),
-                         (sub, os.path.join("starting_kit_planetscapes", "sample_submission"))):
+    for folder, mine in ((ref, SEM_REF), (sub, os.path.join(SEM_KIT, "sample_submission"))):
         for dirpath, _, files in os.walk(str(folder)):
             for f in files:
                 rel = os.path.relpath(os.path.join(dirpath, f), str(folder))
@@ -322,8 +320,7 @@ def test_sample_page_is_readable_on_a_narrow_screen(tmp_path):
     """Self-contained, every chart text at least 11 px, every table and chart in a scroll box
     with its hint, each IoU shown once (the table; the bars carry no numbers)."""
     out = tmp_path / "out"
-    proc = run_score("--ref", os.path.join(ROOT, "reference_data_planetscapes"), "--res",
-                     os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission"),
+    proc = run_score("--ref", SEM_REF, "--res", os.path.join(SEM_KIT, "sample_submission"),
                      "--out", out)
     assert proc.returncode == 0, proc.stderr
     page = (out / "detailed_results.html").read_text(encoding="utf-8")

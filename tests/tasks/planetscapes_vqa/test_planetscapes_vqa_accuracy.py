@@ -16,7 +16,7 @@ from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, AccuracyState, summ
 from scoring.tasks.planetscapes_vqa.normalize import Normalizer
 from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_questions
 
-from conftest import ROOT  # noqa: E402
+from conftest import VQA_KIT, VQA_REF  # noqa: E402
 
 
 def records(answers, ids=None, confidence="yes"):
@@ -139,8 +139,8 @@ def test_merge_is_additive(tmp_path):
 
 
 def test_sample_reference_and_submission_equal_the_oracle():
-    ref = os.path.join(ROOT, "reference_data_vqa")
-    with open(os.path.join(ROOT, "starting_kit_vqa", "sample_submission", "results.json")) as f:
+    ref = VQA_REF
+    with open(os.path.join(VQA_KIT, "sample_submission", "results.json")) as f:
         results = {e["question_id"]: e["answer"] for e in json.load(f)}
     with open(os.path.join(ref, "annotations.json")) as f:
         anns = json.load(f)["annotations"]
@@ -214,7 +214,7 @@ def both_readers(folder):
 
 
 def test_fast_and_checking_readers_agree_on_the_sample():
-    fast, checking = both_readers(os.path.join(ROOT, "reference_data_vqa"))
+    fast, checking = both_readers(VQA_REF)
     assert fast is not None
     assert fast[:-1] == checking[:-1]  # everything but the caches
 

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
-from conftest import PROGRAM, ROOT, run_score, score_either
+from conftest import PROGRAM, ROOT, SEM_REF, VQA_KIT, VQA_REF, run_score, score_either
 from scoring.problems import BrokenReference
 from scoring.registry import TASKS
 from scoring.tasks.planetscapes_vqa import packed
@@ -28,8 +28,8 @@ from scoring.tasks.planetscapes_vqa.normalize import Normalizer
 from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_questions
 
 PACK = os.path.join(PROGRAM, "pack.py")
-SAMPLE_REF = os.path.join(ROOT, "reference_data_vqa")
-SAMPLE_SUB = os.path.join(ROOT, "starting_kit_vqa", "sample_submission")
+SAMPLE_REF = VQA_REF
+SAMPLE_SUB = os.path.join(VQA_KIT, "sample_submission")
 TASK = TASKS["planetscapes-vqa"]
 FIELDS = ("qids", "forms", "disagree", "answer_types", "question_types", "twins")
 
@@ -449,7 +449,7 @@ def test_bundle_ships_the_packed_vqa_reference_and_scores_like_raw(tmp_path):
     build.mkdir()
     lines = []
     built, _ = bundle.build_all(str(build), source, bundle_yaml.Schedule(),
-                                {"semantic": os.path.join(ROOT, "reference_data_planetscapes"),
+                                {"semantic": SEM_REF,
                                  "vqa": SAMPLE_REF}, "packed", lines.append, sample=False)
     assert any("Packing the reference (300 questions)" in line for line in lines), lines
     (vqa_bundle,) = [b.path for b in built if b.name.endswith("-vqa-codabench.zip")]

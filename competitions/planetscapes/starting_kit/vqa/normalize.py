@@ -16,13 +16,18 @@ import argparse
 import sys
 from fractions import Fraction
 
-from find_scoring import add_scoring_to_path
+from find_scoring import add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, STEPS  # noqa: E402
-from scoring.tasks.planetscapes_vqa.normalize import clean, normalize  # noqa: E402
-from scoring.tasks.planetscapes_vqa.reference import HUMANS  # noqa: E402
+from scoring import deps  # noqa: E402  (standard library only)
+
+try:
+    from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, STEPS  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.normalize import clean, normalize  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.reference import HUMANS  # noqa: E402
+except ModuleNotFoundError as exc:   # a package the scorer needs: one line, the install command
+    deps.exit_if_missing(exc)
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -35,8 +40,11 @@ def build_parser() -> argparse.ArgumentParser:
 
 
 def main(argv=None, stdout=None) -> int:
-    stdout = stdout or sys.stdout
     args = build_parser().parse_args(argv)
+    return run_tool(lambda out, _err: show(args, out), stdout)
+
+
+def show(args, stdout) -> int:
     for answer in args.answer:
         stdout.write("{}\n  if the ten humans agree exactly: compared as {}\n"
                      "  if the humans disagree:         compared as {}\n".format(

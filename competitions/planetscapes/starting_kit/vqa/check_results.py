@@ -18,15 +18,21 @@ import argparse
 import os
 import sys
 
-from find_scoring import HERE, add_scoring_to_path
+from find_scoring import HERE, add_scoring_to_path, run_tool
 
 add_scoring_to_path()
 
-from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
-from scoring.submission.discovery import unpack_if_zip  # noqa: E402
-from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
-from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
-from scoring.tasks.planetscapes_vqa.results import ResultsProblems, read_results, size_cap  # noqa: E402
+from scoring import deps  # noqa: E402  (standard library only)
+
+try:
+    from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
+    from scoring.submission.unpack import unpack_submission  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.results import (ResultsProblems, read_results,  # noqa: E402
+                                                        size_cap)
+except ModuleNotFoundError as exc:   # a package the scorer needs: one line, the install command
+    deps.exit_if_missing(exc)
 
 DEFAULT_QUESTIONS = os.path.join(HERE, "questions.json")
 
@@ -56,8 +62,17 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
         path, shown, log = results, os.path.basename(results), None
         cleanup = None
     else:
-        res_dir, cleanup = unpack_if_zip(results)
-        files, log = find_results(res_dir)
+        try:
+            res_dir, cleanup = unpack_submission(results)
+        except SubmissionError as exc:   # the scorer's message for a zip it cannot unpack
+            stderr.write(exc.message())
+            return 1
+        try:
+            files, log = find_results(res_dir)
+        except OSError as exc:
+            cleanup()
+            stderr.write(unlistable(res_dir, exc))
+            return 1
         path = files.get(UNIT)
         shown = os.path.relpath(path, res_dir) if path else ""
     try:
@@ -79,22 +94,28 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
     for line in (log.summary_lines() if log is not None else []):
         stdout.write("WARNING: " + line + "\n")
     stdout.write("OK: {} passes every check of the scoring program: one answer (a string) for "
-                 "each of the {:,} questions of {}, no unknown or repeated question id, {:,} "
-                 "bytes at most.\n".format(shown, len(answers), questions_path, size_cap(len(ids))))
+                 "each of the {:,} question{} of {}, no unknown or repeated question id, {:,} "
+                 "bytes at most.\n".format(shown, len(answers), "" if len(answers) == 1 else "s",
+                                           questions_path, size_cap(len(ids))))
     return 0
 
 
+def unlistable(res_dir: str, exc: OSError) -> str:
+    """A submission folder that cannot be walked (a link that loops...): the participant's to
+    fix, said in a line, not a traceback."""
+    name = os.path.relpath(exc.filename, res_dir) if exc.filename else res_dir
+    return ("ERROR: the submission cannot be read: {} ({}). Fix: give the results .json file, or "
+            "a folder or zip without links.\n".format(name, exc.strerror or exc))
+
+
 def main(argv=None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
     args = build_parser().parse_args(argv)
-    try:
+
+    def body(stdout, stderr) -> int:
         if not os.path.isfile(args.questions):
             raise UsageError("no questions file at {}: give --questions".format(args.questions))
         return check(args.results, args.questions, stdout, stderr)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
+    return run_tool(body, stdout, stderr)
 
 
 if __name__ == "__main__":
