@@ -18,6 +18,7 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ...task_api import MetricState
 from .labels import LabelTable, key_name
 
 # Instances are the values > 1000 of the instance image: the anchor selects `instanceNp > 1000`,
@@ -69,7 +70,7 @@ class MetricSpec:
             self.counted[lab.id] = True
 
 
-class SemanticState:
+class SemanticState(MetricState):
     """Additive state of one run (see the module docstring)."""
 
     def __init__(self, spec: MetricSpec) -> None:
