@@ -5,6 +5,9 @@
 #   bash bundle.sh --start 2027-03-01 --end 2027-05-31     the organizer's dates (UTC); by default
 #   the 2021 dates are kept and an open-ended post-challenge phase added, so the bundle accepts
 #   submissions on the day it is built (--no-post-challenge, --open-on DATE, --allow-closed).
+#   A bundle that opens later builds; one whose phases have all ended is refused. The build ends
+#   with a plan: which zip to upload where, and when each phase opens.
+#   bash bundle.sh --competition planetscapes --merged     also the merged Codabench bundle
 # A thin wrapper: the work is tools/bundle.py, so it can be tested and run on any OS.
 # The interpreter: $PYTHON if set, else the project's .venv (the README's commands make it),
 # else python3. It needs numpy, Pillow and PyYAML.

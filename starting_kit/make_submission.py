@@ -81,8 +81,9 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
         write_zip(files, output)
     except OSError as exc:
         raise UsageError("cannot write {} ({})".format(output, exc.strerror or exc)) from None
-    for line in log.summary_lines(**fmt.words):
-        stdout.write("Left out of the zip: " + line + "\n")
+    left_out = log.summary_lines(**fmt.words)
+    if left_out:
+        stdout.write("Left out of the zip:\n" + "".join("  - " + line + "\n" for line in left_out))
     stdout.write("Wrote {} ({:,} predictions at the root of the zip, {:,} bytes). Upload it.\n"
                  .format(output, len(files), os.path.getsize(output)))
     return 0

@@ -116,9 +116,9 @@ MUTATIONS = [
      'tests/core/test_command.py -k cgroup'),
     ('second IHDR not checked',
      SP + 'readers/png_labels.py',
-     '            if img.size != (header.width, header.height) or \\\n'
-     '                    img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
-     '            if False:',
+     '        if img.size != (header.width, header.height) or \\\n'
+     '                img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
+     '        if False:',
      'tests/core/test_png_label_checks.py -k ihdr'),
     ('size cap removed',
      SP + 'readers/png_labels.py',
@@ -141,6 +141,16 @@ MUTATIONS = [
      '                clear_outputs(paths["out"])\n',
      '                os.makedirs(paths["out"], exist_ok=True)\n',
      'tests/core/test_hostile_inputs.py -k earlier'),
+    ('a bug while decoding blamed on the participant',
+     SP + 'readers/png_labels.py',
+     '        except IMAGE_ERRORS as exc:\n            raise _corrupt(exc) from None',
+     '        except Exception as exc:\n            raise _corrupt(exc) from None',
+     'tests/core/test_honest_errors.py'),
+    ('a bug while reading a reference layer blamed on the organizers',
+     SP + 'tasks/agrivision/reference.py',
+     '    except IMAGE_ERRORS as exc:',
+     '    except Exception as exc:',
+     'tests/core/test_honest_errors.py'),
 ]
 
 

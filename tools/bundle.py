@@ -11,15 +11,19 @@
 
 By default the definition's own dates are kept (the 2021 challenge, as history) and an
 open-ended post-challenge phase is added after the deadline, so the bundle accepts submissions
-on the day it is built, on both platforms.
+on the day it is built, on both platforms. A bundle whose challenge starts later is built too
+(organizers upload before the start); one whose phases have all ended is refused.
 
 Each bundle holds the track's competition.yaml, its pages and logo, scoring_program.zip (the
-program's files at the zip's root), reference_data.zip and starting_kit.zip; a merged Codabench
-bundle (source.json "codabench": merged or both) holds every track's program and reference, one
-task each, and phases that run them all. The same tree gives
-byte-identical zips (tools/bundle_zip.py). Nothing is written unless every bundle passes
+program's files at the zip's root), reference_data.zip and starting_kit.zip. The pages, titles
+and bundle names get their dated and counted parts (the year, the timeline, the test set's
+size) from the phases and the bundled reference (tools/bundle_pages.py). With --merged, a
+competition whose tracks are tasks also gets a merged Codabench bundle: every track's program
+and reference, one task each, and phases that run them all. The same tree (and the same dates)
+gives byte-identical zips (tools/bundle_zip.py). Nothing is written unless every bundle passes
 tools/bundle_check.py, i.e. nothing a platform would refuse or silently get wrong; with the sample
 reference, the sample submission is also dry-run through every bundle as its worker would run it.
+At the end, a plan: which zip to upload where, and when each phase takes submissions.
 See docs/bundle.md.
 """
 import argparse
@@ -39,6 +43,8 @@ sys.path.insert(0, TOOLS)
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 import bundle_check  # noqa: E402
+import bundle_dates  # noqa: E402
+import bundle_pages  # noqa: E402
 import bundle_yaml  # noqa: E402
 import dry_run  # noqa: E402
 from bundle_zip import collect, write_zip  # noqa: E402
@@ -60,6 +66,7 @@ class Built(NamedTuple):
     what: str       # e.g. "CodaLab v1.5, supervised track"
     platform: str   # "codalab" or "codabench"
     submission: str = ""  # the sample submission the dry run scores through it ("" = none)
+    tracks: Tuple[str, ...] = ()    # the tracks it holds (a merged bundle: several)
 
 
 def shown(path: str) -> str:
@@ -139,13 +146,15 @@ def manifest_bytes(task, reference) -> bytes:
 
 class TrackParts(NamedTuple):
     """One track's zips, as built, and what the dry run scores through its bundles."""
-    track: bundle_yaml.Track        # columns generated from the reference, if the source says
+    track: bundle_yaml.Track        # columns generated from the reference, if the source says;
+                                    # its texts' template tokens filled in (bundle_pages.py)
     data: bundle_yaml.TrackData
     program_zip: str
     reference_zip: str
     kit_entries: List[Tuple[str, str]]   # starting kit files on disk
     kit_data: Dict[str, bytes]           # ... and generated (manifest.json, phase.json)
     manifest: Optional[bytes]
+    test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
 
 
 def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference_root: str,
@@ -186,12 +195,13 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     share its zip)."""
     data = source.data(track.name)
     task, ref, config = open_reference(reference)
+    count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
+    test_set = (count, noun, data.task_name or track.name)
+    track = fill_in(track, page_context(track, [test_set]))
     if ("reference", reference) not in made:
-        words = task.submission_format(config).words
-        count = "{:,} {}, ".format(len(ref.ids), words.get("units", "units")) \
-            if len(ref.ids) > 1 else ""  # a VQA reference is one unit: its results file
-        say("Reference: {} ({}task {}), bundled in the {} layout".format(
-            shown(reference), count, task.name, "raw" if task.packed_layout is None else layout))
+        say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(
+            shown(reference), count, noun, task.name,
+            "raw" if task.packed_layout is None else layout))
     if data.columns_from_reference:
         keys = task.keys(config)
         try:
@@ -212,20 +222,46 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
     entries, generated = kit_contents(data, track, ref.root, manifest)
-    return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest)
+    return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
+                      test_set)
+
+
+def page_context(track: bundle_yaml.Track,
+                 test_sets: List[Tuple[int, str, str]]) -> bundle_pages.PageContext:
+    """What the template tokens of a bundle's pages and texts say: its phases as dated, its
+    deadline and its bundled test set(s)."""
+    return bundle_pages.context(bundle_dates.spans(track.v15, False), track.deadline, test_sets)
+
+
+def fill_in(track: bundle_yaml.Track, ctx: bundle_pages.PageContext) -> bundle_yaml.Track:
+    """The track's yaml with its texts' tokens ({{year}}, {{test_set}}...) filled in."""
+    try:
+        return bundle_yaml.with_doc(track, bundle_pages.render_doc(track.v15, ctx, track.sources))
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
 
 
 def bundle_files(source: bundle_yaml.Source, doc: Dict[str, Any],
-                 zips: List[Tuple[str, str]], what: str) -> List[Tuple[str, str]]:
-    """The data zips, pages and logo of one bundle; Refused if the definition names a page or
-    logo that does not exist."""
+                 zips: List[Tuple[str, str]], what: str,
+                 ctx: bundle_pages.PageContext) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
+    """The data zips and logo of one bundle (files), and its pages with their tokens filled in
+    (generated); Refused if the definition names a page or logo that does not exist."""
+    pages = list(doc.get("html", {}).values())
     shared = list(zips) + [(p, os.path.join(source.root, p))
                            for p in bundle_yaml.files_referenced(doc)]
     missing = [p for p, src in shared if not os.path.isfile(src)]
     if missing:
         raise Refused("{}: competition.yaml refers to files that do not exist: {}".format(
             what, ", ".join(missing)))
-    return shared
+    generated = {}  # type: Dict[str, bytes]
+    for page in pages:
+        with open(os.path.join(source.root, page), encoding="utf-8") as f:
+            text = f.read()
+        try:
+            generated[page] = bundle_pages.render(text, ctx, page).encode("utf-8")
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+    return [(p, src) for p, src in shared if p not in generated], generated
 
 
 def combined_submission(build: str, parts: List[TrackParts]) -> str:
@@ -248,17 +284,34 @@ def combined_submission(build: str, parts: List[TrackParts]) -> str:
     return out
 
 
+# What a merged Codabench bundle does to a submission whose task fails (docs/bundle.md,
+# "Codabench: the merged form"): said whenever one is built.
+MERGED_HAZARD = (
+    "the merged Codabench bundle ranks a submission with a failed task FIRST. On Codabench a "
+    "submission whose task fails is still marked Finished once every task is done "
+    "(competitions/models.py, Submission.check_child_submission_statuses), and on the "
+    "leaderboard its empty score sorts before every score (PostgreSQL puts NULL first in the "
+    "descending order of api/serializers/leaderboards.py, "
+    "LeaderboardPhaseSerializer.get_submissions): a submission with one task failed ranks "
+    "above every fully scored one, one with every task failed ranks first with no scores. "
+    "Read its leaderboard by column, or upload the per-task bundles")
+
+
 def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts],
-                 sample: bool, say) -> Built:
+                 sample: bool, prefix: str, say) -> Built:
     """One Codabench bundle, one task per track, every phase running all of them."""
     files = [{"scoring_program": "scoring_program_{}.zip".format(p.track.name),
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]
+    ctx = page_context(parts[0].track, [p.test_set for p in parts])
     try:
         doc = bundle_yaml.merge_v2([p.track for p in parts],
                                    [p.data.task_name for p in parts], files,
-                                   source.merged.get("title") or parts[0].track.v15["title"],
-                                   source.merged.get("description", ""))
+                                   bundle_pages.render(source.merged.get("title") or
+                                                       parts[0].track.v15["title"], ctx,
+                                                       source.path),
+                                   bundle_pages.render(source.merged.get("description", ""),
+                                                       ctx, source.path))
     except ValueError as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
     both = combined_submission(build, parts)  # in the kit, as each track's sample is
@@ -279,74 +332,161 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part, names in zip(parts, files):
         zips += [(names["scoring_program"], part.program_zip),
                  (names["reference_data"], part.reference_zip)]
-    shared = bundle_files(source, parts[0].track.v15, zips, "merged bundle")
-    name = "{}-codabench.zip".format(source.prefix)
+    shared, pages = bundle_files(source, parts[0].track.v15, zips, "merged bundle", ctx)
+    name = "{}-codabench.zip".format(prefix)
     path = os.path.join(build, name)
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)
-    write_zip(path, shared, {"competition.yaml": text.encode("utf-8")})
+    write_zip(path, shared, dict(pages, **{"competition.yaml": text.encode("utf-8")}))
+    say("WARNING (merged bundle): " + MERGED_HAZARD + ".")
     return Built(name, path, "Codabench v2, tracks {} in one competition".format(
-        " + ".join(p.track.name for p in parts)), "codabench", submission)
+        " + ".join(p.track.name for p in parts)), "codabench", submission,
+        tuple(p.track.name for p in parts))
 
 
-def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
-              references: Any, layout: str, say,
-              sample: bool = True) -> Tuple[List[Built], Optional[bytes]]:
-    """Every bundle of the source; references maps each track to its reference folder (one
-    folder: every track's). Returns the bundles and the base track's kit manifest."""
+def can_merge(source: bundle_yaml.Source, tracks: List[str]) -> bool:
+    """A source whose tracks are tasks may also be built as one Codabench competition running
+    them all (source.json "merged"); only when asked (--merged)."""
+    return len(tracks) > 1 and bool(source.merged)
+
+
+class BuildResult(NamedTuple):
+    built: List[Built]
+    manifest: Optional[bytes]       # the base track's kit manifest
+    parts: List[TrackParts]         # the tracks as built
+    prefix: str                     # the bundle names' prefix, its {{year}} filled in
+
+
+def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
+                  references: Any, layout: str, say, sample: bool = True,
+                  merged: bool = False) -> BuildResult:
+    """Every bundle of the source (with merged, also the merged Codabench bundle); references
+    maps each track to its reference folder (one folder: every track's)."""
     try:
         tracks = bundle_yaml.load_tracks(source, schedule)
     except (ValueError, KeyError, TypeError) as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
     if isinstance(references, str):
         references = {t.name: references for t in tracks}
+    try:
+        # The names carry the challenge's year ({{year}} in source.json's prefix).
+        prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
     made = {}  # type: Dict[Any, str]
     parts = [build_track(build, source, track, references[track.name], layout, say, made)
              for track in tracks]
     built = []
-    per_track = source.codabench in ("per-track", "both") or len(parts) == 1
     for part in parts:
         track = part.track
         kit_zip = os.path.join(build, "starting_kit-{}.zip".format(track.name))
         size = write_zip(kit_zip, part.kit_entries, part.kit_data)
         say("  starting_kit.zip      {:>9}  ({} track)".format(human(size), track.name))
-        shared = bundle_files(source, track.v15, [
+        shared, pages = bundle_files(source, track.v15, [
             ("scoring_program.zip", part.program_zip), ("reference_data.zip",
                                                         part.reference_zip),
-            ("starting_kit.zip", kit_zip)], "{} track".format(track.name))
+            ("starting_kit.zip", kit_zip)], "{} track".format(track.name),
+            page_context(track, [part.test_set]))
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
-            if platform == "codabench" and not per_track:
-                continue
-            name = "{}-{}-{}.zip".format(source.prefix, track.name, platform)
+            name = "{}-{}-{}.zip".format(prefix, track.name, platform)
             path = os.path.join(build, name)
-            write_zip(path, shared, {"competition.yaml": texts[platform].encode("utf-8")})
+            write_zip(path, shared, dict(pages, **{
+                "competition.yaml": texts[platform].encode("utf-8")}))
             built.append(Built(name, path, "{}, {} track".format(label, track.name), platform,
-                               submission))
-    if len(parts) > 1 and source.codabench in ("merged", "both"):
-        built.append(build_merged(build, source, parts, sample, say))
+                               submission, (track.name,)))
+    if merged:
+        built.append(build_merged(build, source, parts, sample, prefix, say))
     base = next((p for p in parts if p.track.name == source.base_track), parts[0])
-    return built, base.manifest
+    return BuildResult(built, base.manifest, parts, prefix)
 
 
-def check_all(built: List[Built], say, now: Optional[datetime.datetime] = None,
-              allow_closed: bool = False) -> None:
+def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
+              references: Any, layout: str, say, sample: bool = True,
+              merged: bool = False) -> Tuple[List[Built], Optional[bytes]]:
+    """build_bundles: the bundles and the base track's kit manifest only."""
+    result = build_bundles(build, source, schedule, references, layout, say, sample, merged)
+    return result.built, result.manifest
+
+
+def check_all(built: List[Built], say, now: datetime.datetime,
+              open_on: Optional[datetime.datetime] = None,
+              allow_closed: bool = False) -> List[bundle_check.Report]:
+    """Every bundle through tools/bundle_check.py; Refused with every error. Notes (platform
+    differences, e.g. a v1.5 bundle imported into Codabench) are left to the plan."""
     errors = []  # type: List[str]
-    now = now or bundle_check.utcnow()
-    open_phases = set()
+    reports = []
     for b in built:
-        report = bundle_check.check_bundle(b.path, now=now, allow_closed=allow_closed)
+        report = bundle_check.check_bundle(b.path, now=now, allow_closed=allow_closed,
+                                           open_on=open_on)
         for problem in report.warnings:
             say(report.line(problem))
         errors += [report.line(problem) for problem in report.errors]
-        open_phases.update(report.open_phases)
+        reports.append(report)
     if errors:
         raise Refused("\n".join(errors))
     say("Checked: {} bundles, nothing CodaLab or Codabench would refuse or mis-read "
         "(tools/bundle_check.py).".format(len(built)))
-    say("Open for submissions on {} UTC: {}.".format(
-        bundle_check.shown_date(now), ", ".join(sorted(open_phases)) or
-        "no phase (--allow-closed)"))
+    if open_on is not None:
+        say("Open on {} UTC (--open-on): {}.".format(bundle_dates.shown_date(open_on), ", ".join(
+            sorted(set(p for r in reports for p in r.open_phases))) or "no phase (--allow-closed)"))
+    return reports
+
+
+def phase_state(span: bundle_dates.Span, now: datetime.datetime) -> str:
+    if span.start is not None and span.start > now:
+        days = (span.start - now).days
+        return "opens in {} day{}".format(days, "" if days == 1 else "s") if days else \
+            "opens in less than a day"
+    if span.last is None or now <= span.last:
+        return "open now"
+    return "closed"
+
+
+def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.datetime,
+         mergeable: bool, say) -> None:
+    """What to upload where, and when each phase takes submissions (all UTC)."""
+    say("Plan (times UTC; now {}):".format(bundle_dates.shown_date(now)))
+    say("  CodaLab v1.5 (Create competition: upload the zip), one competition per track:")
+    for b in result.built:
+        if b.platform == "codalab":
+            say("    {:<44} {} track".format(b.name, b.tracks[0]))
+    if not mergeable:
+        say("  Codabench (Benchmarks > Upload), one competition per track:")
+        for b in result.built:
+            if b.platform == "codabench":
+                say("    {:<44} {} track".format(b.name, b.tracks[0]))
+    else:
+        say("  Codabench (Benchmarks > Upload), by purpose:")
+        parts = {p.track.name: p for p in result.parts}
+        merged = [b for b in result.built if len(b.tracks) > 1]
+        for b in result.built:
+            if b.platform == "codabench" and len(b.tracks) == 1:
+                part = parts[b.tracks[0]]
+                board = bundle_yaml.to_v2(part.track.v15)["leaderboards"][0]
+                say("    {:<44} {} alone, ranked by {}: with the other task's zip, a ranking per "
+                    "task, as on CodaLab".format(b.name, part.test_set[2],
+                                                 board["columns"][board["primary_index"]]["title"]))
+        say("    {:<44} {}: one competition scoring every task on each upload (a benchmark "
+            "suite); a submission with a failed task ranks first".format(
+                merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
+                "built" if merged else "not built (--merged)"))
+    tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
+    same = all(spans == tables[0][1] for _, spans in tables)
+    for track, spans in tables[:1] if same else tables:
+        say("  Phases (every bundle):" if same and len(tables) > 1 else
+            "  Phases ({} track):".format(track))
+        for span in spans:
+            say("    {:<16} {} {:<25} {}".format(
+                span.label, bundle_dates.shown_date(span.start) if span.start else "?",
+                "to " + bundle_dates.shown_date(span.last) if span.last else "(no end)",
+                phase_state(span, now)))
+    # The check's notes on the v1.5 bundles (their phases are the same in every track's).
+    early = next((bundle_dates.codabench_early_ends(r.doc) for r in reports
+                  if not r.v2 and r.notes and r.doc is not None), [])
+    if early:
+        say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
+            "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
 
 
 def smoke(built: List[Built], override: Optional[str], say) -> None:
@@ -409,7 +549,9 @@ def build_parser() -> argparse.ArgumentParser:
                                       "competition bundles of every track.",
         epilog="Dates are UTC: YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'. By default the "
                "definition's dates are kept and an open-ended post-challenge phase follows the "
-               "deadline, so the bundle accepts submissions today.")
+               "deadline, so the bundle accepts submissions today. A bundle that opens later "
+               "builds (the plan says when it opens); one whose phases have all ended is "
+               "refused. BUNDLE_NOW=DATE in the environment stands for now.")
     p.add_argument("--competition", metavar="NAME", default=DEFAULT_COMPETITION,
                    help="which competition to build, by the name in its source.json "
                         "(competition/source.json, competitions/NAME/source.json; default "
@@ -430,10 +572,14 @@ def build_parser() -> argparse.ArgumentParser:
                         "references: each track's sample submission, all of them together "
                         "for a merged Codabench bundle)")
     p.add_argument("--no-smoke", action="store_true", help="skip the dry run")
+    p.add_argument("--merged", action="store_true",
+                   help="also build the merged Codabench bundle of a competition whose tracks "
+                        "are tasks (one competition running every task on each upload); it "
+                        "ranks a submission with a failed task first (docs/bundle.md)")
     dates = p.add_argument_group("dates (UTC)")
     dates.add_argument("--start", metavar="DATE",
-                       help="the first phase starts then; later phases move by the same amount "
-                            "(default: the definition's)")
+                       help="the first phase starts then; later phases and the deadline move "
+                            "by the same amount (default: the definition's)")
     dates.add_argument("--end", metavar="DATE",
                        help="the deadline: the last challenge phase ends then; a bare date "
                             "means the end of that day, 23:59:59 (default: the definition's "
@@ -441,10 +587,12 @@ def build_parser() -> argparse.ArgumentParser:
     dates.add_argument("--no-post-challenge", action="store_true",
                        help="do not add the open-ended post-challenge phase after the deadline")
     dates.add_argument("--open-on", metavar="DATE",
-                       help="the check requires a phase open on this date (default: now); for "
-                            "a bundle built before its challenge starts")
+                       help="the check requires a phase open at this moment (a bare date: its "
+                            "00:00:00; a phase's start counts); default: a phase open now or "
+                            "later")
     dates.add_argument("--allow-closed", action="store_true",
-                       help="build even if no phase accepts submissions on that date")
+                       help="build even if every phase has ended (or none is open on the "
+                            "--open-on date)")
     return p
 
 
@@ -458,6 +606,7 @@ def main(argv: Optional[List[str]] = None) -> int:
             end=bundle_yaml.parse_date(args.end, end_of_day=True) if args.end else None,
             post_challenge=not args.no_post_challenge)
         open_on = bundle_yaml.parse_date(args.open_on) if args.open_on else None
+        now = bundle_dates.utcnow()
     except ValueError as exc:
         parser.error(str(exc))
     if args.competition not in sources:
@@ -485,6 +634,10 @@ def main(argv: Optional[List[str]] = None) -> int:
             parser.error("--reference {}: no track {!r} (tracks: {})".format(
                 value, track, ", ".join(tracks)))
         references[track] = os.path.abspath(folder)
+    mergeable = can_merge(source, tracks)
+    if args.merged and not mergeable:
+        parser.error("--merged: {} has no merged Codabench form (it needs several tracks and "
+                     "\"merged\" in its source.json)".format(source.name))
     if sample:
         references = {t: source.data(t).sample_reference for t in tracks}
     elif sorted(references) != sorted(tracks):
@@ -504,19 +657,21 @@ def main(argv: Optional[List[str]] = None) -> int:
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:
         layout = args.layout or ("raw" if sample else "packed")
-        built, manifest = build_all(build, source, schedule, references, layout, say, sample)
-        check_all(built, say, open_on, args.allow_closed)
+        result = build_bundles(build, source, schedule, references, layout, say, sample,
+                               args.merged)
+        reports = check_all(result.built, say, now, open_on, args.allow_closed)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")
         else:
-            smoke(built, args.smoke, say)
-        if sample and source.repo_manifest and manifest is not None:
-            update_kit_manifest(source.repo_manifest, manifest, say)
+            smoke(result.built, args.smoke, say)
+        if sample and source.repo_manifest and result.manifest is not None:
+            update_kit_manifest(source.repo_manifest, result.manifest, say)
         say("Built in {}:".format(shown(os.path.abspath(args.out))))
-        for b in built:
+        for b in result.built:
             os.replace(b.path, os.path.join(args.out, b.name))
             say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
                 os.path.join(args.out, b.name))), b.what))
+        plan(result, reports, now, mergeable, say)
         return 0
     except Refused as exc:
         sys.stderr.write("bundle.sh: REFUSED, nothing written:\n{}\n".format(exc))

@@ -2,14 +2,15 @@
 """Check a competition bundle zip before upload: what CodaLab's and Codabench's unpackers refuse,
 and what they accept but silently get wrong.
 
-    python3 tools/bundle_check.py dist/*.zip
-    python3 tools/bundle_check.py --open-on 2027-03-01 dist/*.zip    # built ahead of its start
+    python3 tools/bundle_check.py dist/*.zip             # a phase open now or later
+    python3 tools/bundle_check.py --open-on 2027-03-01 dist/*.zip    # open at that moment
     python3 tools/bundle_check.py --allow-closed dist/*.zip          # an archive on purpose
 
 Each rule cites the platform behaviour it guards against (see /shared/spec/codalab.md and the
-platforms' unpackers). Errors make the exit status 1; warnings are printed only. The leaderboard
-is checked against the keys the bundled scoring program writes, asked from that program itself
-(scoring.tasks.TASKS[task].score_keys, task from the reference's config.yaml), never from a copy.
+platforms' unpackers). Errors make the exit status 1; warnings and notes (platform differences)
+are printed only. The leaderboard is checked against the keys the bundled scoring program
+writes, asked from that program itself (scoring.tasks.TASKS[task].score_keys, task from the
+reference's config.yaml), never from a copy. The dates' rules are tools/bundle_dates.py's.
 """
 import datetime
 import hashlib
@@ -26,9 +27,13 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+import bundle_dates  # noqa: E402
+from bundle_dates import shown_date, utcnow, v15_open_phases, v2_open_phases  # noqa: E402,F401
 from bundle_yaml import DJANGO_DATETIME, as_datetime  # noqa: E402
 
-ERROR, WARNING = "error", "warning"
+# A note is a platform difference to know about, not a problem of the bundle (printed, never
+# refused): e.g. a v1.5 bundle's phases end a day early if it is imported into Codabench.
+ERROR, WARNING, NOTE = "error", "warning", "note"
 
 
 class Problem(NamedTuple):
@@ -104,12 +109,19 @@ class Report:
         self.name = name
         self.problems = []  # type: List[Problem]
         self.open_phases = []  # type: List[str]  # labels of the phases open on the check's date
+        # (label, start) of the first phase opening after the check's date, when none is open
+        self.opens_later = None  # type: Optional[Tuple[str, datetime.datetime]]
+        self.doc = None  # type: Optional[Dict[str, Any]]  # the competition.yaml, parsed
+        self.v2 = False
 
     def error(self, where: str, message: str) -> None:
         self.problems.append(Problem(ERROR, where, message))
 
     def warn(self, where: str, message: str) -> None:
         self.problems.append(Problem(WARNING, where, message))
+
+    def note(self, where: str, message: str) -> None:
+        self.problems.append(Problem(NOTE, where, message))
 
     @property
     def errors(self) -> List[Problem]:
@@ -119,11 +131,15 @@ class Report:
     def warnings(self) -> List[Problem]:
         return [p for p in self.problems if p.severity == WARNING]
 
+    @property
+    def notes(self) -> List[Problem]:
+        return [p for p in self.problems if p.severity == NOTE]
+
     def line(self, p: Problem) -> str:
         return "{}: {} {}: {}".format(self.name, p.severity.upper(), p.where, p.message)
 
     def lines(self) -> List[str]:
-        return [self.line(p) for p in self.errors + self.warnings]
+        return [self.line(p) for p in self.errors + self.warnings + self.notes]
 
 
 # --- the zip and its members --------------------------------------------------------------
@@ -382,15 +398,6 @@ def check_kit_zip(data: bytes, where: str, report: Report) -> None:
 
 # --- dates ---------------------------------------------------------------------------------
 
-def utcnow() -> datetime.datetime:
-    """Now, as both platforms compare phase dates: UTC (naive yaml dates are read as UTC)."""
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
-
-
-def shown_date(when: datetime.datetime) -> str:
-    return when.strftime("%Y-%m-%d %H:%M:%S")
-
-
 def v15_date(value: Any, where: str, report: Report) -> Optional[datetime.datetime]:
     """CodaLab's localize_datetime: a YAML date or timestamp as it is; a quoted string through
     Django's parse_datetime, which reads 'YYYY-MM-DD HH:MM[:SS]' but returns None for a bare
@@ -431,70 +438,77 @@ def v2_date(value: Any, where: str, report: Report) -> Optional[datetime.datetim
     return None
 
 
-def _v15_when(value: Any) -> Optional[datetime.datetime]:
-    if isinstance(value, str):
-        return as_datetime(value.strip()[:19].replace("T", " ")) if DJANGO_DATETIME.match(
-            value.strip()) else None
-    return as_datetime(value) if isinstance(value, datetime.date) else None
-
-
-def v15_open_phases(doc: Dict[str, Any], now: datetime.datetime) -> List[str]:
-    """Labels of the phases CodaLab takes submissions for at `now`: CompetitionPhase.is_active
-    (open from its start until phase number + 1 starts; the last one while the competition's
-    end_date has not passed; always if phase_never_ends), minus the submission view's refusal
-    after the end_date's day unless the phase never ends."""
-    phases = doc.get("phases") if isinstance(doc.get("phases"), dict) else {}
-    by_number = {p.get("phasenumber"): p for p in phases.values() if isinstance(p, dict)}
-    end = _v15_when(doc.get("end_date"))
-    found = []
-    for number in sorted(n for n in by_number if isinstance(n, int)):
-        phase = by_number[number]
-        start = _v15_when(phase.get("start_date"))
-        if phase.get("phase_never_ends") is True:
-            found.append(str(phase.get("label", number)))
-            continue
-        if start is None:
-            continue
-        following = by_number.get(number + 1)
-        if following is not None:
-            next_start = _v15_when(following.get("start_date"))
-            active = start <= now and next_start is not None and now < next_start
-        else:
-            active = start <= now and (end is None or end > now)
-        if active and end is not None and now.date() > end.date():
-            active = False
-        if active:
-            found.append(str(phase.get("label", number)))
-    return found
-
-
-def v2_open_phases(doc: Dict[str, Any], now: datetime.datetime) -> List[str]:
-    """Names of the phases Codabench marks Current at `now` (started, and no end or an end still
-    ahead): the only phases it takes submissions for."""
-    found = []
-    phases = doc.get("phases") if isinstance(doc.get("phases"), list) else []
-    for phase in sorted((p for p in phases if isinstance(p, dict)),
-                        key=lambda p: p.get("index", 0) if isinstance(p.get("index"), int) else 0):
-        start = as_datetime(phase.get("start"))
-        end = as_datetime(phase.get("end")) if phase.get("end") else None
-        if start is not None and start < now and (end is None or end > now):
-            found.append(str(phase.get("name", phase.get("index"))))
-    return found
-
-
 def check_open(doc: Dict[str, Any], v2: bool, now: datetime.datetime, allow_closed: bool,
-               report: Report) -> None:
-    """A bundle must take submissions on the day it is checked (or the day given): a bundle
-    whose phases have all ended, or not begun, accepts nothing after upload."""
-    report.open_phases = v2_open_phases(doc, now) if v2 else v15_open_phases(doc, now)
+               report: Report, open_on: Optional[datetime.datetime] = None) -> None:
+    """A bundle must take submissions now or later: one whose phases have all ended accepts
+    nothing after upload. A bundle uploaded before its challenge starts is the usual case: it
+    passes, and the report says when it opens. With open_on, a phase must be open at that
+    moment instead (a phase opening at its start second counts, on both platforms)."""
+    at = open_on or now
+    report.open_phases = bundle_dates.open_phases(doc, v2, at)
+    report.opens_later = None if report.open_phases else bundle_dates.opens_later(doc, v2, at)
     if report.open_phases or allow_closed:
         return
-    report.error("phases", "no phase accepts submissions on {} UTC ({}): every upload would be "
-                           "refused. Give the dates (bundle.sh --start/--end), keep the "
-                           "post-challenge phase (no --no-post-challenge), check for the day it "
-                           "opens (--open-on DATE), or say it is intended (--allow-closed)".format(
-                               shown_date(now), "Codabench marks no phase Current" if v2 else
-                               "CodaLab finds no active phase"))
+    rule = "Codabench marks no phase Current" if v2 else "CodaLab finds no active phase"
+    if open_on is not None:
+        later = report.opens_later
+        report.error("phases", "no phase accepts submissions on {} UTC ({}; --open-on){}. Give "
+                               "a date inside a phase, or other dates (bundle.sh --start/--end)"
+                     .format(shown_date(open_on), rule, ": {} opens on {}".format(
+                         later[0], shown_date(later[1])) if later else ""))
+    elif report.opens_later is None:
+        report.error("phases", "no phase accepts submissions on {} UTC or later ({}): every "
+                               "phase has ended, so every upload would be refused. Give the "
+                               "dates (bundle.sh --start/--end), keep the post-challenge phase "
+                               "(no --no-post-challenge), or say it is intended "
+                               "(--allow-closed)".format(shown_date(now), rule))
+
+
+def check_dates_of_codabench_import(doc: Dict[str, Any], report: Report) -> None:
+    """A v1.5 bundle imported into Codabench: its importer ends each phase a day before the
+    next one starts (unpackers/v1.py, V15Unpacker._unpack_phases), CodaLab the second before."""
+    early = bundle_dates.codabench_early_ends(doc)
+    if early:
+        report.note("phases", "imported into Codabench, this CodaLab v1.5 bundle ends each phase "
+                              "one day early (Codabench's v1.5 importer ends a phase at the "
+                              "next phase's start minus one day): {}. Upload the Codabench v2 "
+                              "bundle to Codabench".format(bundle_dates.early_end_text(early)))
+
+
+# A token of the page template (bundle_pages.py) that was never filled in.
+TEMPLATE_TOKEN = re.compile(r"\{\{\s*[A-Za-z_]+\s*\}\}")
+
+
+def check_page_dates(bundle: Bundle, doc: Dict[str, Any], v2: bool, report: Report) -> None:
+    """Pages must give the phases' dates: a date written in a page that is no phase's start or
+    end tells participants a wrong timeline (e.g. a page written for other dates)."""
+    phases = bundle_dates.spans(doc, v2)
+    if v2:
+        pages = [("terms", doc.get("terms"))] + [
+            ("pages[{}]".format(i), p.get("file")) for i, p in enumerate(
+                doc.get("pages") if isinstance(doc.get("pages"), list) else [])
+            if isinstance(p, dict)]
+    else:
+        html = doc.get("html") if isinstance(doc.get("html"), dict) else {}
+        pages = [("html." + k, v) for k, v in html.items()]
+    seen = set()
+    for where, path in pages:
+        if not (isinstance(path, str) and bundle.has(path)) or path in seen:
+            continue  # a missing page is reported with the pages
+        seen.add(path)
+        text = bundle.read(path).decode("utf-8", "replace")
+        tokens = sorted(set(TEMPLATE_TOKEN.findall(text)))
+        if tokens:
+            report.error(where, "{} holds the template tokens {}, never filled in: build the "
+                                "bundle with bundle.sh".format(path, ", ".join(tokens)))
+        stray = bundle_dates.stray_dates(text, phases)
+        if stray:
+            report.error(where, "{} gives the dates {}, which are no phase's start or end "
+                                "(phases: {}): participants would read a wrong timeline. "
+                                "Correct the page (bundle.sh writes the phases' dates into "
+                                "{{{{timeline}}}} and {{{{challenge_period}}}})".format(
+                                    path, ", ".join(stray),
+                                    "; ".join(bundle_dates.shown_span(s) for s in phases)))
 
 
 # --- shared pieces -------------------------------------------------------------------------
@@ -880,9 +894,10 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
 # --- whole bundle --------------------------------------------------------------------------
 
 def check_bundle(path: str, now: Optional[datetime.datetime] = None,
-                 allow_closed: bool = False) -> Report:
-    """Every rule on one bundle zip; `now` (UTC, default the current time) is the date on which
-    a phase must accept submissions, unless allow_closed."""
+                 allow_closed: bool = False,
+                 open_on: Optional[datetime.datetime] = None) -> Report:
+    """Every rule on one bundle zip. Unless allow_closed, a phase must take submissions at
+    `now` (UTC, default bundle_dates.utcnow()) or later, or, given open_on, at that moment."""
     report = Report(os.path.basename(path))
     try:
         zf = zipfile.ZipFile(path)
@@ -906,14 +921,17 @@ def check_bundle(path: str, now: Optional[datetime.datetime] = None,
             report.error("competition.yaml", "must be a YAML mapping")
             return report
         version = doc.get("version")
-        if version in (2, "2"):
+        report.doc, report.v2 = doc, version in (2, "2")
+        if report.v2:
             found = check_v2(doc, bundle, report)
         else:
             if version is not None:
                 report.error("competition.yaml", "version {!r}: write `version: 2` for Codabench "
                                                  "v2, or no version for v1.5".format(version))
             found = check_v15(doc, bundle, report)
-        check_open(doc, version in (2, "2"), now or utcnow(), allow_closed, report)
+            check_dates_of_codabench_import(doc, report)
+        check_open(doc, report.v2, now or utcnow(), allow_closed, report, open_on)
+        check_page_dates(bundle, doc, report.v2, report)
 
         programs = sorted(set(name for _, name in found["programs"]))
         references = sorted(set(name for _, name in found["references"]))
@@ -963,34 +981,52 @@ def expected_keys(bundle: Bundle, runs: List[List[Tuple[Any, Any]]], programs: L
     return keys, ", ".join(scorers)
 
 
+def open_state(report: Report) -> str:
+    """What the report says of submissions: the phases open on the check's date, or the first
+    to open later."""
+    if report.open_phases:
+        return "open for submissions: " + ", ".join(report.open_phases)
+    if report.opens_later:
+        return "no phase open yet: {} opens on {} UTC".format(
+            report.opens_later[0], shown_date(report.opens_later[1]))
+    return ""
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     import argparse
     parser = argparse.ArgumentParser(description="Check competition bundle zips (CodaLab v1.5, "
-                                                 "Codabench v2) before upload.")
+                                                 "Codabench v2) before upload.",
+                                     epilog="Dates are UTC; BUNDLE_NOW=DATE in the environment "
+                                            "stands for now.")
     parser.add_argument("bundles", nargs="+", metavar="BUNDLE.zip")
     parser.add_argument("--open-on", metavar="DATE",
-                        help="require a phase open on this date, UTC (default: now)")
+                        help="require a phase open on this date, UTC (default: a phase open now "
+                             "or later)")
     parser.add_argument("--allow-closed", action="store_true",
                         help="do not require a phase open for submissions")
     args = parser.parse_args(argv)
-    now = None
+    open_on = None
     if args.open_on:
-        now = as_datetime(args.open_on)
-        if now is None:
+        open_on = as_datetime(args.open_on)
+        if open_on is None:
             parser.error("--open-on {!r}: give YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'".format(
                 args.open_on))
+    try:
+        now = utcnow()
+    except ValueError as exc:
+        parser.error(str(exc))
     failed = 0
     for path in args.bundles:
-        report = check_bundle(path, now=now, allow_closed=args.allow_closed)
+        report = check_bundle(path, now=now, allow_closed=args.allow_closed, open_on=open_on)
         for line in report.lines():
             print(line)
         if report.errors:
             failed += 1
         else:
+            state = open_state(report)
             print("{}: OK ({} warning{}){}".format(
                 report.name, len(report.warnings), "" if len(report.warnings) == 1 else "s",
-                "; open for submissions: " + ", ".join(report.open_phases)
-                if report.open_phases else ""))
+                "; " + state if state else ""))
     return 1 if failed else 0
 
 

@@ -30,6 +30,9 @@ class Track(NamedTuple):
     v15: Dict[str, Any]     # the v1.5 definition, parsed, schedule applied
     v15_text: str           # the v1.5 yaml as shipped
     sources: str            # the files it comes from, for the GENERATED header
+    # The end of the challenge (the last challenge phase's last second); phases that start
+    # after it (the post-challenge phase) are for reference. None: no deadline.
+    deadline: Optional[datetime.datetime] = None
 
 
 GENERATED_HEADER = (
@@ -76,10 +79,9 @@ class Source(NamedTuple):
     post_challenge: Dict[str, Any]  # the added open-ended phase: label, description, color...
     path: str                   # the source.json itself
     track_data: Dict[str, TrackData] = {}   # per track; data(track) falls back to the base's
-    codabench: str = "per-track"  # "per-track": one v2 bundle per track; "merged": one v2
-                                  # bundle, one task per track, every phase running them all;
-                                  # "both"
-    merged: Dict[str, Any] = {}   # the merged bundle's title, description, kit README
+    # The merged Codabench bundle (one competition, one task per track, every phase running
+    # them all; built with bundle.sh --merged): its title, description, kit README. {} = none.
+    merged: Dict[str, Any] = {}
     repo_manifest: str = ""       # the repository's kit manifest, refreshed from the sample
 
     def data(self, track: str) -> TrackData:
@@ -139,10 +141,12 @@ def _source_from(path: str) -> Source:
             # What a track does not say is the base track's (not its generated columns).
             per_track[track] = _track_data(entry, here, base._replace(
                 columns_from_reference=False, task_name=""), path)
-    codabench = raw.get("codabench", "per-track")
-    if codabench not in ("per-track", "merged", "both"):
-        raise ValueError("{}: codabench must be per-track, merged or both, not {!r}".format(
-            path, codabench))
+    if "codabench" in raw:
+        # It built the merged Codabench bundle by default; that bundle ranks a submission with
+        # a failed task first, so it is built only when asked.
+        raise ValueError("{}: \"codabench\" is no longer read: every track gets its Codabench "
+                         "bundle, and bundle.sh --merged adds the merged one (\"merged\")"
+                         .format(path))
     merged = dict(raw.get("merged") or {})
     if merged.get("kit_readme"):
         merged["kit_readme"] = os.path.normpath(os.path.join(here, merged["kit_readme"]))
@@ -153,7 +157,7 @@ def _source_from(path: str) -> Source:
                   sample_reference=base.sample_reference,
                   sample_submission=base.sample_submission,
                   post_challenge=dict(raw.get("post_challenge") or {}), path=path,
-                  track_data=per_track, codabench=codabench, merged=merged,
+                  track_data=per_track, merged=merged,
                   repo_manifest=repo_path("repo_manifest"))
 
 
@@ -228,14 +232,36 @@ def yaml_date(when: datetime.datetime) -> Any:
 
 class Schedule(NamedTuple):
     """The organizer's dates. None keeps the definition's own."""
-    start: Optional[datetime.datetime] = None   # the first phase starts then; the others move
-                                                # by the same amount (their lengths are kept)
+    start: Optional[datetime.datetime] = None   # the first phase starts then; the others and
+                                                # the deadline move by the same amount (their
+                                                # lengths are kept)
     end: Optional[datetime.datetime] = None     # the deadline: the competition's end_date
     post_challenge: bool = True                 # add an open-ended phase after the deadline
 
 
 def _phases_in_order(v15: Dict[str, Any]) -> List[Dict[str, Any]]:
     return sorted(v15["phases"].values(), key=lambda p: p["phasenumber"])
+
+
+def _shift(v15: Dict[str, Any], schedule: Schedule) -> Optional[datetime.timedelta]:
+    """How far --start moves the definition's phases (None: not moved)."""
+    phases = _phases_in_order(v15)
+    if schedule.start is None or not phases:
+        return None
+    first = as_datetime(phases[0].get("start_date"))
+    if first is None:
+        raise ValueError("the first phase has no readable start_date to move")
+    return schedule.start - first
+
+
+def schedule_deadline(v15: Dict[str, Any], schedule: Schedule) -> Optional[datetime.datetime]:
+    """The deadline: --end, else the definition's end_date, moved like the phases by --start
+    (the challenge keeps its length)."""
+    if schedule.end is not None:
+        return schedule.end
+    when = as_datetime(v15.get("end_date")) if v15.get("end_date") is not None else None
+    shift = _shift(v15, schedule)
+    return when + shift if when is not None and shift else when
 
 
 def apply_schedule(v15: Dict[str, Any], schedule: Schedule,
@@ -253,21 +279,15 @@ def apply_schedule(v15: Dict[str, Any], schedule: Schedule,
     """
     doc = copy.deepcopy(v15)
     phases = _phases_in_order(doc)
-    if schedule.start is not None and phases:
-        first = as_datetime(phases[0].get("start_date"))
-        if first is None:
-            raise ValueError("the first phase has no readable start_date to move")
-        shift = schedule.start - first
+    shift = _shift(v15, schedule)
+    if shift:
         for phase in phases:
             when = as_datetime(phase.get("start_date"))
             if when is not None:
                 phase["start_date"] = yaml_date(when + shift)
-    if schedule.end is not None:
-        doc["end_date"] = yaml_date(schedule.end)
-    elif doc.get("end_date") is not None:
-        when = as_datetime(doc["end_date"])
-        if when is not None:
-            doc["end_date"] = yaml_date(when)  # quoted if it has a time of day: see yaml_date
+    deadline = schedule_deadline(v15, schedule)
+    if deadline is not None:
+        doc["end_date"] = yaml_date(deadline)  # quoted if it has a time of day: see yaml_date
     for phase in phases:
         when = as_datetime(phase.get("start_date"))
         if when is not None:
@@ -348,11 +368,22 @@ def load_tracks(source: Source, schedule: Optional[Schedule] = None) -> List[Tra
                       "{} + {}/{}".format(source.definition, source.tracks, name)))
     tracks = []
     for track, doc, sources in found:
+        deadline = schedule_deadline(doc, schedule)
         doc = apply_schedule(doc, schedule, source.post_challenge)
         header = GENERATED_HEADER.format(
             sources=sources, what="CodaLab competition bundle v1.5, {} track.".format(track))
-        tracks.append(Track(track, doc, dump(doc, header), sources))
+        tracks.append(Track(track, doc, dump(doc, header), sources, deadline))
     return tracks
+
+
+def with_doc(track: Track, doc: Dict[str, Any], what: str = "") -> Track:
+    """The track with another v1.5 definition, dumped under the same GENERATED header (what:
+    replaces its second line)."""
+    header = "".join(line for line in track.v15_text.splitlines(True)[:2]
+                     if line.startswith("#"))
+    if what:
+        header = header.splitlines(True)[0] + "# " + what + "\n"
+    return track._replace(v15=doc, v15_text=dump(doc, header))
 
 
 def _v2_date(value: Any) -> Any:
@@ -504,11 +535,8 @@ def with_columns(track: Track, keys: List[str], why: str) -> Track:
         column = {"leaderboard": last["leaderboard"], "label": column_label(key), "rank": rank,
                   "numeric_format": last.get("numeric_format", 2), "sort": "desc"}
         columns[key] = column
-    header = GENERATED_HEADER.format(
-        sources=track.sources, what="CodaLab competition bundle v1.5, {} track; {} "
-                                    "leaderboard columns added from {}.".format(
-                                        track.name, len(added), why))
-    return Track(track.name, doc, dump(doc, header), track.sources)
+    return with_doc(track, doc, "CodaLab competition bundle v1.5, {} track; {} leaderboard "
+                                "columns added from {}.".format(track.name, len(added), why))
 
 
 # --- one Codabench competition for several tracks ----------------------------------------------

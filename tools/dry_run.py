@@ -5,7 +5,8 @@
     python3 dry_run.py submission.zip --bundle dist/agrivision2021-supervised-codalab.zip
 
 It unpacks the submission as the platform does (CodaLab v1 keeps a single top-level folder
-unless it holds a file named `metadata`, and unpacks every zip at the top into a folder;
+unless it holds a file named `metadata`, unpacks every zip at the top into a folder, and takes
+a `metadata` file's other values for bundles to fetch, which a notes file survives;
 Codabench keeps it as it is, adds `res/metadata`, and takes a submission with `metadata.yaml` or
 `metadata` at its root for code), refuses a zip that cannot be unpacked (encrypted, Deflate64,
 bad CRC, a name too long, over MAX_UNPACKED_BYTES) as a submission failure, runs the scoring
@@ -21,7 +22,9 @@ a reference given as a folder is linked, not copied.
 Needs Python 3.7+ only (the scoring program itself needs numpy and Pillow). PyYAML is used when
 installed (to read Codabench's YAML form of scores.txt exactly, and competition yaml files).
 Exit status: 0 the submission would be scored and every leaderboard column filled; 1 it would
-fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped.
+fail; 2 bad command line; 3 it would be scored but some column left empty or a score dropped
+(a task of a phase running several that fails: Finished, and first on the leaderboard).
+The phase is the one open now, else the next to open; BUNDLE_NOW=DATE stands for now.
 """
 import argparse
 import datetime
@@ -101,29 +104,49 @@ def _when(value: Any) -> Optional[datetime.datetime]:
     return None
 
 
+NOW_ENV = "BUNDLE_NOW"   # the bundle tools' "now" (tools/bundle_dates.py): tests, previews
+
+
 def _utcnow() -> datetime.datetime:
-    return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    """Now in UTC, or the date in BUNDLE_NOW (as the bundle tools read it)."""
+    value = os.environ.get(NOW_ENV, "").strip()
+    if not value:
+        return datetime.datetime.now(datetime.timezone.utc).replace(tzinfo=None)
+    when = _when(value)
+    if when is None:
+        raise UsageError("{}={!r} is not a date: give YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS' "
+                         "(UTC)".format(NOW_ENV, value))
+    return when
 
 
 def submission_phase(phases: List[Dict[str, Any]], v2: bool, end_date: Any = None,
                      now: Optional[datetime.datetime] = None) -> Dict[str, Any]:
     """The phase a submission made now goes to: the one open now by the platform's rule
-    (Codabench: started and not ended; CodaLab: started and the next not started, the last one
-    until the competition's end_date), else the last one (phases in order)."""
+    (Codabench: started and its end not passed, PhaseDetailSerializer.get_status; CodaLab:
+    started and the next not started, the last one until the competition's end_date), else the
+    next one to open (a bundle uploaded before its challenge starts), else the last one
+    (phases in order)."""
     now = now or _utcnow()
+    later = []  # type: List[Tuple[datetime.datetime, int]]
     for i, phase in enumerate(phases):
         start = _when(phase.get("start" if v2 else "start_date"))
-        if start is None or start > now or (v2 and start == now):
+        if start is None:
+            continue
+        if start > now:
+            later.append((start, i))
             continue
         if v2:
             end = _when(phase.get("end")) if phase.get("end") else None
-        elif i + 1 < len(phases):
+            if end is None or now <= end:
+                return phase
+            continue
+        if i + 1 < len(phases):
             end = _when(phases[i + 1].get("start_date"))
         else:
             end = _when(end_date) if end_date else None
         if end is None or end > now:
             return phase
-    return phases[-1]
+    return phases[min(later)[1]] if later else phases[-1]
 
 
 def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
@@ -570,6 +593,7 @@ class Outcome(NamedTuple):
     finished: bool                      # the platform would mark the submission Finished
     complete: bool                      # ... and fill every leaderboard column
     scores: Optional[Dict[str, float]]
+    result: str = ""                    # what the site would show, when more than a row
 
 
 def format_row(columns: List[Dict[str, Any]], scores: Dict[str, float], platform: str,
@@ -628,7 +652,8 @@ def stage(platform: str, submission: str, reference: str, program: str, paths: D
             f.write("elapsedTime: null\nexitCode: null\ningestionElapsedTime: null\n"
                     "ingestionExitCode: null\n")
     else:
-        v1_metadata_refusal(res)
+        for note in v1_fetch_metadata(res):
+            say(note)
         with open(os.path.join(paths["input"], "metadata"), "w") as f:
             f.write("competition-phase: 1\nsubmitted-at: {}\nsubmitted-by: dry-run\n".format(
                 time.strftime("%Y-%m-%d %H:%M:%S")))
@@ -677,21 +702,100 @@ def code_submission_refusal(res: str) -> None:
 # Keys of a bundle's `metadata` that the v1 worker does not fetch as further bundles.
 V1_METADATA_KEYS = ("description", "command", "exitCode", "elapsedTime", "stdout", "stderr",
                     "submitted-by", "submitted-at")
+# A value the worker can really fetch: a URL (urllib.urlretrieve) or, on its Python 2, a path
+# of the worker's own file system.
+_FETCHABLE = re.compile(r"^(?:[A-Za-z][A-Za-z0-9+.-]*:|/)")
 
 
-def v1_metadata_refusal(res: str) -> None:
-    """CodaLab v1 reads a `metadata` file at the root of an unpacked bundle and fetches every
-    string value of another key as a bundle URL; a submission's notes file of that shape fails
-    the run."""
-    path = os.path.join(res, "metadata")
-    doc = _read_yaml_mapping(path) if os.path.isfile(path) else None
-    fetched = sorted(str(k) for k, v in (doc or {}).items()
-                     if k not in V1_METADATA_KEYS and isinstance(v, str))
-    if fetched:
+def _v1_metadata(path: str) -> Any:
+    """The submission's `metadata` as the v1 worker reads it (yaml.load); SubmissionRefused if
+    that raises, which ends the run."""
+    try:
+        with open(path, "rb") as f:
+            raw = f.read()
+        text = raw.decode("utf-8")
+    except UnicodeDecodeError:
         raise SubmissionRefused(
-            "the submission has a file `metadata` at its root with the key(s) {}: CodaLab's "
-            "worker fetches each such value as the URL of a further bundle, and the run fails. "
-            "Remove metadata from the zip".format(", ".join(fetched)))
+            "the submission has a file `metadata` at its root that is not UTF-8 text: CodaLab's "
+            "worker reads it as YAML, fails, and the run fails. Remove metadata from the "
+            "zip") from None
+    if yaml is None:
+        return _read_yaml_mapping(path)
+    try:
+        return yaml.safe_load(text)
+    except Exception as exc:  # any YAML error: the worker's yaml.load raises the same
+        raise SubmissionRefused(
+            "the submission has a file `metadata` at its root that is not valid YAML ({}): "
+            "CodaLab's worker reads it as YAML and the run fails. Remove metadata from the "
+            "zip".format(str(exc).splitlines()[0])) from None
+
+
+def v1_fetch_metadata(res: str) -> List[str]:
+    """What CodaLab v1 does with a `metadata` file at the root of the unpacked submission, by
+    its worker's code (competitions-v1-compute-worker, worker.py, get_bundle: the image runs it
+    on Python 2.7 with PyYAML 3.10). It reads the file as YAML; every key other than the known
+    ones whose value is a string (an ASCII one: PyYAML gives Python 2 `unicode` otherwise,
+    which the isinstance(v, str) test skips) is taken for a further bundle:
+    get_bundle(res, key, value) makes an empty temporary file in res (tmp..., with the value's
+    extension), tries 3 times to download the value into it, swallowing every failure, then
+    unzips that file if the value ends in .zip, else makes the folder res/<key> and copies the
+    file there as `metadata`, which it reads as YAML (empty: nothing more). Scoring goes on.
+
+    So a notes file (team: ACME) is scored, with those files added to res; the run fails when
+    the file is not YAML, a key is not a string, a value ends in .zip (an empty zip) or res
+    already has an entry of the key's name (mkdir). A URL or an absolute path is really
+    fetched: what it brings cannot be known here, so that counts as a failure. Returns notes
+    on what the worker did; SubmissionRefused where its run fails."""
+    path = os.path.join(res, "metadata")
+    if not os.path.isfile(path):
+        return []
+    doc = _v1_metadata(path)
+    if not isinstance(doc, dict):
+        return []
+    fetched = [(k, v) for k, v in doc.items() if k not in V1_METADATA_KEYS and
+               isinstance(v, str) and all(ord(c) < 128 for c in v)]
+    notes = []
+    for key, value in sorted(fetched, key=lambda kv: str(kv[0])):
+        where = "the submission's `metadata` has `{}: {}`".format(key, value)
+        if not isinstance(key, str):
+            raise SubmissionRefused(
+                "{}: CodaLab's worker takes the value for a bundle to fetch into a folder named "
+                "by the key, which is not text, and the run fails. Remove metadata from the "
+                "zip".format(where))
+        if _FETCHABLE.match(value):
+            raise SubmissionRefused(
+                "{}: CodaLab's worker fetches that URL or path into input/res/{}/metadata and "
+                "reads it as YAML (a zip if it ends in .zip); what it brings cannot be known "
+                "here, and a web page fails the run. Remove metadata from the zip".format(
+                    where, key))
+        name = value.split("?")[0].split("/")[-1]
+        extension = os.path.splitext(name)[1]
+        handle, temp = tempfile.mkstemp(prefix="tmp", suffix=extension, dir=res)
+        os.close(handle)   # the worker's download target, left empty: its download fails
+        if extension == ".zip":
+            raise SubmissionRefused(
+                "{}: CodaLab's worker takes it for a zip to fetch, its download fails, it "
+                "unzips the empty file and the run fails. Remove metadata from the zip".format(
+                    where))
+        folder = os.path.join(res, key)
+        inside = os.path.realpath(folder).startswith(os.path.realpath(res) + os.sep)
+        if os.path.isabs(key) or not (inside or os.path.exists(folder)):
+            raise SubmissionRefused(
+                "{}: CodaLab's worker would make a folder outside the submission's; remove "
+                "metadata from the zip".format(where))
+        try:
+            os.mkdir(folder)
+        except OSError as exc:
+            raise SubmissionRefused(
+                "{}: CodaLab's worker takes it for a bundle to fetch into the folder {}/, which "
+                "it cannot make ({}), and the run fails. Remove metadata from the zip".format(
+                    where, key, exc.strerror or exc)) from None
+        open(os.path.join(folder, "metadata"), "w").close()
+        notes.append("CodaLab: {}; its worker took `{}` for a further bundle to fetch, the "
+                     "download failed (the worker swallows that), and it left an empty {}/"
+                     "metadata and an empty {} in input/res; scoring goes on (worker.py, "
+                     "get_bundle)".format(where, key, key, os.path.basename(temp)))
+    return notes
 
 
 def run_platform(platform: str, submission: str, reference: str, program: str,
@@ -800,7 +904,8 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
               say) -> Outcome:
     """A phase running several tasks (Codabench): one child run per task on the same zip, each
     under the phase's time limit; the parent's row holds every child's scores. A failed child
-    leaves its columns empty (Codabench still finishes the parent): here it fails the run."""
+    leaves its columns empty, Codabench still finishes the parent, and its row tops the
+    leaderboard: said so, and the run is incomplete (exit 3), not a plain failure."""
     scores = {}  # type: Dict[str, float]
     failed = []
     for i, task in enumerate(tasks):
@@ -814,9 +919,28 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
             continue
         scores.update(outcome.scores or {})
     if failed:
-        say("Task(s) {} failed: Codabench finishes the parent submission, with their columns "
-            "left n/a.".format(", ".join(failed)))
-        return Outcome(platform, False, False, scores or None)
+        # What the site shows (codabench, src/apps): the parent is Finished once every child
+        # is done, failed ones included (competitions/models.py,
+        # Submission.check_child_submission_statuses); the leaderboard's rows are the children,
+        # ordered by the ranking column descending, then the others
+        # (api/serializers/leaderboards.py, LeaderboardPhaseSerializer.get_submissions), and
+        # PostgreSQL puts an empty (NULL) score first in a descending order: a failed child, with
+        # no score at all, comes before every scored one, and the submission's row with it
+        # (api/views/competitions.py, get_leaderboard, groups the children at the first).
+        whole = len(failed) == len(tasks)
+        say("Task(s) {} failed. Status on Codabench: Finished (the parent submission finishes "
+            "once every task is done, failed ones included).".format(", ".join(failed)))
+        say("Leaderboard row (all tasks), once on the leaderboard: ranked FIRST, above every "
+            "fully scored submission, {} (an empty score sorts first):".format(
+                "with no scores" if whole else "with the columns of {} empty".format(
+                    ", ".join(failed))))
+        for line in format_row(phase["columns"], scores, platform):
+            say(line)
+        return Outcome(platform, True, False, scores, "Codabench would mark it Finished with "
+                       "task(s) {} failed, and on the leaderboard rank it FIRST, above every "
+                       "fully scored submission, {}. Fix the failed task(s): see their errors "
+                       "above".format(", ".join(failed), "with no scores" if whole else
+                                      "with their columns empty (n/a)"))
     say("Leaderboard row (all tasks):")
     for line in format_row(phase["columns"], scores, platform):
         say(line)
@@ -938,7 +1062,10 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
                 TITLES[o.platform] for o in outcomes if not o.finished) + ".")
             return EXIT_FAILED
         if not all(o.complete for o in outcomes):
-            print("RESULT: scored, but the leaderboard row would be incomplete (see above).")
+            told = [o.result for o in outcomes if o.result]
+            print("RESULT: " + (" ".join(told) + "." if told else
+                                "scored, but the leaderboard row would be incomplete (see "
+                                "above)."))
             return EXIT_INCOMPLETE
         print("RESULT: the submission would be scored on " + " and ".join(
             TITLES[o.platform] for o in outcomes) + ".")

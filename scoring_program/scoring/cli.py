@@ -12,6 +12,7 @@ import traceback
 from typing import Dict, List, Optional
 
 from . import __version__, confidence, engine
+from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
     SubmissionError, UsageError
@@ -241,7 +242,8 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
                 pass
     shown_paths: Dict[str, str] = {}
     try:
-        return run(args, stdout, shown_paths)
+        with without_cycle_collector():
+            return run(args, stdout, shown_paths)
     except ScoringError as exc:
         message = exc.message()
         for tmp, given in shown_paths.items():  # temporary folders change from run to run

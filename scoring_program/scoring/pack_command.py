@@ -14,6 +14,7 @@ import time
 from typing import List, Optional
 
 from . import engine
+from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import ScoringError
 from .registry import DEFAULT, TASKS
@@ -31,6 +32,11 @@ def main(argv: Optional[List[str]] = None) -> int:
                    help="processes (default: the usable CPUs, {})".format(engine.usable_cpus()))
     p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
     args = p.parse_args(argv)
+    with without_cycle_collector():
+        return _pack(args)
+
+
+def _pack(args: argparse.Namespace) -> int:
     if os.path.exists(args.out) and os.listdir(args.out):
         sys.stderr.write("ERROR: {} exists and is not empty; give a new folder.\n".format(args.out))
         return 2

@@ -66,6 +66,9 @@ AMBIGUOUS_ROOT = Kind(
 MISSING = Kind(
     "missing", "reference {units} without a prediction",
     "submit one {file} named <{unit} id>{ext} for every test {unit}.")
+MISNAMED = Kind(
+    "misnamed", "predictions named around a test {unit} id",
+    "name each prediction exactly <{unit} id>{ext}, with nothing before or after the id.")
 DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
     "keep exactly one file per {unit} id.")
@@ -83,6 +86,10 @@ TOO_LARGE = Kind(
 WRONG_SIZE = Kind(
     "wrong_size", "predictions whose width or height differs from the test image",
     "predict at the test image's full resolution (do not resize or crop).")
+TRANSPOSED = Kind(
+    "transposed", "predictions whose width and height are swapped",
+    "write the array with shape (height, width) = (rows, columns), as the test image: a "
+    "transposed array (arr.T, or width and height swapped when creating it) gives this.")
 NOT_SINGLE_CHANNEL = Kind(
     "not_single_channel", "predictions that are not single-channel images",
     "write an 8-bit grayscale ('L') or palette ('P') PNG whose pixel values are the class ids, "
@@ -197,9 +204,11 @@ class ProblemLog:
         for kind in self.kinds(fatal=False):
             names = ", ".join(n + (" ({})".format(d) if d else "") for n, d in self.examples(kind))
             more = self._count[kind.code] - EXAMPLES
-            out.append("{} {}: {}{}".format(
-                self._count[kind.code], _fill(kind.headline, words), names,
-                " and {} more".format(more) if more > 0 else ""))
+            headline = _fill(kind.headline, words)
+            # "Headline (n)": a count before a plural headline would read "1 files".
+            out.append("{}{} ({:,}): {}{}".format(
+                headline[:1].upper(), headline[1:], self._count[kind.code], names,
+                " and {:,} more".format(more) if more > 0 else ""))
         return out
 
 

@@ -110,7 +110,7 @@ def test_extras_are_listed_as_warnings_not_scored(tmp_path, ref):
     page = (out / "detailed_results.html").read_text()
     for text in ("notes.txt", "FIELD9999_0-0-20-16.png", "vis/colour.png"):
         assert text in proc.stdout and text in page
-    assert "2 PNG files that match no test image" in proc.stdout
+    assert "PNG files that match no test image (ignored, not scored) (2): " in proc.stdout
     # scored exactly as without the extras
     clean = tmp_path / "clean"
     broken_cases.good(str(clean), IDS, SIZE)

@@ -104,7 +104,7 @@ def test_make_submission_zips_the_files_at_the_root_and_nothing_else(ref, tmp_pa
     assert code == 0, err
     with zipfile.ZipFile(str(output)) as zf:
         assert sorted(zf.namelist()) == sorted(i + ".png" for i in ids)
-    assert "Left out of the zip: 1 files that are not PNG predictions" in out
+    assert "Left out of the zip:\n  - Files that are not PNG predictions (ignored) (1): " in out
     # What the kit zipped, the checker accepts and the scorer scores.
     assert run_main(check_submission.main, [str(output), "--manifest",
                                             str(tmp / "manifest.json")])[0] == 0

@@ -37,8 +37,9 @@ def test_check_results_refuses_what_the_scorer_refuses(tmp_path):
     proc = kit("check_results.py", bad, "--questions", QUESTIONS)
     assert proc.returncode == 1
     for text in ("question_id is not an integer (1)", "answered more than once (1)",
-                 "without an answer (1)"):
+                 "write it as an integer"):
         assert text in proc.stderr.lower(), proc.stderr
+    assert "without an answer" not in proc.stderr  # the id written as text is not missing
     assert "Traceback" not in proc.stderr
     # The scorer says the same about the same file.
     res = tmp_path / "res"

@@ -4,6 +4,7 @@ a message that says what is wrong. The good bundles come from tools/bundle.py on
 import datetime
 import io
 import os
+import subprocess
 import sys
 import zipfile
 
@@ -264,8 +265,6 @@ CASES = [
      "no phase accepts submissions on"),
     ("v2 every phase over", V2, dict(edit_yaml=_set(["phases", 1, "end"], "2022-01-01")),
      "Codabench marks no phase Current"),
-    ("v2 not begun", V2, dict(edit_yaml=_set(["phases", 1, "start"], "2999-01-01")),
-     "no phase accepts submissions on"),
     # leaderboard against the scoring program's keys
     ("v15 missing column", V15, dict(edit_yaml=_del(["leaderboard", "columns", "iou_water"])),
      "no column for the score keys iou_water that the scoring program writes"),
@@ -357,13 +356,17 @@ def test_a_v2_scoring_program_may_be_a_folder(good, tmp_path):
 
 def test_a_quoted_date_and_time_is_read_by_codalab(good, tmp_path):
     """Django's parse_datetime reads a quoted 'YYYY-MM-DD HH:MM:SS' (and CodaLab localizes it):
-    no error, and no warning either (Codabench's importer keeps a quoted time)."""
+    no error, and no warning either (Codabench's importer keeps a quoted time). The pages were
+    written for 00:00 (their date check is tested apart)."""
+    def dates_only(report):
+        return [p for p in report.problems if p.severity != "note" and
+                not p.where.startswith("html.")]
     report = rewrite(good / V15, tmp_path / V15,
                      edit_yaml=_set(["phases", 1, "start_date"], "2021-04-15 08:30:00"))
-    assert not report.problems, report.lines()
+    assert not dates_only(report), report.lines()
     report = rewrite(good / V15, tmp_path / V15, edit_yaml=_set(
         ["phases", 1, "start_date"], datetime.datetime(2021, 4, 15, 8, 30)))
-    assert not report.errors
+    assert not [p for p in dates_only(report) if p.severity == "error"], report.lines()
     assert "keeps only the date of an unquoted timestamp: quote it ('2021-04-15 08:30:00')" in \
         "\n".join(report.lines())
 
@@ -396,10 +399,31 @@ def test_no_open_phase_is_accepted_when_intended_or_for_another_day(good, tmp_pa
     assert bundle_check.main(["--open-on", "2021-05-01", bundle]) == 0
 
 
+def test_a_bundle_that_opens_later_is_accepted_and_says_when(good, tmp_path):
+    """Organizers upload before the start: only a bundle whose phases have all ended is
+    refused (the pages' dates are checked apart: here they still tell 2021)."""
+    def later(doc):
+        doc["phases"][0]["start"] = "2999-01-01"
+        doc["phases"][0]["end"] = "2999-02-01 23:59:59"
+        doc["phases"][1]["start"] = "2999-02-02"
+    report = rewrite(good / V2, tmp_path / V2, edit_yaml=later)
+    assert [p for p in report.errors if p.where == "phases"] == []
+    assert report.open_phases == [] and report.opens_later == (
+        "Test", datetime.datetime(2999, 1, 1))
+    assert bundle_check.open_state(report) == "no phase open yet: Test opens on 2999-01-01 " \
+                                              "00:00:00 UTC"
+    report = bundle_check.check_bundle(str(tmp_path / V2), open_on=datetime.datetime(2999, 1, 1))
+    assert [p for p in report.errors if p.where == "phases"] == []    # open at its start
+    report = bundle_check.check_bundle(str(tmp_path / V2), open_on=datetime.datetime(2998, 1, 1))
+    assert "no phase accepts submissions on 2998-01-01 00:00:00 UTC (Codabench marks no phase " \
+           "Current; --open-on): Test opens on 2999-01-01 00:00:00" in errors_of(report)
+
+
 def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
     """Both platforms' rules, from their code: CodaLab's CompetitionPhase.is_active (open from
     its start until phase number + 1 starts, the last one until end_date; start <= now) and
-    Codabench's current phase (start < now < end)."""
+    Codabench's phase status, which its upload form reads (PhaseDetailSerializer.get_status:
+    Current when start <= now and now <= end)."""
     v15 = {"end_date": "2021-06-05 23:59:59", "phases": {
         1: {"phasenumber": 1, "label": "A", "start_date": datetime.date(2021, 4, 15)},
         2: {"phasenumber": 2, "label": "B", "start_date": "2021-05-01 12:00:00"}}}
@@ -417,7 +441,50 @@ def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
     v2 = {"phases": [{"index": 0, "name": "A", "start": datetime.date(2021, 4, 15),
                       "end": "2021-05-01 11:59:59"},
                      {"index": 1, "name": "B", "start": "2021-05-01 12:00:00"}]}
-    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15)) == []               # start < now
-    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15, 0, 0, 1)) == ["A"]
-    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59)) == []
+    assert bundle_check.v2_open_phases(v2, at(2021, 4, 14, 23, 59, 59)) == []
+    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15)) == ["A"]            # start <= now
+    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59)) == ["A"]  # now <= end
+    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59, 1)) == []
+    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 12)) == ["B"]
     assert bundle_check.v2_open_phases(v2, at(2030, 1, 1)) == ["B"]
+
+
+def test_pages_whose_dates_are_no_phases_are_refused(good, tmp_path):
+    """A page telling another timeline than the phases' (e.g. written for other dates), or a
+    template token nobody filled in, is refused, through the check's command."""
+    overview = members(good / V15)["competition/overview.html"].decode()
+    assert "2021-04-15 00:00 UTC: the Test phase opens." in overview   # the template's
+    stale = overview.replace("2021-04-15 00:00 UTC", "2021-04-14")
+    rewrite(good / V15, tmp_path / "stale.zip", replace={"competition/overview.html":
+                                                          stale.encode()})
+    rewrite(good / V2, tmp_path / "token.zip", replace={
+        "competition/terms.html": b"<p>The test phase runs {{challenge_period}}.</p>"})
+    env = dict(os.environ, BUNDLE_NOW="2030-01-01")
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "bundle_check.py"),
+                           str(tmp_path / "stale.zip"), str(tmp_path / "token.zip"),
+                           str(good / V2)], capture_output=True, text=True, env=env, timeout=300)
+    assert proc.returncode == 1, proc.stdout
+    assert "stale.zip: ERROR html.overview: competition/overview.html gives the dates 2021-04-14, " \
+           "which are no phase's start or end (phases: Test from 2021-04-15 00:00:00 to " \
+           "2021-06-05 23:59:59; Post-challenge from 2021-06-06 00:00:00, no end)" in proc.stdout
+    assert "token.zip: ERROR terms: competition/terms.html holds the template tokens " \
+           "{{challenge_period}}, never filled in" in proc.stdout
+    assert "{}: OK (0 warnings); open for submissions: Post-challenge".format(V2) in proc.stdout
+
+
+def test_a_v15_bundle_notes_that_codabench_would_end_its_phases_a_day_early(good, tmp_path):
+    """Codabench's importer of v1.5 bundles (unpackers/v1.py) ends a phase at the next phase's
+    start minus one day: a note on the v1.5 bundle only, and none with a single phase."""
+    notes = bundle_check.check_bundle(str(good / V15)).notes
+    assert [n.message for n in notes] == [
+        "imported into Codabench, this CodaLab v1.5 bundle ends each phase one day early "
+        "(Codabench's v1.5 importer ends a phase at the next phase's start minus one day): "
+        "Test would end 2021-06-05 00:00:00 instead of 2021-06-05 23:59:59 UTC. Upload the "
+        "Codabench v2 bundle to Codabench"]
+    assert not bundle_check.check_bundle(str(good / V2)).notes
+
+    def one_phase(doc):
+        del doc["phases"][2]
+        doc["end_date"] = "2021-06-05 23:59:59"
+    report = rewrite(good / V15, tmp_path / V15, edit_yaml=one_phase)
+    assert not report.notes, report.lines()

@@ -372,13 +372,53 @@ def test_a_metadata_file_makes_codabench_take_it_for_code(data, tmp_path, capsys
         assert "the submission has a file `{}` at its root".format(name) in codabench
 
 
-def test_a_metadata_file_with_other_keys_fails_on_codalab(data, tmp_path, capsys):
-    files = pngs(data[0] / "preds")
-    files["metadata"] = b"team: the best\nmodel: unet\n"
-    code, out = dry(capsys, make_zip(tmp_path / "sub.zip", files), data[0] / "ref",
+def test_a_notes_file_named_metadata_is_scored_on_codalab(data, tmp_path):
+    """CodaLab v1's worker (worker.py, get_bundle) takes each other key's ASCII string value
+    for a bundle to fetch: the download fails, it swallows that, leaves an empty
+    <key>/metadata and an empty temp file in res, and scores. Through the real command, with
+    the run folder kept to see what the scorer was given."""
+    tmp, _ = data
+    files = pngs(tmp / "preds")
+    files["metadata"] = "team: ACME\nmodel: unet v2\nyear: 2021\ncaf\u00e9: na\u00efve\n" \
+        .encode("utf-8")
+    sub = make_zip(tmp_path / "sub.zip", files)
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "dry_run.py"), sub,
+                           str(tmp / "ref"), "--platform", "codalab", "--quiet", "--keep",
+                           str(tmp_path / "keep")], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "RESULT: the submission would be scored on CodaLab (v1 worker)." in proc.stdout
+    assert "CodaLab: the submission's `metadata` has `team: ACME`; its worker took `team` for " \
+           "a further bundle to fetch, the download failed (the worker swallows that), and it " \
+           "left an empty team/metadata and an empty tmp" in proc.stdout
+    res = tmp_path / "keep" / "codalab" / "run" / "input" / "res"
+    top = sorted(os.listdir(str(res)))
+    # Not fetched: a number (year), a non-ASCII value (Python 2's PyYAML gives `unicode`).
+    assert [n for n in top if not n.endswith(".png")][:3] == ["metadata", "model", "team"]
+    temps = [n for n in top if n.startswith("tmp")]
+    assert len(temps) == 2 and all(os.path.getsize(str(res / n)) == 0 for n in temps)
+    assert os.listdir(str(res / "team")) == ["metadata"]
+    assert os.path.getsize(str(res / "team" / "metadata")) == 0
+    assert len(top) == 3 + 3 + 2
+
+
+@pytest.mark.parametrize("notes,phrase", [
+    (b"team: ACME: again\n", "that is not valid YAML (mapping values are not allowed here)"),
+    (b"weights: model.zip\n", "it unzips the empty file and the run fails"),
+    (b"DRY0_0-0-512-512.png: x\n", "which it cannot make (File exists)"),
+    (b"paper: https://arxiv.org/abs/2101.00001\n", "fetches that URL or path"),
+    (b"2021: ACME\n", "which is not text"),
+    (b"team: \xff\n", "that is not UTF-8 text"),
+], ids=["not yaml", "a zip", "a name taken", "a url", "a number key", "not utf-8"])
+def test_a_metadata_file_fails_on_codalab_where_the_worker_does(data, tmp_path, capsys, notes,
+                                                                phrase):
+    tmp, _ = data
+    files = pngs(tmp / "preds")
+    files["metadata"] = notes
+    code, out = dry(capsys, make_zip(tmp_path / "sub.zip", files), tmp / "ref",
                     "--platform", "codalab")
-    assert code == dry_run.EXIT_FAILED
-    assert "with the key(s) model, team: CodaLab's worker fetches each such value" in out
+    assert code == dry_run.EXIT_FAILED, out
+    assert "Status: Failed" in out and phrase in out, out
+    assert "Remove metadata from the zip" in out
 
 
 CWD_SCORES = """import json, os, sys
@@ -443,8 +483,14 @@ def test_the_submission_goes_to_the_phase_open_now():
     v2 = [{"name": "A", "start": "2021-04-15", "end": "2021-06-05 23:59:59"},
           {"name": "B", "start": "2021-06-06 00:00:00"}]
     assert dry_run.submission_phase(v2, True, now=at(2021, 5, 1))["name"] == "A"
+    assert dry_run.submission_phase(v2, True, now=at(2021, 6, 5, 23, 59, 59))["name"] == "A"
     assert dry_run.submission_phase(v2, True, now=at(2026, 1, 1))["name"] == "B"
     assert dry_run.submission_phase(v2[:1], True, now=at(2026, 1, 1))["name"] == "A"  # the last
+    # Before the challenge: the phase that opens next (a bundle uploaded ahead of its start).
+    assert dry_run.submission_phase(v2, True, now=at(2021, 1, 1))["name"] == "A"
+    assert dry_run.submission_phase(v15, False, None, at(2021, 1, 1))["label"] == "A"
+    later = [dict(v2[0], end="2021-05-01"), v2[1]]
+    assert dry_run.submission_phase(later, True, now=at(2021, 5, 15))["name"] == "B"
 
 
 def test_the_dry_run_and_the_scorer_refuse_zips_at_the_same_size():

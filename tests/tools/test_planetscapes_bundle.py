@@ -1,7 +1,7 @@
 """bundle.sh --competition planetscapes end to end: two tasks (semantic labeling from PNGs, VQA
-from one JSON file), a CodaLab v1.5 competition per task, Codabench bundles per task and one
-merged Codabench competition whose phases run both tasks on one zip. Runs the real shell entry
-point into temporary folders (never the repo's dist/).
+from one JSON file), a CodaLab v1.5 competition per task, Codabench bundles per task and, with
+--merged only, one merged Codabench competition whose phases run both tasks on one zip. Runs the
+real shell entry point into temporary folders (never the repo's dist/).
 """
 import json
 import os
@@ -71,8 +71,10 @@ def columns(zf):
 
 @pytest.fixture(scope="module")
 def builds(tmp_path_factory):
+    """The first build asks for the merged bundle too (--merged), the second does not."""
     tmp = tmp_path_factory.mktemp("ps-bundles")
-    first = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "a"])
+    first = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "a",
+                 "--merged"])
     second = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "b",
                   "--no-smoke"])
     return first, second, tmp / "a", tmp / "b"
@@ -94,12 +96,48 @@ def test_builds_five_bundles_checks_and_dry_runs_them(builds):
         assert name in first.stdout
     assert "Checked: 5 bundles" in first.stdout
     assert "Dry run: the sample submission scores on all 5 bundles" in first.stdout
-    assert "Open for submissions on " in first.stdout
+
+
+def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds):
+    first, second, _, b = builds
+    assert sorted(os.listdir(str(b))) == sorted(PER_TRACK)     # without --merged
+    assert "Checked: 4 bundles" in second.stdout
+    hazard = "WARNING (merged bundle): the merged Codabench bundle ranks a submission with a " \
+             "failed task FIRST."
+    assert hazard in first.stdout and hazard not in second.stdout
+    assert "a submission with one task failed ranks above every fully scored one, one with " \
+           "every task failed ranks first with no scores" in first.stdout
+    # ... and a competition with no merged form refuses --merged (a usage error).
+    proc = run(["bash", BUNDLE_SH, "--merged", "--out", b / "none", "--no-smoke"])
+    assert proc.returncode == 2 and "--merged: agriculture-vision has no merged Codabench " \
+                                    "form" in proc.stderr
+
+
+def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
+    first, second, _, _ = builds
+    purposes = (
+        "  Codabench (Benchmarks > Upload), by purpose:\n"
+        "    planetscapes2027-semantic-codabench.zip      Semantic labeling alone, ranked by "
+        "IoU class: with the other task's zip, a ranking per task, as on CodaLab\n"
+        "    planetscapes2027-vqa-codabench.zip           VQA alone, ranked by Accuracy: with "
+        "the other task's zip, a ranking per task, as on CodaLab\n"
+        "    planetscapes2027-codabench.zip               {}: one competition scoring every "
+        "task on each upload (a benchmark suite); a submission with a failed task ranks "
+        "first\n")
+    assert purposes.format("built") in first.stdout
+    assert purposes.format("not built (--merged)") in second.stdout
+    for proc in (first, second):
+        plan = proc.stdout.split("\nPlan (times UTC; now ", 1)[1]
+        assert "    planetscapes2027-semantic-codalab.zip        semantic track\n" in plan
+        assert "    planetscapes2027-vqa-codalab.zip             vqa track\n" in plan
+        assert "    Test             2026-11-16 00:00:00 to 2027-05-31 23:59:59    " in plan
+        assert "    Post-challenge   2027-06-01 00:00:00 (no end)                  " in plan
+        assert "(Test would end 2027-05-31 00:00:00 instead of 2027-05-31 23:59:59 UTC)" in plan
 
 
 def test_two_builds_are_byte_identical(builds):
     _, _, a, b = builds
-    for name in NAMES:
+    for name in PER_TRACK:
         with open(str(a / name), "rb") as fa, open(str(b / name), "rb") as fb:
             assert fa.read() == fb.read(), name
 
@@ -174,7 +212,7 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build.mkdir()
     built, _ = bundle.build_all(str(build), source, bundle_yaml.Schedule(),
                                 {"semantic": str(ref), "vqa": VQA_REF}, "raw",
-                                lambda line: None, sample=False)
+                                lambda line: None, sample=False, merged=True)
     for b in built:
         report = bundle_check.check_bundle(b.path)
         assert not report.errors, report.lines()
@@ -225,13 +263,29 @@ def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
         assert outcome.scores[key] == pytest.approx(value, abs=1e-9), key
 
 
-def test_merged_bundle_with_one_tasks_files_fails_that_task(builds, tmp_path):
-    """A zip with only the PNGs: the VQA child fails (Codabench leaves its columns n/a), and
-    the dry run says so with the scorer's message."""
+def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds, tmp_path):
+    """A zip with only the PNGs: the VQA child fails; Codabench marks the submission Finished,
+    and on the leaderboard its empty VQA score sorts first: the dry run says that (exit 3),
+    with the scorer's message, not a plain failure."""
     _, _, a, _ = builds
     proc = run([sys.executable, DRY_RUN, SEM_SUB, "--bundle", a / MERGED, "--quiet"])
-    assert proc.returncode == 1, proc.stdout
-    assert "Task(s) VQA failed" in proc.stdout and "No .json results file" in proc.stdout
+    assert proc.returncode == 3, proc.stdout
+    assert "No .json results file" in proc.stdout
+    assert "Task(s) VQA failed. Status on Codabench: Finished" in proc.stdout
+    assert "ranked FIRST, above every fully scored submission, with the columns of VQA empty" \
+        in proc.stdout
+    row = proc.stdout.split("(an empty score sorts first):\n", 1)[1]
+    assert "Accuracy  Yes/No  Number  Other" in row and "n/a     n/a     n/a    n/a" in row
+    assert "RESULT: Codabench would mark it Finished with task(s) VQA failed, and on the " \
+           "leaderboard rank it FIRST, above every fully scored submission, with their columns " \
+           "empty (n/a)." in proc.stdout
+    # Nothing either task can score: Finished too, first, with no scores.
+    (tmp_path / "empty").mkdir()
+    (tmp_path / "empty" / "README.txt").write_text("no predictions\n")
+    proc = run([sys.executable, DRY_RUN, tmp_path / "empty", "--bundle", a / MERGED, "--quiet"])
+    assert proc.returncode == 3, proc.stdout
+    assert "Task(s) Semantic labeling, VQA failed. Status on Codabench: Finished" in proc.stdout
+    assert "rank it FIRST, above every fully scored submission, with no scores." in proc.stdout
 
 
 @pytest.mark.parametrize("layout", ["flat", "png folder", "json folder"])

@@ -14,18 +14,19 @@ def read_manifest(root: str, manifest: str, fmt: str, version: int,
     """The manifest's JSON object; BrokenReference if it is unreadable or not this format and
     version (a half-written pack has none: the manifest is written last)."""
     try:
-        with open(os.path.join(root, manifest)) as f:
+        with open(os.path.join(root, manifest), encoding="utf-8") as f:
             data = json.load(f)
-        if data.get("format") != fmt or data.get("version") != version:
-            raise ValueError("format {!r} version {!r}".format(data.get("format"),
-                                                              data.get("version")))
-    except Exception as exc:
+    except (OSError, ValueError) as exc:  # ValueError: JSON, UTF-8
         raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
+    if not isinstance(data, dict) or data.get("format") != fmt or data.get("version") != version:
+        found = data if isinstance(data, dict) else {}
+        raise _not_manifest(manifest, fmt, version, layout_kind, "format {!r} version {!r}".format(
+            found.get("format"), found.get("version")))
     return data
 
 
 def _not_manifest(manifest: str, fmt: str, version: int, layout_kind: Kind,
-                  exc: Exception) -> BrokenReference:
+                  exc: object) -> BrokenReference:
     log = ProblemLog()
     log.add(layout_kind, manifest, "not a {} v{} manifest ({})".format(fmt, version, exc))
     return BrokenReference(log)
@@ -36,10 +37,10 @@ def read_ids(root: str, manifest: str, folder: str, fmt: str, version: int,
     """The manifest's sorted ids; BrokenReference if the manifest is not this format's, lists no
     image, or names an image whose PNG is not in the folder."""
     data = read_manifest(root, manifest, fmt, version, layout_kind)
-    try:
-        ids = sorted(data["ids"])
-    except Exception as exc:
-        raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
+    ids = data.get("ids")
+    if not isinstance(ids, list) or not all(isinstance(i, str) for i in ids):
+        raise _not_manifest(manifest, fmt, version, layout_kind, "'ids' is not a list of names")
+    ids = sorted(ids)
     log = ProblemLog()
     present = png_stems(os.path.join(root, folder)) or set()
     for image_id in ids:

@@ -23,8 +23,10 @@ from PIL import Image
 
 from . import png
 from ..submission import discovery
+from .decode_errors import IMAGE_ERRORS
 from .pillow_array import load_array, pillow_says
-from ..problems import BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, WRONG_SIZE
+from ..problems import (BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, TRANSPOSED,
+                        WRONG_SIZE)
 from ..task_api import PredictionProblem, Submission, SubmissionFormat
 
 # A prediction file may hold at most this many bytes: 1 MiB + 4 bytes per pixel of the expected
@@ -51,6 +53,10 @@ def check_header(head: bytes, expected: Optional[Tuple[int, int]]) -> png.Header
     if channels:
         raise PredictionProblem(NOT_SINGLE_CHANNEL, channels)
     if expected is not None and (header.height, header.width) != tuple(expected):
+        if (header.width, header.height) == tuple(expected):
+            raise PredictionProblem(TRANSPOSED, "it is {} x {} (width x height), the test image "
+                                    "{} x {}".format(header.width, header.height, expected[1],
+                                                     expected[0]))
         raise PredictionProblem(WRONG_SIZE, "it is {} x {} (width x height), expected {} x {}".format(
             header.width, header.height, expected[1], expected[0]))
     return header
@@ -68,24 +74,25 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     if header is None:
         header = check_header(data[:33], None)
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            if img.format != "PNG":
-                raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
-            tile = img.tile[0] if len(img.tile) == 1 else ()
-            rawmode = tile[3] if len(tile) > 3 else None
-            if img.size != (header.width, header.height) or \
-                    img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):
-                # Pillow takes the last IHDR before the image data; we checked the first.
-                raise PredictionProblem(NOT_PNG, "it is not a valid PNG: its first image header "
-                                        "says {} but a later one says {} x {} (mode {}, {})".format(
-                                            _describe(header), img.size[0], img.size[1], img.mode,
-                                            rawmode))
+        img = Image.open(io.BytesIO(data))
+    except IMAGE_ERRORS as exc:
+        raise _corrupt(exc) from None
+    with img:
+        if img.format != "PNG":
+            raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
+        tile = img.tile[0] if len(img.tile) == 1 else ()
+        rawmode = tile[3] if len(tile) > 3 else None
+        if img.size != (header.width, header.height) or \
+                img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):
+            # Pillow takes the last IHDR before the image data; we checked the first.
+            raise PredictionProblem(NOT_PNG, "it is not a valid PNG: its first image header "
+                                    "says {} but a later one says {} x {} (mode {}, {})".format(
+                                        _describe(header), img.size[0], img.size[1], img.mode,
+                                        rawmode))
+        try:
             arr = load_array(img)
-    except PredictionProblem:
-        raise
-    except Exception as exc:  # Pillow raises OSError, SyntaxError, ValueError, zlib.error...
-        raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
-            pillow_says(exc))) from None
+        except IMAGE_ERRORS as exc:
+            raise _corrupt(exc) from None
     if arr.shape != (header.height, header.width):
         raise PredictionProblem(NOT_PNG, "it is not a valid PNG: it decodes to shape {} "
                                 "instead of the {} its header declares".format(
@@ -93,6 +100,11 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     if header.color_type == png.GRAY and header.bit_depth < 8:
         arr = _stored_samples(arr, header.bit_depth)
     return arr
+
+
+def _corrupt(exc: BaseException) -> PredictionProblem:
+    return PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
+        pillow_says(exc)))
 
 
 def _stored_samples(arr: np.ndarray, bit_depth: int) -> np.ndarray:

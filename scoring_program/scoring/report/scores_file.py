@@ -8,23 +8,26 @@ no value (None) is left out, so the leaderboard shows it as missing rather than 
 import json
 import math
 import os
-from typing import List, Optional, Tuple
+from typing import List, Tuple
+
+from ..task_api import Scores
 
 DECIMALS = 10
 
 
-def finite_scores(scores: List[Tuple[str, Optional[float]]]) -> List[Tuple[str, float]]:
+def finite_scores(scores: Scores) -> List[Tuple[str, float]]:
     return [(k, round(float(v), DECIMALS)) for k, v in scores
             if v is not None and math.isfinite(v)]
 
 
-def format_txt(scores: List[Tuple[str, Optional[float]]]) -> str:
+def format_txt(scores: Scores) -> str:
     return "".join("{}: {:.{}f}\n".format(k, v, DECIMALS) for k, v in finite_scores(scores))
 
 
-def write(out_dir: str, scores: List[Tuple[str, Optional[float]]]) -> None:
+def write(out_dir: str, scores: Scores) -> None:
     """Both files, each written under a temporary name and renamed, so a platform never reads a
-    half-written score file; the caller writes them last."""
+    half-written score file. The caller writes them once everything is computed, before the
+    detailed page (cli.py, HTML_SETTLE_SECONDS: CodaLab v1's upload watcher)."""
     os.makedirs(out_dir, exist_ok=True)
     texts = (("scores.json", json.dumps(dict(finite_scores(scores)), indent=1,
                                         allow_nan=False) + "\n"),

@@ -10,12 +10,12 @@ import shutil
 import stat
 import tempfile
 import zipfile
-from typing import Dict, Iterable, List, Optional, Set
+from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import archive
 from ..folders import ignored, is_real_dir
-from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISSING, NO_PREDICTIONS,
-                       ProblemLog, UsageError)
+from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISNAMED, MISSING,
+                        NO_PREDICTIONS, ProblemLog, UsageError)
 from ..task_api import Submission
 
 # Written by the platform, never by the participant on purpose: ignored silently.
@@ -125,13 +125,22 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     by_id: Dict[str, List[str]] = {}
     for n in names:
         by_id.setdefault(os.path.splitext(n)[0], []).append(n)
+    around = {}  # type: Dict[str, Tuple[str, str, str]]
+    if expected is not None:
+        # Names with a backslash have their own hint (a zip made with Windows separators).
+        around = named_around(expected - set(by_id),
+                              [s for s in by_id if s not in expected and "\\" not in s])
+    patterns = {}  # type: Dict[Tuple[str, str], int]
+    for _, before, after in around.values():
+        patterns[before, after] = patterns.get((before, after), 0) + 1
+    misnamed = {stem for stem, _, _ in around.values()}
     for image_id, group in sorted(by_id.items()):
         if len(group) > 1:
             log.add(DUPLICATE, ", ".join(_rel(res_dir, os.path.join(root, g)) for g in group),
                     "all are predictions for {}".format(image_id))
         elif expected is None or image_id in expected:
             files[image_id] = os.path.join(root, group[0])
-        else:
+        elif image_id not in misnamed:
             log.add(EXTRA_PNG, _rel(res_dir, os.path.join(root, group[0])))
     for d, p, others, _ in listing:
         if d != root:
@@ -146,11 +155,33 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
             near = lower.get(image_id.lower())
             if image_id in backslashed:
                 detail = BACKSLASH_HINT.format(backslashed[image_id])
+            elif image_id in around:
+                stem, before, after = around[image_id]
+                n = patterns[before, after]
+                log.add(MISNAMED, _rel(res_dir, os.path.join(root, by_id[stem][0])),
+                        "rename it {}{} ({}<id>{}{}: {:,} file{})".format(
+                            image_id, suffix, before, after, suffix, n, "" if n == 1 else "s"))
+                continue
             else:
                 detail = ("found {}{} instead: names are case-sensitive".format(near, suffix)
                           if near else "")
             log.add(MISSING, image_id + suffix, detail)
     return Submission(root, files, log)
+
+
+def named_around(missing: Set[str], stems: List[str]) -> Dict[str, Tuple[str, str, str]]:
+    """missing id -> (stem, what comes before the id, what comes after) for file stems that hold
+    a missing id with something around it (pred_<id>, <id>_leftImg8bit, <id>.jpg). A stem that
+    holds several ids, or an id held by several stems, is left out: no guess."""
+    found = {}  # type: Dict[str, List[Tuple[str, str, str]]]
+    lengths = sorted({len(i) for i in missing})
+    for stem in stems:
+        hits = [(stem[:k], i, stem[k + n:]) for n in lengths for k in range(len(stem) - n + 1)
+                for i in (stem[k:k + n],) if i in missing]
+        if len(hits) == 1:
+            before, image_id, after = hits[0]
+            found.setdefault(image_id, []).append((stem, before, after))
+    return {i: got[0] for i, got in found.items() if len(got) == 1}
 
 
 BACKSLASH_HINT = ("found '{}' instead: the zip was made with backslash (\\) separators, which "

@@ -15,44 +15,44 @@ def png_bytes(arr):
     return buf.getvalue()
 
 
-@pytest.fixture(autouse=True)
-def empty_memo(monkeypatch):
-    monkeypatch.setattr(layers, "_uniform", {})
+@pytest.fixture
+def reader():
+    return layers.LayerReader()
 
 
-def test_uniform_layer_is_decoded_once(monkeypatch):
+def test_uniform_layer_is_decoded_once(monkeypatch, reader):
     data = png_bytes(np.full((64, 48), 255))
-    first = layers.read_layer(data, ("L",))
+    first = reader.read(data, ("L",))
     assert first == layers.Layer((64, 48), 255, None)
 
     def no_decode(*args, **kwargs):
         raise AssertionError("decoded again")
 
     monkeypatch.setattr(layers.Image, "open", no_decode)
-    assert layers.read_layer(data, ("L",)) == first
+    assert reader.read(data, ("L",)) == first
 
 
-def test_same_size_other_content_is_decoded():
-    layers.read_layer(png_bytes(np.zeros((8, 8))), ("L",))
+def test_same_size_other_content_is_decoded(reader):
+    reader.read(png_bytes(np.zeros((8, 8))), ("L",))
     arr = np.zeros((8, 8))
     arr[3, 4] = 255
-    got = layers.read_layer(png_bytes(arr), ("L",))
+    got = reader.read(png_bytes(arr), ("L",))
     assert got.value is None and (got.array == arr).all()
-    other_size = layers.read_layer(png_bytes(np.zeros((8, 9))), ("L",))
+    other_size = reader.read(png_bytes(np.zeros((8, 9))), ("L",))
     assert other_size.shape == (8, 9) and other_size.value == 0
 
 
-def test_large_files_are_not_remembered():
+def test_large_files_are_not_remembered(reader):
     rng = np.random.RandomState(0)
     noisy = rng.randint(0, 256, size=(128, 128))
-    got = layers.read_layer(png_bytes(noisy), ("L",))
+    got = reader.read(png_bytes(noisy), ("L",))
     assert got.value is None and (got.array == noisy).all()
-    assert layers._uniform == {}
+    assert reader.uniform == {}
 
 
-def test_mode_is_checked_before_remembering():
+def test_mode_is_checked_before_remembering(reader):
     rgb = io.BytesIO()
     Image.new("RGB", (4, 4)).save(rgb, "PNG")
     with pytest.raises(ValueError, match="RGB"):
-        layers.read_layer(rgb.getvalue(), ("L",))
-    assert layers._uniform == {}
+        reader.read(rgb.getvalue(), ("L",))
+    assert reader.uniform == {}

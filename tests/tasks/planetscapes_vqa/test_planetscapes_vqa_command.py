@@ -119,15 +119,26 @@ def test_entry_not_an_object(tmp_path, ref):
             "entry 13: it is a list", "entry 14: it is a string")
 
 
-@pytest.mark.parametrize("bad, phrase", [
-    ("1000", 'a string ("1000")'), (1000.0, "a number with a fraction"), (True, "true"),
-    (None, "null")])
-def test_question_id_not_an_integer(tmp_path, ref, bad, phrase):
+@pytest.mark.parametrize("bad, phrase, missing", [
+    ("1000", 'a string ("1000"): write it as an integer (1000)', False),
+    (1000.0, "a number with a fraction or exponent (1000.0): write it as an integer (1000)",
+     False),
+    (True, "true", True), (None, "null", True)])
+def test_question_id_not_an_integer(tmp_path, ref, bad, phrase, missing):
+    """An id written as text or with a fraction is named with the integer it stands for, and
+    that question is not also reported as unanswered (issue 15: a misleading second message)."""
     entries = good_results()
     entries[0] = {"question_id": bad, "answer": "yes"}
-    refused(ref, submit(tmp_path, entries), "question_id is not an integer (1)",
-            "entry 01: question_id is " + phrase, "test questions without an answer (1)",
-            "question_id 1000")
+    err = refused(ref, submit(tmp_path, entries), "question_id is not an integer (1)",
+                  "entry 01: question_id is " + phrase)
+    assert ("test questions without an answer (1)" in err.lower()) == missing
+    assert ("question_id 1000" in err) == missing
+
+
+def test_json_lines_are_told_to_write_one_list(tmp_path, ref):
+    text = "\n".join(json.dumps(e) for e in good_results()) + "\n"
+    refused(ref, submit(tmp_path, text), "line 2, column 1: extra data",
+            "it looks like json lines (one object per line): write one json list")
 
 
 @pytest.mark.parametrize("bad, phrase", [(2, "a number (2)"), (None, "null"), (True, "true"),

@@ -5,11 +5,12 @@ the tile has an all-255 boundary and mask), and files written by one encoder for
 and value are byte-identical. So each process remembers, for small images that turned out
 uniform, the exact header and compressed data they had; a later file with the same bytes is the
 same image and is not decoded again. Exact by construction (inflate is deterministic), bounded
-in memory, and it never changes a result: at worst every layer is decoded as before.
+in memory, and it never changes a result: at worst every layer is decoded as before. The memo is
+a LayerReader's (one per reference, and so one per worker process), never module state.
 """
 import io
 import struct
-from typing import Dict, NamedTuple, Optional, Tuple
+from typing import NamedTuple, Optional, Tuple
 
 import numpy as np
 from PIL import Image
@@ -21,9 +22,6 @@ from ...readers.pillow_array import load_array
 # compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.
 CANDIDATE_BYTES = 4096
 MAX_REMEMBERED = 256
-
-_uniform: Dict[bytes, int] = {}
-
 
 class Layer(NamedTuple):
     shape: Tuple[int, int]
@@ -45,22 +43,29 @@ def _data_key(data: bytes) -> Optional[bytes]:
     return b"".join(parts) if parts and len(parts[0]) == 13 else None
 
 
-def read_layer(data: bytes, modes: Tuple[str, ...]) -> Layer:
-    """Decode one layer's PNG bytes (Pillow's errors propagate; mode checked against modes)."""
-    key = _data_key(data)
-    if key is not None:
-        value = _uniform.get(key)
-        if value is not None:
-            width, height = struct.unpack(">II", key[:8])
-            return Layer((height, width), value, None)
-    with Image.open(io.BytesIO(data)) as img:
-        if img.mode not in modes:
-            raise ValueError("its mode is " + img.mode)
-        arr = load_array(img)
-    if key is not None:
-        lo, hi = int(arr.min()), int(arr.max())
-        if lo == hi:
-            if len(_uniform) < MAX_REMEMBERED:
-                _uniform[key] = lo
-            return Layer(arr.shape, lo, None)
-    return Layer(arr.shape, None, arr)
+class LayerReader:
+    """Reads layers, remembering the bytes of small uniform ones."""
+
+    def __init__(self) -> None:
+        self.uniform = {}  # type: Dict[bytes, int]
+
+    def read(self, data: bytes, modes: Tuple[str, ...]) -> Layer:
+        """Decode one layer's PNG bytes (Pillow's errors propagate; mode checked against
+        modes)."""
+        key = _data_key(data)
+        if key is not None:
+            value = self.uniform.get(key)
+            if value is not None:
+                width, height = struct.unpack(">II", key[:8])
+                return Layer((height, width), value, None)
+        with Image.open(io.BytesIO(data)) as img:
+            if img.mode not in modes:
+                raise ValueError("its mode is " + img.mode)
+            arr = load_array(img)
+        if key is not None:
+            lo, hi = int(arr.min()), int(arr.max())
+            if lo == hi:
+                if len(self.uniform) < MAX_REMEMBERED:
+                    self.uniform[key] = lo
+                return Layer(arr.shape, lo, None)
+        return Layer(arr.shape, None, arr)

@@ -28,6 +28,7 @@ from PIL import Image
 
 from ...packing import convert_units
 from ...readers import packed_manifest, png
+from ...readers.decode_errors import IMAGE_ERRORS
 from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference
 from .classes import N_SETS, VALID_BIT
@@ -121,7 +122,7 @@ def _decode_pillow(data: bytes, name: str) -> CodedLabels:
             img.load()
             arr = np.asarray(img)
             mode = img.mode
-    except Exception as exc:
+    except IMAGE_ERRORS as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
     if mode == "L" and text is not None:
         return CodedLabels(arr, parse_table(text))

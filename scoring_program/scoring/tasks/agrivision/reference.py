@@ -6,13 +6,13 @@ from typing import List, Tuple
 import numpy as np
 
 from ... import folders
+from ...readers.decode_errors import IMAGE_ERRORS
 from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
 from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE
 from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
-from . import layers
-from .layers import Layer
+from .layers import Layer, LayerReader
 from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
@@ -20,12 +20,16 @@ REF_MODES = ("1", "L", "P")
 assert STORM_BIT == 1 << len(PATTERNS) and VALID_BIT == STORM_BIT << 1
 
 
-def read_layer(path: str, name: str) -> Layer:
+def read_layer(reader: LayerReader, path: str, name: str) -> Layer:
     """One single-channel reference layer (non-zero = set), uniform ones as a single value."""
     try:
         with open(path, "rb") as f:
-            return layers.read_layer(f.read(), REF_MODES)
-    except Exception as exc:
+            data = f.read()
+    except OSError as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
+    try:
+        return reader.read(data, REF_MODES)
+    except IMAGE_ERRORS as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
 
 
@@ -46,6 +50,7 @@ class RawReference(CodedReference):
         self.root = root
         self.ids = ids
         self.has_storm = has_storm
+        self.layers = LayerReader()
 
 
     def _layers(self, image_id: str):
@@ -61,11 +66,11 @@ class RawReference(CodedReference):
         """uint16 code per pixel (identity table); ReferenceProblem if a layer is unreadable or
         mis-sized."""
         names = list(self._layers(image_id))
-        boundary = read_layer(os.path.join(self.root, names[0]), names[0])
+        boundary = read_layer(self.layers, os.path.join(self.root, names[0]), names[0])
         shape = boundary.shape
 
         def layer(rel: str) -> Layer:
-            got = read_layer(os.path.join(self.root, rel), rel)
+            got = read_layer(self.layers, os.path.join(self.root, rel), rel)
             if got.shape != shape:
                 raise ReferenceProblem(REF_WRONG_SIZE, rel, "{} x {}, its boundary is {} x {}".format(
                     got.shape[1], got.shape[0], shape[1], shape[0]))

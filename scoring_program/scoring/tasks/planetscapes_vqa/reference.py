@@ -22,7 +22,6 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ... import folders
 from ...problems import BrokenReference, ProblemLog
-from .gcpause import paused
 from .problems import REF_ANSWERS, REF_DISAGREE, REF_DUPLICATE, REF_EMPTY, REF_FILE, REF_FORMAT
 from .normalize import Normalizer
 
@@ -70,7 +69,7 @@ def _load(root: str, name: str, key: str, log: ProblemLog) -> Optional[list]:
     path = os.path.join(root, name)
     try:
         # Text, not bytes: json.loads(bytes) would hold the file twice (bytes and text).
-        with open(path, encoding="utf-8-sig") as f, paused():
+        with open(path, encoding="utf-8-sig") as f:
             doc = json.load(f)
     except OSError as exc:
         log.add(REF_FILE, name, "it cannot be read ({})".format(exc.strerror or exc))
@@ -99,14 +98,13 @@ def read_questions(root: str, name: str = QUESTIONS) -> Dict[int, Any]:
     entries = _load(root, name, "questions", log)
     if entries is None:
         raise BrokenReference(log)
-    with paused():
-        try:
-            ids = list(map(_QUESTION_ID, entries))
-            questions = dict(zip(ids, map(_IMAGE_ID, entries)))
-            if entries and len(questions) == len(ids) and set(map(type, ids)) == {int}:
-                return questions
-        except (KeyError, TypeError):
-            pass
+    try:
+        ids = list(map(_QUESTION_ID, entries))
+        questions = dict(zip(ids, map(_IMAGE_ID, entries)))
+        if entries and len(questions) == len(ids) and set(map(type, ids)) == {int}:
+            return questions
+    except (KeyError, TypeError):
+        pass
     questions = {}
     for n, q in enumerate(entries, 1):
         if not isinstance(q, dict) or not _is_int(q.get("question_id")) or "image_id" not in q:
@@ -130,10 +128,9 @@ def read_annotations(root: str, questions: Dict[int, Any], norm: Normalizer) -> 
     entries = _load(root, ANNOTATIONS, "annotations", log)
     if entries is None:
         raise BrokenReference(log)
-    with paused():
-        truth = _read_fast(entries, questions, norm)
-        if truth is None:
-            truth = _read_checking(entries, questions, norm, log)
+    truth = _read_fast(entries, questions, norm)
+    if truth is None:
+        truth = _read_checking(entries, questions, norm, log)
     return truth
 
 

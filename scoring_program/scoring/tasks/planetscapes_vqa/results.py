@@ -12,7 +12,6 @@ from typing import AbstractSet, Any, Dict, Optional
 
 from ...problems import ProblemLog
 from ...task_api import PredictionProblem
-from .gcpause import paused
 from .problems import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
                     NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
 
@@ -53,22 +52,52 @@ def describe(value: Any) -> str:
     if isinstance(value, float):
         return "a number with a fraction or exponent ({})".format(json.dumps(value)[:30])
     if isinstance(value, int):
+        if value.bit_length() > 96:  # str() of a 4,300-digit int raises on Python 3.11+
+            return "a number of about {:,} digits".format(int(value.bit_length() * 0.30103) + 1)
         return "a number ({})".format(str(value)[:30])
     if isinstance(value, list):
         return "a list"
     return "an object"
 
 
+def meant_id(qid: Any) -> Optional[int]:
+    """The integer a question id of the wrong type stands for ("1000" or 1000.0), if any."""
+    if isinstance(qid, str) and 0 < len(qid) < 30 and qid.strip().isdigit():
+        return int(qid)
+    if isinstance(qid, float) and qid.is_integer() and abs(qid) < 1e18:
+        return int(qid)
+    return None
+
+
+def _as_number(qid: Any, expected_ids: AbstractSet[int]) -> str:
+    """A hint when the id is a test question's id written as text or with a fraction."""
+    meant = meant_id(qid)
+    if meant is not None and meant in expected_ids:
+        return ": write it as an integer ({}), as questions.json does".format(meant)
+    return ""
+
+
 def parse(text: str, shown: str, log: ProblemLog) -> Optional[Any]:
     """json.loads with the failure turned into a problem (line and column); None on failure."""
     try:
-        with paused():
-            return json.loads(text)
+        return json.loads(text)
     except json.JSONDecodeError as exc:
-        log.add(NOT_JSON, shown, "line {}, column {}: {}".format(exc.lineno, exc.colno, exc.msg))
+        log.add(NOT_JSON, shown, "line {}, column {}: {}{}".format(
+            exc.lineno, exc.colno, exc.msg, _json_lines_hint(text, exc)))
     except RecursionError:
         log.add(NOT_JSON, shown, "it is nested too deeply")
+    except ValueError:  # Python 3.11+: an integer of more than 4,300 digits
+        log.add(NOT_JSON, shown, "it holds a number with more digits than Python reads "
+                "(4,300): question ids are integers of a few digits")
     return None
+
+
+def _json_lines_hint(text: str, exc: json.JSONDecodeError) -> str:
+    """The JSON Lines mistake (one object per line): json stops at the second line's object."""
+    if exc.msg == "Extra data" and exc.colno == 1 and text.lstrip().startswith("{"):
+        return (" - it looks like JSON Lines (one object per line): write one JSON list, "
+                "[{\"question_id\": ..., \"answer\": ...}, ...] (json.dump(results, f))")
+    return ""
 
 
 def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[int, str]:
@@ -103,18 +132,17 @@ def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[
         raise ResultsProblems(log)
 
     # Fast path, C-level only: a well-formed file is checked without a Python loop per entry.
-    with paused():
-        try:
-            ids = list(map(_QUESTION_ID, entries))
-            answers = list(map(_ANSWER, entries))
-        except (KeyError, TypeError):
-            pass
-        else:
-            # type(True) is bool, so a boolean id fails here and the slow path reports it.
-            if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
-                prediction = dict(zip(ids, answers))
-                if len(prediction) == len(entries) and prediction.keys() == expected_ids:
-                    return prediction
+    try:
+        ids = list(map(_QUESTION_ID, entries))
+        answers = list(map(_ANSWER, entries))
+    except (KeyError, TypeError):
+        pass
+    else:
+        # type(True) is bool, so a boolean id fails here and the slow path reports it.
+        if set(map(type, ids)) <= {int} and set(map(type, answers)) <= {str}:
+            prediction = dict(zip(ids, answers))
+            if len(prediction) == len(entries) and prediction.keys() == expected_ids:
+                return prediction
     check_entries(entries, expected_ids, log)
     raise ResultsProblems(log)
 
@@ -134,7 +162,11 @@ def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog
             log.add(NO_QUESTION_ID, name, "its keys: {}".format(", ".join(sorted(entry))[:80]))
             qid = None
         elif type(qid) is not int:
-            log.add(BAD_QUESTION_ID, name, "question_id is {}".format(describe(qid)))
+            log.add(BAD_QUESTION_ID, name, "question_id is {}{}".format(
+                describe(qid), _as_number(qid, expected_ids)))
+            # A test question given with an id of the wrong type is not also "missing".
+            if meant_id(qid) is not None:
+                times.setdefault(meant_id(qid), 0)
             qid = None
         else:
             times[qid] = times.get(qid, 0) + 1
@@ -144,6 +176,8 @@ def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog
         elif type(entry["answer"]) is not str:
             log.add(BAD_ANSWER, about, "answer is {}".format(describe(entry["answer"])))
     for qid, n in times.items():
+        if n == 0:  # only seen with an id of the wrong type (reported above)
+            continue
         if n > 1:
             log.add(DUPLICATED_IDS, "question_id {}".format(qid), "answered {} times".format(n))
         if qid not in expected_ids:
