@@ -14,6 +14,7 @@ import traceback
 from typing import List, Optional
 
 from .. import __version__, confidence, engine
+from ..batch_run import without_cycle_collector
 from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, unpack
 from ..config import read_config, task_name
 from ..metrics import bootstrap
@@ -205,7 +206,8 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
     try:
-        return compare(args, stdout)
+        with without_cycle_collector():  # as score.py: a batch run (batch_run.py)
+            return compare(args, stdout)
     except ScoringError as exc:
         stderr.write(exc.message())
         return exc.exit_code
