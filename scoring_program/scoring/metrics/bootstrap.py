@@ -181,13 +181,15 @@ def _unit_sums_numpy(rows, resamples: int, seed: int) -> Sums:
     state = np.random.RandomState([seed])
     block = max(1, BLOCK_DRAWS // n)
     out = []  # type: Sums
+    counts = np.empty((min(block, resamples), n), dtype=table.dtype)
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
-        drawn = (state.random_sample(b * n) * n).astype(np.intp)
-        drawn += np.repeat(np.arange(b, dtype=np.intp) * n, n)
-        counts = np.bincount(drawn, minlength=b * n).reshape(b, n)
-        del drawn
-        sums = counts.astype(table.dtype).dot(table)
+        drawn = state.random_sample(b * n)
+        drawn *= n
+        drawn = drawn.astype(np.intp).reshape(b, n)
+        for i in range(b):
+            counts[i] = np.bincount(drawn[i], minlength=n)
+        sums = counts[:b].dot(table)
         out.extend([int(v) for v in s] for s in sums.tolist())
     return out
 

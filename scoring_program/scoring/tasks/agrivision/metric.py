@@ -63,12 +63,12 @@ class LabelSetHistogram(MetricState):
         self._fold(pred, ref)
 
     def update_unit(self, unit_id: str, pred: np.ndarray, ref: CodedLabels) -> None:
-        hist, cols, sets = self._fold(pred, ref)
+        folded, sets = self._fold(pred, ref)
         if self.storm_policy is not None:
-            weights = unit_weights(self.storm_policy)[:, sets]
+            # (sets present x classes) pixel counts times their weights: the image's 18 numbers
+            weights = unit_weights(self.storm_policy)[sets].reshape(-1, 2 * N_CLASSES)
             self.unit_ids.append(unit_id)
-            self.unit_rows.append(
-                np.tensordot(hist[:, cols], weights, axes=([0, 1], [0, 1])))
+            self.unit_rows.append(np.dot(folded.T.ravel(), weights))
 
     def _fold(self, pred: np.ndarray, ref: CodedLabels):
         k = len(ref.table)
@@ -82,9 +82,10 @@ class LabelSetHistogram(MetricState):
         cols, sets = (_IDENTITY_COLUMNS if ref.table is IDENTITY_TABLE
                       else _valid_columns(ref.table))
         # Distinct valid codes have distinct label sets, so plain fancy-index addition is exact.
-        self.counts[:, sets] += hist[:, cols]
+        folded = hist[:, cols]
+        self.counts[:, sets] += folded
         self.images += 1
-        return hist, cols, sets
+        return folded, sets
 
     def merge(self, other: "LabelSetHistogram") -> "LabelSetHistogram":
         self.counts += other.counts
@@ -126,24 +127,24 @@ _UNIT_WEIGHTS: Dict[str, np.ndarray] = {}
 
 
 def unit_weights(storm_policy: str) -> np.ndarray:
-    """W[x, s] = what one valid pixel predicted x with label set s adds to an image's row
+    """W[s, x] = what one valid pixel predicted x with label set s adds to an image's row
     (TP of each class, then TP + FP + FN of each class), by the rule of confusion() below:
     a hit adds 1 to TP and union of every label of the pixel; a miss adds 1 to the union of
     every label (a FN each) and the number of labels to the predicted class's union (its FPs)."""
     if storm_policy not in _UNIT_WEIGHTS:
-        w = np.zeros((N_CLASSES, N_SETS, 2 * N_CLASSES), dtype=np.int64)
+        w = np.zeros((N_SETS, N_CLASSES, 2 * N_CLASSES), dtype=np.int64)
         for s in range(N_SETS):
             ys = label_set(s, storm_policy)
             if ys is None:
                 continue
             for x in range(N_CLASSES):
                 for y in ys:
-                    w[x, s, N_CLASSES + y] += 1
+                    w[s, x, N_CLASSES + y] += 1
                 if x in ys:
                     for y in ys:
-                        w[x, s, y] += 1
+                        w[s, x, y] += 1
                 else:
-                    w[x, s, N_CLASSES + x] += len(ys)
+                    w[s, x, N_CLASSES + x] += len(ys)
         _UNIT_WEIGHTS[storm_policy] = w
     return _UNIT_WEIGHTS[storm_policy]
 
