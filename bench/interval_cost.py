@@ -6,11 +6,17 @@ benches (run.py, vqa.py, planetscapes.py): what it adds to a scorer run is
       best of `repeat`, and its peak of allocated memory (tracemalloc, numpy's arrays included);
   (3) the memory the kept rows take in the main process.
 """
+import os
 import sys
 import time
 import tracemalloc
 
-from scoring import confidence
+PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "scoring_program")
+if PROGRAM not in sys.path:
+    sys.path.insert(0, PROGRAM)
+
+from scoring import confidence  # noqa: E402
 
 
 def deep_bytes(obj, seen=None) -> int:
