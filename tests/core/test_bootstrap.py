@@ -134,3 +134,20 @@ def test_percentile_interval_leaves_25_of_1000_out_on_each_side():
     assert bootstrap.percentile_interval(values) == (25, 974)
     assert bootstrap.percentile_interval([0.5] * 1000) == (0.5, 0.5)
     assert bootstrap.percentile_interval(values[:-1] + [None]) is None
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.integers(1, 3), st.integers(1, 320), st.integers(1, 4), st.integers(0, 2 ** 32 - 1))
+def test_paired_sums_are_the_sums_of_the_tables_side_by_side(tables, n, values, seed):
+    """paired_sums (numpy, the one resample_sums uses for arrays) never builds the wide table,
+    but draws exactly as the pure-Python resample_sums on it: the same sampler (few distinct
+    rows side by side: group counts), the same stream."""
+    rng = np.random.RandomState(seed % 1000)
+    parts = [rng.randint(0, values, size=(n, 1 + t % 2)) for t in range(tables)]
+    wide = np.hstack(parts)
+    expected = bootstrap.resample_sums(wide.tolist(), resamples=40, seed=seed)  # pure Python
+    got = bootstrap.paired_sums(parts, resamples=40, seed=seed)
+    start = 0
+    for part, sums in zip(parts, got):
+        assert sums == [s[start:start + part.shape[1]] for s in expected]
+        start += part.shape[1]

@@ -23,19 +23,11 @@ def competition_ranks(values: Sequence[Value]) -> List[int]:
     return [1 + sum(1 for w in values if above(v, w)) for v in values]
 
 
-def _concatenated(tables: List[Any]) -> Any:
-    """Per unit, the rows of all models side by side."""
-    if all(hasattr(t, "dtype") for t in tables):
-        import numpy as np
-        return np.hstack(tables)
-    return [sum((tuple(r) for r in unit), ()) for unit in zip(*tables)]
-
-
 def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES,
                     seed: int = bootstrap.SEED) -> List[List[Value]]:
     """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
     all models on the same resampled units."""
-    tables, widths = [], []
+    tables = []
     ids = None
     for res in resamplings:
         unit_ids, rows = res.rows()
@@ -44,14 +36,9 @@ def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES
         elif list(unit_ids) != list(ids):
             raise ValueError("the models were not scored on the same units")
         tables.append(rows)
-        widths.append(len(rows[0]) if len(rows) else 0)
-    sums = bootstrap.resample_sums(_concatenated(tables), resamples, seed)
-    out = []
-    start = 0
-    for res, width in zip(resamplings, widths):
-        out.append([res.scores(s[start:start + width])[0] for s in sums])
-        start += width
-    return out
+    sums = bootstrap.paired_sums(tables, resamples, seed)
+    return [[res.scores(s)[0] for s in model_sums]
+            for res, model_sums in zip(resamplings, sums)]
 
 
 def _better(a: Value, b: Value) -> bool:

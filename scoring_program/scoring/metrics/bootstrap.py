@@ -165,23 +165,30 @@ def unit_sums(rows: Any, resamples: int = RESAMPLES, seed: int = SEED) -> Sums:
 
 
 def _unit_sums_numpy(rows, resamples: int, seed: int) -> Sums:
+    return unit_sums_of_tables([rows], resamples, seed)[0]
+
+
+def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
+                        seed: int = SEED) -> List[Sums]:
+    """unit_sums of several numpy tables of the same units with the SAME draws (one stream):
+    for each table, the column sums of each resample."""
     import numpy as np
-    n, width = rows.shape
+    n = tables[0].shape[0]
     if n == 0:
-        return [[0] * width for _ in range(resamples)]
-    if rows.dtype.kind not in "iub":
-        raise TypeError("bootstrap rows must be integers")
-    peak = int(np.abs(rows).max()) * n  # bound on any column sum of any resample
-    if peak >= 1 << 53:
+        return [[[0] * t.shape[1] for _ in range(resamples)] for t in tables]
+    exact = []
+    for rows in tables:
+        if rows.dtype.kind not in "iub":
+            raise TypeError("bootstrap rows must be integers")
+        peak = int(np.abs(rows).max()) * n if rows.size else 0  # bounds every column sum
         if peak >= 1 << 62:
             raise OverflowError("bootstrap sums would overflow int64")
-        table = rows.astype(np.int64)      # exact in integers (slower, no BLAS)
-    else:
-        table = rows.astype(np.float64)    # exact: every partial sum is an integer < 2**53
+        # float64 is exact while every partial sum is an integer < 2**53 (and uses BLAS)
+        exact.append(rows.astype(np.float64 if peak < 1 << 53 else np.int64))
     state = np.random.RandomState([seed])
     block = max(1, BLOCK_DRAWS // n)
-    out = []  # type: Sums
-    counts = np.empty((min(block, resamples), n), dtype=table.dtype)
+    counts = np.empty((min(block, resamples), n), dtype=np.int64)
+    out = [[] for _ in tables]  # type: List[Sums]
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
         drawn = state.random_sample(b * n)
@@ -189,8 +196,34 @@ def _unit_sums_numpy(rows, resamples: int, seed: int) -> Sums:
         drawn = drawn.astype(np.intp).reshape(b, n)
         for i in range(b):
             counts[i] = np.bincount(drawn[i], minlength=n)
-        sums = counts[:b].dot(table)
-        out.extend([int(v) for v in s] for s in sums.tolist())
+        for table, sums in zip(exact, out):
+            block_sums = counts[:b].astype(table.dtype).dot(table)
+            sums.extend([int(v) for v in s] for s in block_sums.tolist())
+    return out
+
+
+def paired_sums(tables: List[Any], resamples: int = RESAMPLES, seed: int = SEED) -> List[Sums]:
+    """Per table (the rows of one model; all tables have the same units in the same order), the
+    column sums of every resample, the SAME units drawn for all: resample_sums of the tables
+    side by side, split back per table, without building that wide table (numpy)."""
+    import numpy as np
+    arrays = [np.asarray(t, dtype=np.int64).reshape(len(t), -1) for t in tables]
+    n = arrays[0].shape[0]
+    # The units' rows side by side are equal where every table's rows are: count them from
+    # each table's row classes.
+    classes = np.stack([np.unique(a, axis=0, return_inverse=True)[1].reshape(-1)
+                        for a in arrays], axis=1) if n else np.zeros((0, len(arrays)))
+    _, first, sizes = np.unique(classes, axis=0, return_index=True, return_counts=True)
+    if not uses_groups(n, len(sizes)):
+        return unit_sums_of_tables(arrays, resamples, seed)
+    groups = {}  # type: Dict[Row, int]
+    for unit, size in zip(first.tolist(), sizes.tolist()):
+        groups[tuple(v for a in arrays for v in a[unit].tolist())] = size
+    sums = group_sums(groups, resamples, seed)
+    out, start = [], 0
+    for a in arrays:
+        out.append([s[start:start + a.shape[1]] for s in sums])
+        start += a.shape[1]
     return out
 
 
@@ -200,6 +233,8 @@ def resample_sums(rows: Any = None, resamples: int = RESAMPLES, seed: int = SEED
     """Column sums of every resample of the units. rows: one row per unit in a fixed order
     (sorted by unit id); or groups ({row: units}, when the caller has them anyway) with
     rows_of() building the rows only if the unit sampler is needed."""
+    if groups is None and hasattr(rows, "dtype"):
+        return paired_sums([rows], resamples, seed)[0]  # distinct rows counted in numpy
     if groups is None:
         groups = distinct_rows(rows)
     n = sum(groups.values())
