@@ -81,3 +81,26 @@ def read_units(task, reference, fmt, items):
         truth = reference.read(unit_id)
         out.append((unit_id, fmt.read(path, reference.expect(unit_id, truth)), truth))
     return out
+
+
+def measure_images(task_name, ref_dir, pred_dir, workers, k):
+    """For an image task (its state keeps unit_ids and unit_rows): the scorer's state of the
+    whole set in this process, the bootstrap timed on it, the rows it keeps, and update_unit
+    against update on the first k images."""
+    from scoring import engine
+    from scoring.config import read_config
+    from scoring.registry import TASKS
+    task = TASKS[task_name]
+    config = task.configure(None, read_config(ref_dir))
+    reference = task.open_reference(ref_dir, config)
+    fmt = task.submission_format(config)
+    files = sorted(fmt.discover(pred_dir, reference.ids).files.items())
+    acc = engine.evaluate(task, reference, fmt, config, [(i, p, i) for i, p in files], workers)
+    summary = task.summarize(acc.state, reference, config)
+    boot = bootstrap_cost(task, acc.state, summary, config)
+    kept = deep_bytes([acc.state.unit_ids, acc.state.unit_rows]) / 1e6
+    step = max(1, len(files) // max(k, 1))  # spread over the set
+    some = read_units(task, reference, fmt, files[::step][:k])
+    extra, plain = rows_cost(task, config, some)
+    return {"boot": boot, "kept_mb": kept, "rows_per_image": extra, "update_per_image": plain,
+            "rows_images": len(some), "intervals": boot["intervals"]}

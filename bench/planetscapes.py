@@ -48,8 +48,6 @@ import interval_cost  # noqa: E402
 import run as common  # noqa: E402  (bench/run.py: process-tree memory, load, tables)
 import make_planetscapes_sample as sample  # noqa: E402
 from scoring import engine  # noqa: E402
-from scoring.config import read_config  # noqa: E402
-from scoring.registry import TASKS  # noqa: E402
 from scoring.tasks.planetscapes_semantic import cityscapes_labels  # noqa: E402
 from scoring.tasks.planetscapes_semantic.labels import key_name  # noqa: E402
 
@@ -277,23 +275,6 @@ def compare(anchor, ours):
     return len(pairs), worst
 
 
-def measure_interval(ref_dir, pred_dir, workers, k):
-    """The confidence interval's cost (bench/interval_cost.py) on the scorer's state of the
-    whole set in this process: the bootstrap, the rows kept, update_unit vs update on k images."""
-    task = TASKS["planetscapes-semantic"]
-    config = task.configure(None, read_config(ref_dir))
-    reference = task.open_reference(ref_dir, config)
-    fmt = task.submission_format(config)
-    files = sorted(fmt.discover(pred_dir, reference.ids).files.items())
-    acc = engine.evaluate(task, reference, fmt, config, [(i, p, i) for i, p in files], workers)
-    summary = task.summarize(acc.state, reference, config)
-    boot = interval_cost.bootstrap_cost(task, acc.state, summary, config)
-    kept = interval_cost.deep_bytes([acc.state.unit_ids, acc.state.unit_rows]) / 1e6
-    some = interval_cost.read_units(task, reference, fmt, files[:k])
-    extra, plain = interval_cost.rows_cost(task, config, some)
-    return {"boot": boot, "kept_mb": kept, "rows_per_image": extra, "rows_images": len(some)}
-
-
 def parse_scores(text):
     return {k.strip(): float(v) for k, v in (line.split(":") for line in text.decode().splitlines())}
 
@@ -356,7 +337,9 @@ def main(argv=None):
     ours = parse_scores(texts.pop())
     checked = [compare(a.scores, ours) for a in anchors]
     say("(d) confidence interval, in this process (packed reference, {} workers)".format(cpus))
-    interval = measure_interval(os.path.join(args.data, "packed"), pred, cpus, INTERVAL_ROWS_IMAGES)
+    interval = interval_cost.measure_images("planetscapes-semantic",
+                                            os.path.join(args.data, "packed"), pred, cpus,
+                                            INTERVAL_ROWS_IMAGES)
     say("    bootstrap {:.3f} s, rows {:.2f} ms/image".format(interval["boot"]["wall"],
                                                           1000 * interval["rows_per_image"]))
 

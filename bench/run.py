@@ -50,7 +50,6 @@ if PROGRAM not in sys.path:
 
 import interval_cost  # noqa: E402
 from scoring import engine  # noqa: E402
-from scoring.config import read_config  # noqa: E402
 from scoring.registry import TASKS  # noqa: E402
 from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
 from scoring.tasks.agrivision.classes import N_CLASSES, PATTERNS, STORM  # noqa: E402
@@ -530,23 +529,10 @@ def scorer_confusion(ref_dir, pred_dir, ids, storm_policy="background"):
 
 
 def measure_interval(ref_dir, pred_dir, workers, k):
-    """The confidence interval's cost on the whole set (bench/interval_cost.py): the scorer's
-    state in this process, the bootstrap timed on it, the rows it keeps, and update_unit against
-    update on k images."""
-    task = TASKS[TASK]
-    config = task.configure(None, read_config(ref_dir))
-    reference = task.open_reference(ref_dir, config)
-    fmt = task.submission_format(config)
-    files = sorted(fmt.discover(pred_dir, reference.ids).files.items())
-    acc = engine.evaluate(task, reference, fmt, config, [(i, p, i) for i, p in files], workers)
-    summary = task.summarize(acc.state, reference, config)
-    boot = interval_cost.bootstrap_cost(task, acc.state, summary, config)
-    kept = interval_cost.deep_bytes([acc.state.unit_ids, acc.state.unit_rows]) / 1e6
-    some = interval_cost.read_units(task, reference, fmt, subset(files, min(k, len(files))))
-    extra, plain = interval_cost.rows_cost(task, config, some)
-    ends = boot["intervals"].interval("miou")
-    return {"boot": boot, "kept_mb": kept, "rows_per_image": extra, "update_per_image": plain,
-            "rows_images": len(some), "ends": ends}
+    """The confidence interval's cost on the whole set (bench/interval_cost.py)."""
+    out = interval_cost.measure_images(TASK, ref_dir, pred_dir, workers, k)
+    out["ends"] = out["intervals"].interval("miou")
+    return out
 
 
 def subset(ids, k):
