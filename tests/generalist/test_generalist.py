@@ -156,7 +156,9 @@ def test_sample_outputs(tmp_path):
     rows = list(csv.DictReader(io.StringIO((out / "ranking.csv").read_text(encoding="utf-8"))))
     assert [r["model"] for r in rows] == [x["model"] for x in doc["models"]]
     assert rows[0]["rank"] == "1" and rows[-1]["rank"] == ""
-    assert float(rows[0]["consistency"]) == m["aurora"]["consistency"]
+    # Rounded as the page shows it (4 significant digits), and in full beside it.
+    assert rows[0]["consistency"] == "0.7937"
+    assert float(rows[0]["consistency_exact"]) == m["aurora"]["consistency"]
     html = (out / "ranking.html").read_text(encoding="utf-8")
     assert "Weakest leaderboard" in html and "dune_lab" in html and "<table" in html
     # The stdout table: one line per model, in order.

@@ -1,25 +1,11 @@
 """Every broken input of the generalist ranking through the real command: exit 3 (2 for the
 command line), a message naming the file and the line, no traceback, nothing written."""
 import os
-import textwrap
 
 import pytest
 
-from generalist_util import rank_case, run_generalist, write_case
+from generalist_util import CONFIG, GOOD, rank_case, run_generalist, write_case
 
-GOOD = {"a.csv": "team,score\nA,3\nB,2\nC,1\n", "b.csv": "team,rank\nA,2\nB,1\nC,3\n"}
-CONFIG = textwrap.dedent("""
-    leaderboards:
-      - name: one
-        file: a.csv
-        model_column: team
-        score_column: score
-        higher_is_better: true
-      - name: two
-        file: b.csv
-        model_column: team
-        rank_column: rank
-""").lstrip()
 
 
 def case(config=CONFIG, **files):

@@ -1,4 +1,6 @@
 """Helpers for the generalist-ranking tests: write a case to disk, run the real command."""
+import csv
+import io
 import json
 import os
 import subprocess
@@ -8,6 +10,23 @@ import textwrap
 from conftest import ROOT  # noqa: E402
 COMMAND = os.path.join(ROOT, "scoring_program", "generalist.py")
 SAMPLE = os.path.join(ROOT, "samples", "generalist")
+
+
+# Two small boards (a score board and a rank board) and their configuration, for the tests of
+# broken and hostile inputs: each test changes one thing in them.
+GOOD = {"a.csv": "team,score\nA,3\nB,2\nC,1\n", "b.csv": "team,rank\nA,2\nB,1\nC,3\n"}
+CONFIG = textwrap.dedent("""
+    leaderboards:
+      - name: one
+        file: a.csv
+        model_column: team
+        score_column: score
+        higher_is_better: true
+      - name: two
+        file: b.csv
+        model_column: team
+        rank_column: rank
+""").lstrip()
 
 
 def run_generalist(*args, cwd=None):
@@ -41,3 +60,38 @@ def rank_case(tmp_path, config, files):
 
 def by_model(doc):
     return {m["model"]: m for m in doc["models"]}
+
+
+# Leaderboard exports written the way the platforms' own code writes them (facts read from
+# their source; see docs/generalist.md for the functions followed).
+
+def codalab_export(labels, rows):
+    """CodaLab Competitions' "Download CSV" (Competition.get_results_csv, Python 3): csv.writer
+    with its default dialect (CRLF), header `submission_pk,User,<label>...` with each label
+    passed as bytes (written `b'...'`), then per submission its id, the username, one
+    `<value> (<rank>)` cell per column and one empty cell more than the header.
+    rows: (submission id, username, [(value text, rank text), ...])."""
+    buf = io.StringIO(newline="")
+    w = csv.writer(buf)
+    w.writerow(["submission_pk", "User"] + [label.encode("utf-8") for label in labels])
+    for pk, user, cells in rows:
+        w.writerow([pk, user] + ["%s (%s)" % cell for cell in cells] + [""])
+    return buf.getvalue()
+
+
+def codabench_export(task, columns, rows):
+    """Codabench's results.csv (CompetitionViewSet.results): csv.DictWriter (CRLF), fields
+    `Username`, `fact_sheet_answers`, then `<task name>(<task id>)-<column title>`; one row per
+    submission, `<owner>-<submission id>`, scores as stored (DecimalField, 10 decimals), an
+    empty cell where a column has no score (a failed run).
+    rows: (owner, submission id, [score or None per column])."""
+    name, task_id = task
+    fields = ["{}({})-{}".format(name, task_id, c) for c in columns]
+    buf = io.StringIO(newline="")
+    w = csv.DictWriter(buf, fieldnames=["Username", "fact_sheet_answers"] + fields)
+    w.writeheader()
+    for owner, sid, scores in rows:
+        row = {"Username": "{}-{}".format(owner, sid)}
+        row.update({f: "" if v is None else "{:.10f}".format(v) for f, v in zip(fields, scores)})
+        w.writerow(row)
+    return buf.getvalue()

@@ -10,7 +10,9 @@ import sys
 import traceback
 from typing import List, Optional
 
-from .. import __version__
+from .. import __version__, console, deps
+from ..problems import shown
+from ..quoting import brief
 from . import boards as boards_mod
 from . import config as config_mod
 from . import consistency, output, page
@@ -19,8 +21,9 @@ from .problems import Collector, InputProblems
 EXIT_OK, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 3, 4
 
 EPILOG = """\
-exit status: 0 written; 2 bad command line; 3 the configuration or a leaderboard file is broken
-(each problem named with its file and line; nothing is written); 4 internal error.
+exit status: 0 written; 2 bad command line (also: --out cannot be written, PyYAML missing); 3 the
+configuration or a leaderboard file is broken (each problem named with its file and line;
+nothing is written); 4 internal error.
 
 The configuration (YAML; files relative to it):
   eps: 1e-12                     # optional
@@ -28,7 +31,7 @@ The configuration (YAML; files relative to it):
   aliases: {"Team A (v2)": "Team A"}     # optional
   leaderboards:
     - name: Thermal Object Detection
-      file: thermal.csv          # plain CSV, CodaLab or Codabench export (detected, or format:)
+      file: thermal.csv          # plain CSV, CodaLab/Codabench export, compare.py (detected)
       model_column: Team         # default User (CodaLab), Username (Codabench)
       score_column: mAP
       higher_is_better: true
@@ -36,6 +39,16 @@ The configuration (YAML; files relative to it):
       file: lars.csv
       model_column: Team
       rank_column: Rank          # used as it stands
+    - name: Tracking
+      file: results.csv          # a Codabench export with every submission of each user
+      score_column: HOTA
+      higher_is_better: true
+      duplicates: best           # keep each model's best row (default: error)
+      missing: absent            # a failed run's empty cell: absent there (default: error)
+    - name: Segmentation
+      file: leaderboard.csv      # compare.py's file: name and file are enough
+
+Caps (YAML size and nesting, file sizes, regular files only...): docs/generalist.md.
 
 example:
   generalist.py samples/generalist/config.yaml --out ranking
@@ -60,53 +73,96 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+def _check_paths(args) -> None:
+    if not os.path.lexists(args.config):
+        raise UsageError("no configuration file {}".format(shown(args.config)))
+    if args.out and os.path.lexists(args.out) and not os.path.isdir(args.out):
+        raise UsageError("--out {} exists and is not a folder".format(shown(args.out)))
+
+
+def _out_folder(out: str) -> output.OutFolder:
+    """The temporary output folder, made first: an --out that cannot be written is a bad
+    command line, found before any work."""
+    try:
+        return output.OutFolder(out)
+    except OSError as exc:
+        raise UsageError("cannot write into --out {} ({})".format(
+            shown(out), exc.strerror or type(exc).__name__)) from None
+
+
 def run(args, stdout, stderr) -> int:
-    if not os.path.isfile(args.config):
-        raise UsageError("no configuration file {}".format(args.config))
-    if args.out and os.path.exists(args.out) and not os.path.isdir(args.out):
-        raise UsageError("--out {} exists and is not a folder".format(args.out))
+    _check_paths(args)
+    folder = _out_folder(args.out) if args.out else None
+    try:
+        return _run(args, stdout, stderr, folder)
+    finally:
+        if folder is not None:
+            folder.discard()
+
+
+def _run(args, stdout, stderr, folder: Optional[output.OutFolder]) -> int:
     config = config_mod.load(args.config)
     problems = Collector()
     read = [boards_mod.read(spec, config.aliases, problems, config.path)
             for spec in config.boards]
     problems.raise_if_any()
     boards = [b for b in read if b is not None]
+    del read
 
     warnings = []
-    seen = set().union(*(b.raw_names for b in boards))
+    seen = set().union(*(b.aliases_used for b in boards))
     for name in sorted(set(config.aliases) - seen):
-        warnings.append("alias {!r} matches no model on any leaderboard".format(name))
+        warnings.append("alias {} matches no model on any leaderboard".format(brief(name)))
     for b in boards:
         if b.spec.rank_column:
             over = sorted(m for m, r in b.board.ranks.items() if r > b.board.n)
             if over:
                 warnings.append("{}: rank above the {} entries for {} (counted as s = 0)".format(
-                    b.spec.name, b.board.n, ", ".join(over)))
+                    b.spec.name, b.board.n, brief(", ".join(over), 200)))
 
+    loo = consistency.leave_one_out_defined(len(boards), config.min_leaderboards)
     results = consistency.rank_models([b.board for b in boards], config.eps,
-                                      config.min_leaderboards)
-    say = (lambda s: None) if args.quiet else (lambda s: stdout.write(s + "\n"))
+                                      config.min_leaderboards, leave_one_out=loo)
+    if folder is not None:
+        try:
+            folder.write("ranking.json", lambda f: output.write_json(
+                f, config, boards, results, warnings, loo))
+            folder.write("ranking.csv", lambda f: output.write_csv(f, boards, results))
+            folder.write("ranking.html", page.render(config, boards, results, warnings, loo))
+            folder.commit()
+        except OSError as exc:
+            raise UsageError("cannot write the outputs into --out {} ({})".format(
+                shown(args.out), exc.strerror or type(exc).__name__)) from None
+    # Printed after the files are written: a reader who stops early (| head) loses nothing.
     for w in warnings:
-        stderr.write("WARNING: {}\n".format(w))
-    say("Generalist ranking: {} models on {} leaderboards (eps {!r}; ranked: models on at least {} "
-        "leaderboards)".format(len(results), len(boards), config.eps, config.min_leaderboards))
-    say("")
-    for line in output.table_lines(config, boards, results):
-        say(line)
+        stderr.write("WARNING: {}\n".format(shown(w)))
+    if args.quiet:
+        return EXIT_OK
+    say = stdout.write
+    say("Generalist ranking: {} models on {} leaderboards (eps {!r}; ranked: models on at least "
+        "{} leaderboards)\n\n".format(len(results), len(boards), config.eps,
+                                       config.min_leaderboards))
+    for line in output.table_lines(config, boards, results, loo):
+        say(line + "\n")
     if args.out:
-        output.write_atomically(args.out, {
-            "ranking.json": output.ranking_json(config, boards, results, warnings),
-            "ranking.csv": output.ranking_csv(boards, results),
-            "ranking.html": page.render(config, boards, results, warnings),
-        })
-        say("")
-        say("Wrote ranking.json, ranking.csv and ranking.html to {}".format(args.out))
+        say("\nWrote ranking.json, ranking.csv and ranking.html to {}\n".format(shown(args.out)))
     return EXIT_OK
 
 
+def _reconfigure(stream) -> None:
+    """A name this program failed to escape must not end the run on an ASCII terminal."""
+    if hasattr(stream, "reconfigure"):
+        try:
+            stream.reconfigure(errors="backslashreplace")
+        except (ValueError, OSError):
+            pass
+
+
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
+    stdout = console.guard(stdout or sys.stdout)
     stderr = stderr or sys.stderr
+    for stream in (stdout.stream, stderr):
+        _reconfigure(stream)
     args = build_parser().parse_args(argv)
     try:
         return run(args, stdout, stderr)
@@ -119,9 +175,15 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except KeyboardInterrupt:
         stderr.write("Interrupted.\n")
         return 130
-    except Exception:
+    except Exception as exc:
+        missing = deps.missing_message(exc)
+        if missing:
+            stderr.write(missing + "\n")
+            return deps.EXIT_MISSING
         stderr.write("INTERNAL ERROR in generalist.py (not a problem with the inputs). "
                      "Set SCORING_DEBUG=1 to see the traceback.\n")
         if os.environ.get("SCORING_DEBUG"):
             traceback.print_exc(file=stderr)
         return EXIT_INTERNAL
+    finally:
+        console.finish(stdout)

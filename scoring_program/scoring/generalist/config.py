@@ -1,20 +1,26 @@
 """The organizer's YAML configuration: loaded with line numbers, validated, every problem named.
 
-PyYAML reads `1e-12` (no dot) as a string under YAML 1.1, so numbers given as strings are parsed
-here. Duplicate keys, which PyYAML would silently collapse to the last, are refused.
+Read through scoring/safe_yaml.py (a regular file of at most 1 MiB, no alias bombs, recursive
+aliases, absurd nesting, integers beyond 4,300 digits or keys given twice). PyYAML reads `1e-12`
+(no dot) as a string under YAML 1.1, so numbers given as strings are parsed here. Values quoted
+in messages are shortened (quoting.brief).
 """
 import hashlib
 import math
 import os
 from typing import Any, Dict, List, NamedTuple, Optional
 
+from ..quoting import brief
+from .. import safe_yaml
 from .consistency import EPS_DEFAULT
 from .problems import Collector
 
 TOP_KEYS = ("eps", "min_leaderboards", "aliases", "leaderboards")
 BOARD_KEYS = ("name", "file", "format", "table", "model_column", "score_column",
-              "higher_is_better", "rank_column")
-FORMATS = ("csv", "codalab", "codabench")
+              "higher_is_better", "rank_column", "duplicates", "missing")
+FORMATS = ("csv", "codalab", "codabench", "compare")
+DUPLICATES = ("error", "best")      # a model on several rows of one board
+MISSING = ("error", "absent")       # a row with an empty or `-` score or rank
 
 
 class Y(NamedTuple):
@@ -32,7 +38,9 @@ class BoardSpec(NamedTuple):
     model_column: Optional[str]
     score_column: Optional[str]
     higher_is_better: Optional[bool]
-    rank_column: Optional[str]
+    rank_column: Optional[str]      # neither score nor rank column: compare.py's leaderboard.csv
+    duplicates: str = "error"       # "best": keep each model's best row
+    missing: str = "error"          # "absent": a row without a value is no entry
 
 
 class Config(NamedTuple):
@@ -44,53 +52,57 @@ class Config(NamedTuple):
     boards: List[BoardSpec]
 
 
-def _located(loader, node, path: str, problems: Collector) -> Y:
-    import yaml
+def _located(node, path: str, problems: Collector) -> Y:
+    """The checked node graph as Y values (with lines); scalars constructed as PyYAML would."""
+    from yaml import MappingNode, ScalarNode, SequenceNode
     line = node.start_mark.line + 1
-    if isinstance(node, yaml.MappingNode):
+    if isinstance(node, MappingNode):
         out: Dict[Any, Y] = {}
         for knode, vnode in node.value:
-            if not isinstance(knode, yaml.ScalarNode):
+            if not isinstance(knode, ScalarNode):
                 problems.add(path, knode.start_mark.line + 1, "a key must be plain text")
                 continue
-            key = loader.construct_object(knode)
-            if key in out:
-                problems.add(path, knode.start_mark.line + 1,
-                             "key {!r} appears twice in one mapping".format(key))
-                continue
-            out[key] = _located(loader, vnode, path, problems)
+            out[safe_yaml.construct(knode)] = _located(vnode, path, problems)
         return Y(out, line)
-    if isinstance(node, yaml.SequenceNode):
-        return Y([_located(loader, c, path, problems) for c in node.value], line)
-    return Y(loader.construct_object(node), line)
+    if isinstance(node, SequenceNode):
+        return Y([_located(c, path, problems) for c in node.value], line)
+    return Y(safe_yaml.construct(node), line)
 
 
-def _read_yaml(path: str, raw: bytes, problems: Collector) -> Optional[Y]:
-    import yaml
+def _read_yaml(path: str, problems: Collector):
+    """(root as Y, the file's bytes), or (None, bytes or None) after adding the problem."""
+    raw = None
     try:
-        text = raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        problems.add(path, None, "not UTF-8 text (byte {})".format(exc.start))
-        return None
-    loader = yaml.SafeLoader(text)
-    try:
-        node = loader.get_single_node()
+        raw = safe_yaml.read_file(path)
+        node = safe_yaml.compose_text(safe_yaml.decode(raw))
         if node is None:
             problems.add(path, None, "the file is empty")
-            return None
-        return _located(loader, node, path, problems)
-    except yaml.YAMLError as exc:
-        mark = getattr(exc, "problem_mark", None)
-        what = getattr(exc, "problem", None) or str(exc).splitlines()[0]
-        problems.add(path, mark.line + 1 if mark else None, "not valid YAML: {}".format(what))
-        return None
-    finally:
-        loader.dispose()
+            return None, raw
+        return _located(node, path, problems), raw
+    except safe_yaml.YamlError as exc:
+        problems.add(path, exc.line, exc.problem if raw is not None else
+                     "cannot read the configuration: {}".format(exc.problem))
+        return None, raw
+
+
+def _plain(value: Any) -> Any:
+    """A value without its Y wrappers, to quote it in a message (bounded by safe_yaml's caps)."""
+    if isinstance(value, Y):
+        return _plain(value.value)
+    if isinstance(value, list):
+        return [_plain(v) for v in value]
+    if isinstance(value, dict):
+        return {k: _plain(v) for k, v in value.items()}
+    return value
+
+
+def _shown(y: Y) -> str:
+    return brief(_plain(y))
 
 
 def _text(y: Y, what: str, path: str, problems: Collector) -> Optional[str]:
     if not isinstance(y.value, str) or not y.value.strip():
-        problems.add(path, y.line, "{} must be non-empty text, not {!r}".format(what, y.value))
+        problems.add(path, y.line, "{} must be non-empty text, not {}".format(what, _shown(y)))
         return None
     return y.value.strip()
 
@@ -98,13 +110,24 @@ def _text(y: Y, what: str, path: str, problems: Collector) -> Optional[str]:
 def _number(y: Y) -> Optional[float]:
     if isinstance(y.value, bool):
         return None
-    if isinstance(y.value, (int, float)):
-        return float(y.value)
-    if isinstance(y.value, str):
-        try:
+    try:
+        if isinstance(y.value, (int, float)):
+            return float(y.value)
+        if isinstance(y.value, str) and len(y.value) <= 100:
             return float(y.value.strip())
-        except ValueError:
-            return None
+    except (ValueError, OverflowError):       # an int too large for a float, text
+        pass
+    return None
+
+
+def _choice(d: Dict[str, Y], key: str, choices, path: str, problems: Collector) -> Optional[str]:
+    """d[key] if it is one of choices (the first choice when absent), else None (a problem)."""
+    if key not in d:
+        return choices[0]
+    if d[key].value in choices and isinstance(d[key].value, str):
+        return d[key].value
+    problems.add(path, d[key].line, "{} must be one of {}, not {}".format(
+        key, ", ".join(choices), _shown(d[key])))
     return None
 
 
@@ -116,8 +139,8 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
     ok = True
     for key in d:
         if key not in BOARD_KEYS:
-            problems.add(path, d[key].line, "unknown key {!r} in a leaderboard (known: {})".format(
-                key, ", ".join(BOARD_KEYS)))
+            problems.add(path, d[key].line, "unknown key {} in a leaderboard (known: {})".format(
+                brief(key), ", ".join(BOARD_KEYS)))
             ok = False
     fields: Dict[str, Any] = {}
     for key in ("name", "file"):
@@ -130,24 +153,27 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
     for key in ("model_column", "score_column", "rank_column"):
         fields[key] = _text(d[key], key, path, problems) if key in d else None
         ok = ok and (key not in d or fields[key] is not None)
-    fmt = None
-    if "format" in d:
-        fmt = d["format"].value
-        if fmt not in FORMATS:
-            problems.add(path, d["format"].line, "format must be one of {}, not {!r}".format(
-                ", ".join(FORMATS), fmt))
-            ok = False
+    fmt = _choice(d, "format", FORMATS, path, problems) if "format" in d else None
+    ok = ok and ("format" not in d or fmt is not None)
+    duplicates = _choice(d, "duplicates", DUPLICATES, path, problems)
+    missing = _choice(d, "missing", MISSING, path, problems)
+    ok = ok and duplicates is not None and missing is not None
     table = None
     if "table" in d:
         table = d["table"].value
         if isinstance(table, bool) or not isinstance(table, int) or table < 1:
             problems.add(path, d["table"].line,
-                         "table must be a positive integer, not {!r}".format(table))
+                         "table must be a positive integer, not {}".format(_shown(d["table"])))
             ok = False
-    if ("score_column" in d) == ("rank_column" in d):
+    if "score_column" in d and "rank_column" in d:
         problems.add(path, y.line, "give either score_column (with higher_is_better) or "
-                                   "rank_column, not {}".format(
-                                       "both" if "score_column" in d else "neither"))
+                                   "rank_column, not both")
+        ok = False
+    elif "score_column" not in d and "rank_column" not in d and fmt not in (None, "compare"):
+        # Without format:, the file decides: only compare.py's leaderboard.csv needs neither.
+        problems.add(path, y.line, "give either score_column (with higher_is_better) or "
+                                   "rank_column, not neither (only compare.py's "
+                                   "leaderboard.csv needs neither)")
         ok = False
     hib = None
     if "score_column" in d and "rank_column" not in d:
@@ -156,7 +182,7 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
             ok = False
         elif not isinstance(d["higher_is_better"].value, bool):
             problems.add(path, d["higher_is_better"].line, "higher_is_better must be true or "
-                         "false, not {!r}".format(d["higher_is_better"].value))
+                         "false, not {}".format(_shown(d["higher_is_better"])))
             ok = False
         else:
             hib = d["higher_is_better"].value
@@ -169,19 +195,34 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
         return None
     return BoardSpec(fields["name"], os.path.normpath(os.path.join(config_dir, fields["file"])),
                      y.line, fmt, table, fields["model_column"], fields["score_column"], hib,
-                     fields["rank_column"])
+                     fields["rank_column"], duplicates, missing)
+
+
+def _aliases(y: Y, path: str, problems: Collector) -> Dict[str, str]:
+    aliases: Dict[str, str] = {}
+    if not isinstance(y.value, dict):
+        problems.add(path, y.line, "aliases must be a mapping of name: joined name")
+        return aliases
+    for key, target in y.value.items():
+        if not isinstance(key, str) or not key.strip():
+            problems.add(path, target.line, "alias {} must be text".format(brief(key)))
+            continue
+        joined = _text(target, "the alias of {}".format(brief(key)), path, problems)
+        if joined is not None:
+            aliases[key.strip()] = joined
+    for key, joined in sorted(aliases.items()):
+        if joined in aliases and aliases[joined] != joined:
+            problems.add(path, y.value[key].line if key in y.value else y.line,
+                         "alias {} -> {} leads to another alias ({} -> {}); map every name "
+                         "directly to its final name".format(
+                             brief(key), brief(joined), brief(joined), brief(aliases[joined])))
+    return aliases
 
 
 def load(path: str) -> Config:
     """Read and validate the configuration; raises InputProblems listing every problem."""
     problems = Collector()
-    try:
-        with open(path, "rb") as f:
-            raw = f.read()
-    except OSError as exc:
-        problems.add(path, None, "cannot read the configuration ({})".format(exc.strerror))
-        problems.raise_if_any()
-    root = _read_yaml(path, raw, problems)
+    root, raw = _read_yaml(path, problems)
     problems.raise_if_any()
     if not isinstance(root.value, dict):
         problems.add(path, root.line, "the configuration must be a mapping with leaderboards:")
@@ -189,37 +230,19 @@ def load(path: str) -> Config:
     top = root.value
     for key in top:
         if key not in TOP_KEYS:
-            problems.add(path, top[key].line, "unknown key {!r} (known: {})".format(
-                key, ", ".join(TOP_KEYS)))
+            problems.add(path, top[key].line, "unknown key {} (known: {})".format(
+                brief(key), ", ".join(TOP_KEYS)))
 
     eps = EPS_DEFAULT
     if "eps" in top:
         value = _number(top["eps"])
         if value is None or not math.isfinite(value) or not 0 < value < 1:
-            problems.add(path, top["eps"].line,
-                         "eps must be a number with 0 < eps < 1, not {!r}".format(top["eps"].value))
+            problems.add(path, top["eps"].line, "eps must be a number with 0 < eps < 1, not "
+                         "{}".format(_shown(top["eps"])))
         else:
             eps = value
 
-    aliases: Dict[str, str] = {}
-    if "aliases" in top:
-        y = top["aliases"]
-        if not isinstance(y.value, dict):
-            problems.add(path, y.line, "aliases must be a mapping of name: joined name")
-        else:
-            for key, target in y.value.items():
-                if not isinstance(key, str) or not key.strip():
-                    problems.add(path, target.line, "alias {!r} must be text".format(key))
-                    continue
-                joined = _text(target, "the alias of {!r}".format(key), path, problems)
-                if joined is not None:
-                    aliases[key.strip()] = joined
-            for key, joined in sorted(aliases.items()):
-                if joined in aliases and aliases[joined] != joined:
-                    problems.add(path, y.value[key].line if key in y.value else y.line,
-                                 "alias {!r} -> {!r} leads to another alias ({!r} -> {!r}); map "
-                                 "every name directly to its final name".format(
-                                     key, joined, joined, aliases[joined]))
+    aliases = _aliases(top["aliases"], path, problems) if "aliases" in top else {}
 
     boards: List[BoardSpec] = []
     if "leaderboards" not in top:
@@ -234,8 +257,8 @@ def load(path: str) -> Config:
             if spec is None:
                 continue
             if spec.name in first_line:
-                problems.add(path, spec.line, "two leaderboards are named {!r} (the other starts "
-                             "on line {})".format(spec.name, first_line[spec.name]))
+                problems.add(path, spec.line, "two leaderboards are named {} (the other starts "
+                             "on line {})".format(brief(spec.name), first_line[spec.name]))
                 continue
             first_line[spec.name] = spec.line
             boards.append(spec)
@@ -244,8 +267,8 @@ def load(path: str) -> Config:
     if "min_leaderboards" in top:
         y = top["min_leaderboards"]
         if isinstance(y.value, bool) or not isinstance(y.value, int) or y.value < 1:
-            problems.add(path, y.line,
-                         "min_leaderboards must be a positive integer, not {!r}".format(y.value))
+            problems.add(path, y.line, "min_leaderboards must be a positive integer, not "
+                         "{}".format(_shown(y)))
         else:
             min_lb = y.value
     n_boards = len(top["leaderboards"].value) if "leaderboards" in top and isinstance(
@@ -253,6 +276,6 @@ def load(path: str) -> Config:
     if n_boards and min_lb > n_boards:
         problems.add(path, top["min_leaderboards"].line if "min_leaderboards" in top else None,
                      "min_leaderboards is {} but there are only {} leaderboards: nobody could be "
-                     "ranked".format(min_lb, n_boards))
+                     "ranked".format(brief(min_lb), n_boards))
     problems.raise_if_any()
     return Config(path, hashlib.sha256(raw).hexdigest(), eps, min_lb, aliases, boards)

@@ -16,6 +16,12 @@ codalab/apps/web/views.py -> `Competition.get_results_csv` in codalab/apps/web/m
   Older exports (Python 2 era, see codalab-competitions issue #1673) had no submission_pk
   column and a group label row before each header: `User,<label>,...`; both are read.
 
+The project's own comparison (scoring_program/compare.py: many submissions on one test set),
+`leaderboard.csv`: a header whose first two cells are exactly `model` and `rank`, the third the
+task's ranking key (higher is better, e.g. `miou`), then further keys and `<key>_ci_low` /
+`<key>_ci_high` columns; one row per valid submission, `rank` the standard competition ranking
+(1-2-2-4) by the ranking key. Read by itself: model column `model`, ranks from `rank`.
+
 Codabench, "This CSV" on the results tab (`CompetitionViewSet.results` and
 `collect_leaderboard_data` in src/apps/api/views/competitions.py):
   - header `Username,fact_sheet_answers,<task name>(<task id>)-<column title>,...`;
@@ -28,11 +34,15 @@ import ast
 import re
 from typing import List, NamedTuple, Optional, Tuple
 
+from ..quoting import brief
+
 CODALAB_ID = "submission_pk"
 CODALAB_USER = "User"
 CODABENCH_USER = "Username"
 CODABENCH_FACT_SHEET = "fact_sheet_answers"
-DEFAULT_MODEL_COLUMN = {"codalab": CODALAB_USER, "codabench": CODABENCH_USER}
+COMPARE_MODEL, COMPARE_RANK = "model", "rank"
+DEFAULT_MODEL_COLUMN = {"codalab": CODALAB_USER, "codabench": CODABENCH_USER,
+                        "compare": COMPARE_MODEL}
 
 Row = Tuple[int, List[str]]   # (line number in the file, cells)
 # `problems` below: anything with add(line, text), e.g. boards._FileProblems.
@@ -49,17 +59,22 @@ class Table(NamedTuple):
 
 
 def blank(cells: List[str]) -> bool:
-    return all(not c.strip() for c in cells)
+    return not "".join(cells).strip()
 
 
 def detect(rows: List[Row]) -> str:
-    """The format of a file from its first non-blank row: 'codalab', 'codabench' or 'csv'."""
+    """The format of a file from its first non-blank row: 'codalab', 'codabench', 'compare'
+    (compare.py's leaderboard.csv: exactly `model,rank,<key>,...`) or 'csv'."""
     for _, cells in rows:
+        if blank(cells):
+            continue
         head = [c.strip() for c in cells[:2]]
         if head == [CODALAB_ID, CODALAB_USER]:
             return "codalab"
         if head == [CODABENCH_USER, CODABENCH_FACT_SHEET]:
             return "codabench"
+        if cells[:2] == [COMPARE_MODEL, COMPARE_RANK] and len(cells) > 2 and cells[2].strip():
+            return "compare"
         return "csv"
     return "csv"
 
@@ -92,8 +107,8 @@ def codabench_owner(cell: str) -> str:
 
 
 def plain_table(rows: List[Row], problems) -> Optional[Table]:
-    """Plain CSV and Codabench: the first non-blank row is the header."""
-    rows = [r for r in rows if not blank(r[1])]
+    """Plain CSV, Codabench and compare.py: the first non-blank row is the header."""
+    rows = [r for r in rows if "".join(r[1]).strip()]     # blank(), inlined: 10^6 rows
     if not rows:
         problems.add(None, "the file holds no table (no header row)")
         return None
@@ -117,7 +132,7 @@ def codalab_table(rows: List[Row], table: Optional[int], problems) -> Optional[T
         return None
     if table is not None and table > len(starts):
         problems.add(None, "table: {} asked, but the export holds {} table{}".format(
-            table, len(starts), "s" if len(starts) > 1 else ""))
+            brief(table), len(starts), "s" if len(starts) > 1 else ""))
         return None
     k = (table or 1) - 1
     begin = starts[k]

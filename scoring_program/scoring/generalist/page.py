@@ -2,15 +2,22 @@
 
 Reuses the project's page frame and table from report/html.py; the heat map is an HTML table
 with coloured cells (s is a share in [0, 1], unlike the count matrices report/html.py draws).
+The heat map shows the first HEATMAP_MODELS models only: 20,000 x 50 cells are 180 MB of HTML
+that no one reads; every value is in ranking.csv and ranking.json. Every name is shown escaped
+(problems.shown, then HTML-escaped).
 """
 from html import escape
 from typing import List, Sequence
 
+from ..problems import shown
 from ..report.html import counts_table, page
 from .boards import ReadBoard
 from .config import Config
-from .consistency import ModelResult
-from .output import format_c
+from .consistency import ModelResult, s_table, table_index
+from .output import aliases_used, format_c, format_range, format_s, options_note
+
+HEATMAP_MODELS = 50
+VALUE_CHARS = 16         # a score as written, shown beside its rank: cut beyond this
 
 # ColorBrewer "Blues", light to dark, for s = 0 .. 1.
 _SCALE = [(0xF7, 0xFB, 0xFF), (0xC6, 0xDB, 0xEF), (0x6B, 0xAE, 0xD6), (0x21, 0x71, 0xB5),
@@ -26,59 +33,111 @@ def _colour(s: float) -> str:
     return "#%02x%02x%02x" % tuple(rgb)
 
 
+def _h(text: str) -> str:
+    return escape(shown(text))
+
+
+def shown_value(cell: str) -> str:
+    """A score as written, for reading: Codabench's 10-decimal padding trimmed (0.6120000000 ->
+    0.612, 112.0000000000 -> 112), anything long cut (the CSV and JSON have the ranks)."""
+    if "." in cell and "e" not in cell.lower():
+        cell = cell.rstrip("0").rstrip(".") or "0"
+    if len(cell) > VALUE_CHARS:
+        cell = cell[:VALUE_CHARS - 1] + "\u2026"
+    return cell
+
+
 def _heatmap(boards: Sequence[ReadBoard], results: Sequence[ModelResult]) -> str:
+    shown_models = results[:HEATMAP_MODELS]
+    tables = [s_table(b.board.n) for b in boards]
     out = ['<div class="table-wrap"><table class="heat"><thead><tr><th>Model</th>']
     for b in boards:
         out.append('<th class="num">{}<br><small>N = {}</small></th>'.format(
-            escape(b.spec.name), b.board.n))
+            _h(b.spec.name), b.board.n))
     out.append("</tr></thead><tbody>")
-    for m in results:
-        out.append("<tr><td>{}</td>".format(escape(m.model)))
-        for b in boards:
-            st = m.standings[b.spec.name]
-            text = "absent" if st.rank is None else "rank {}/{}".format(st.rank, b.board.n)
-            style = "background:{};color:{}".format(_colour(st.s),
-                                                    "#fff" if st.s > 0.55 else "#1f2328")
-            if m.weakest == b.spec.name:
+    for m in shown_models:
+        out.append("<tr><td>{}</td>".format(_h(m.model)))
+        for i, (b, r) in enumerate(zip(boards, m.ranks)):
+            s = tables[i][table_index(r, b.board.n)]
+            text = "absent" if r is None else "rank {}/{}".format(r, b.board.n)
+            value = b.values.get(m.model) if r is not None else None
+            if value is not None:
+                text += ", {} {}".format(b.value_column, shown_value(value))
+            style = "background:{};color:{}".format(_colour(s), "#fff" if s > 0.55 else "#1f2328")
+            if i in m.weakest:
                 style += ";outline:3px solid #cf222e;outline-offset:-3px"
-            out.append('<td class="num" style="{}" title="{}">{:.3f}<br><small>{}</small></td>'
-                       .format(style, escape(text), st.s, escape(text)))
+            out.append('<td class="num" style="{}" title="{}">{}<br><small>{}</small></td>'
+                       .format(style, _h(text), format_s(s), _h(text)))
         out.append("</tr>")
     out.append("</tbody></table></div>")
-    out.append('<p class="lead">Cell: s = max(0, 1 - (r - 1)/(N - 1)); dark is good. The red '
-               'outline marks each model\'s weakest leaderboard.</p>')
+    note = ""
+    if len(results) > len(shown_models):
+        note = (" The heat map shows the first {} of the {:,} models; every model's rank and s "
+                "on every leaderboard are in ranking.csv and ranking.json.".format(
+                    len(shown_models), len(results)))
+    out.append('<p class="lead">Cell: s = max(0, 1 - (r - 1)/(N - 1)); dark is good; below it '
+               'the rank and the score as written. The red outline marks each model\'s weakest '
+               'leaderboard (every one of them on a tie).{}</p>'.format(escape(note)))
     return "".join(out)
 
 
+def _weakest(m: ModelResult, boards: Sequence[ReadBoard], tables: List[List[float]]) -> str:
+    i = m.weakest[0]
+    r = m.ranks[i]
+    s = tables[i][table_index(r, boards[i].board.n)]
+    names = ", ".join(shown(boards[j].spec.name) for j in m.weakest)
+    return "{} (s = {}{})".format(names, format_s(s), ", absent" if r is None else "")
+
+
 def render(config: Config, boards: Sequence[ReadBoard], results: Sequence[ModelResult],
-           warnings: List[str]) -> str:
+           warnings: List[str], leave_one_out: bool) -> str:
     intro = (
         "<p>Each model's consistency C is the geometric mean over all {} leaderboards of "
         "max(eps, s), eps = {}, where s = max(0, 1 - (r - 1)/(N - 1)) and r is the model's rank "
         "(N + 1 when absent). Ties on a leaderboard share the best rank (1-2-2-4); equal C share "
         "a rank. Models on fewer than {} leaderboards are listed but not ranked.</p>").format(
             len(boards), escape(repr(config.eps)), config.min_leaderboards)
+    if leave_one_out:
+        intro += ("<p><b>Without one leaderboard</b>: the best and worst rank of the model over "
+                  "the {} rankings computed with one leaderboard left out (same rules; "
+                  "\"unranked\": on fewer than {} of the remaining leaderboards). A wide range "
+                  "means the place depends on one leaderboard.</p>").format(
+                      len(boards), config.min_leaderboards)
+    else:
+        intro += ("<p>No leave-one-leaderboard-out range: with one of the {} leaderboards left "
+                  "out, no model could be on {} leaderboards.</p>").format(
+                      len(boards), config.min_leaderboards)
+    used = aliases_used(config, boards)
+    if used:
+        intro += "<p>Aliases used: {}.</p>".format("; ".join(
+            "{} &rarr; {} ({})".format(_h(a["alias"]), _h(a["name"]),
+                                       _h(", ".join(a["leaderboards"]))) for a in used))
+    headers = ["Rank", "Model", "C", "Leaderboards"]
+    if leave_one_out:
+        headers.append("Without one leaderboard")
+    headers.append("Weakest leaderboard")
     rows = []
+    tables = [s_table(b.board.n) for b in boards]
     for m in results:
-        st = m.standings[m.weakest]
-        rows.append(["-" if m.rank is None else str(m.rank), m.model, format_c(m.consistency),
-                     "{} / {}".format(m.boards_present, len(boards)),
-                     "{} (s = {:.3f}{})".format(m.weakest, st.s,
-                                               ", absent" if st.rank is None else "")])
-    ranking = counts_table(["Rank", "Model", "C", "Leaderboards", "Weakest leaderboard"], rows)
-    info = [[b.spec.name, b.board.n, b.used_column,
-             ("higher is better" if b.spec.higher_is_better else "lower is better")
-             if b.spec.score_column else "rank as given", b.format, b.spec.path]
+        row = ["-" if m.rank is None else str(m.rank), shown(m.model), format_c(m.consistency),
+               "{} / {}".format(m.boards_present, len(boards))]
+        if leave_one_out:
+            row.append(format_range(m.rank_range) or "-")
+        row.append(_weakest(m, boards, tables))
+        rows.append(row)
+    info = [[shown(b.spec.name), b.board.n, shown(b.used_column), shown(b.describe()),
+             b.format, shown(b.spec.path), options_note(b) or "-"]
             for b in boards]
     sections = [
         ("", intro),
-        ("Ranking", ranking),
+        ("Ranking", counts_table(headers, rows)),
         ("s per model and leaderboard", _heatmap(boards, results)),
-        ("Leaderboards", counts_table(["Leaderboard", "Entries", "Column", "Direction",
-                                       "Format", "File"], info)),
+        ("Leaderboards", counts_table(["Leaderboard", "Entries", "Column", "Ranked by",
+                                       "Format", "File", "Options"], info)),
     ]
     if warnings:
         sections.append(("Warnings", "<ul class=\"warnings\">{}</ul>".format(
-            "".join("<li>{}</li>".format(escape(w)) for w in warnings))))
-    footer = "Configuration {} (sha256 {}).".format(config.path, config.sha256)
+            "".join("<li>{}</li>".format(_h(w)) for w in warnings))))
+    footer = "Configuration {} (sha256 {}).".format(shown(config.path), config.sha256)
     return page("Generalist ranking", sections, footer)
+

@@ -1,6 +1,8 @@
 """Broken inputs of the organizer: every problem names its file and line, all reported together."""
 from typing import List, Optional, Tuple
 
+from ..problems import shown
+
 
 class InputProblems(Exception):
     """The configuration or a leaderboard file is broken; carries every problem found."""
@@ -13,8 +15,10 @@ class InputProblems(Exception):
         lines = ["ERROR: the generalist ranking cannot be computed: the configuration or a "
                  "leaderboard file is broken. Nothing was written."]
         for path, line, text in self.problems:
-            where = path if line is None else "{}, line {}".format(path, line)
-            lines.append("  - {}: {}".format(where, text))
+            # A file name from the configuration, or a name quoted in the text, may hold
+            # control characters: escaped, so that no input can forge or recolour a line.
+            where = shown(path) if line is None else "{}, line {}".format(shown(path), line)
+            lines.append("  - {}: {}".format(where, shown(text)))
         return "\n".join(lines) + "\n"
 
 

@@ -6,31 +6,39 @@ charts: no JavaScript, no external files, no network access.
 
 Generic building blocks (each returns an HTML fragment as a string):
 
-* :func:`scores_table`   - label / score / note table
-* :func:`bar_chart`      - horizontal bar chart of values in [0, 1]
-* :func:`heatmap`        - row-normalised heat map of a count matrix
-* :func:`counts_table`   - generic table of ints and strings
-* :func:`warnings_list`  - list of warnings ("No warnings." if empty)
-* :func:`page`           - wraps sections into a complete document
+* :func:`scores_table`     - label / score / note table
+* :func:`bar_chart`        - horizontal bar chart of values in [0, 1] (or percentages)
+* :func:`confusion_matrix` - an image task's confusion matrix: rows = reference class, each
+                             row normalised to its reference pixels; explanation, tooltips,
+                             legend
+* :func:`counts_table`     - generic table of ints and strings
+* :func:`scroll`           - a box that scrolls sideways on a narrow page, with a "scroll ->"
+                             hint only while it overflows (every table and chart is in one)
+* :func:`warnings_list`    - list of warnings ("No warnings." if empty)
+* :func:`page`             - wraps sections into a complete document
 
-* :func:`headline`       - the page's main score with its subline
-* :func:`notes_list`     - "How the scores are computed" bullet list
+* :func:`headline`         - the page's main score with its subline
+* :func:`notes_list`       - "How the scores are computed" bullet list
 
 Each task's page is its own (scoring/tasks/<task>/report.py); the run information is rendered by
 run_info.py.
 
 All text that comes from the input (labels, class names, warnings, notes,
 titles) is HTML-escaped.  Only aggregate data is shown (no per-image data).
+No chart text is smaller than MIN_FONT (11 px) at any page width: a chart shrinks with the page
+only down to that, then scrolls.
 """
 
 from html import escape as _html_escape
 import math
+import re
 
 __all__ = [
     "scores_table",
     "bar_chart",
-    "heatmap",
+    "confusion_matrix",
     "counts_table",
+    "scroll",
     "warnings_list",
     "page",
     "headline",
@@ -175,6 +183,40 @@ def _text(x, y, content, size=12, anchor="start", fill=_TEXT, extra=""):
 
 
 # --------------------------------------------------------------------------
+# scrolling boxes and figures
+# --------------------------------------------------------------------------
+
+MIN_FONT = 11.0  # px: no chart text is ever drawn smaller, at any page width
+_FONT_SIZES = re.compile(r'font-size="([0-9.]+)"')
+
+
+def scroll(fragment):
+    # type: (str) -> str
+    """fragment in a box that scrolls sideways when it is wider than the page, with a hint at
+    its right edge (a shaded strip reading "scroll ->") only while part of it is out of view.
+    Pure CSS: the strip sticks to the box's right edge and, when the content's right end is in
+    view (no overflow, or scrolled to the end), rests in a narrow blank gutter after the content
+    under a white cover."""
+    return ('<div class="scroll"><div class="scroll-in">%s<div class="scroll-edge" '
+            'aria-hidden="true"><span>scroll</span><span>\u2192</span></div><div class="scroll-cover"></div>'
+            '</div></div>' % fragment)
+
+
+def _figure(title, kind, width, height, body):
+    # type: (str, str, float, float, Sequence[str]) -> str
+    """An SVG chart in a figure: it may shrink with the page only while its smallest text stays
+    at MIN_FONT px or more (its min-width); narrower pages scroll it, with the hint."""
+    inner = "".join(body)
+    smallest = min([float(v) for v in _FONT_SIZES.findall(inner)] or [MIN_FONT])
+    min_width = width * MIN_FONT / smallest
+    svg = (_svg_open(width, height, title or kind, kind).replace(
+        "<svg ", '<svg style="min-width:%spx" ' % _num(math.ceil(min_width * 10) / 10.0), 1)
+        + inner + "</svg>")
+    caption = "<figcaption>%s</figcaption>" % _esc(title) if title else ""
+    return '<figure class="figure">%s%s</figure>' % (caption, scroll(svg))
+
+
+# --------------------------------------------------------------------------
 # generic building blocks
 # --------------------------------------------------------------------------
 
@@ -182,7 +224,7 @@ def scores_table(rows):
     # type: (Sequence[Tuple[str, Optional[float], str]]) -> str
     """Table of (label, value or None, note). Values shown with 4 decimals."""
     show_notes = any(len(r) > 2 and r[2] for r in rows)
-    out = ['<div class="table-wrap"><table class="scores">']
+    out = ['<table class="scores">']
     out.append("<thead><tr><th>Metric</th><th class=\"num\">Score</th>%s</tr></thead>"
                % ("<th>Note</th>" if show_notes else ""))
     out.append("<tbody>")
@@ -196,87 +238,115 @@ def scores_table(rows):
             cell = '<td class="num">%s</td>' % _esc(format_score(value))
         out.append("<tr><td>%s</td>%s%s</tr>" % (
             _esc(label), cell, ('<td class="note">%s</td>' % _esc(note)) if show_notes else ""))
-    out.append("</tbody></table></div>")
-    return "".join(out)
+    out.append("</tbody></table>")
+    return scroll("".join(out))
 
 
-def bar_chart(labels, values, title):
-    # type: (Sequence[str], Sequence[Optional[float]], str) -> str
-    """Horizontal bar chart (inline SVG) of values in [0, 1]; None -> 'n/a'."""
+def bar_chart(labels, values, title, percent=False, show_values=True):
+    # type: (Sequence[str], Sequence[Optional[float]], str, bool, bool) -> str
+    """Horizontal bar chart (inline SVG); None -> 'n/a'.
+
+    Values in [0, 1], or in [0, 100] with percent=True (the axis then reads 0% to 100%, in the
+    unit of the table beside it). show_values=False draws the bars without their numbers, for a
+    chart next to a table that already shows each one: a page shows a number once.
+    """
     labels = [str(lab) for lab in labels]
     values = list(values) + [None] * max(0, len(labels) - len(values))
+    full_scale = 100.0 if percent else 1.0
     font = 12.0
     row_h = 24.0
     bar_h = 16.0
     shown = [_truncate(lab, 32) for lab in labels]
     label_w = max([_text_width(lab, font) for lab in shown] + [30.0])
     left = 8.0 + label_w + 10.0
-    plot_w = 420.0
-    right = 62.0  # room for value text after a full-length bar
+    plot_w = 300.0
+    right = 62.0 if show_values else 22.0  # a value after a full bar; else half of the "100%" tick
     top = 10.0
     plot_h = row_h * max(1, len(labels))
     bottom = 26.0
     width = left + plot_w + right
     height = top + plot_h + bottom
 
-    out = ['<figure class="figure">']
-    if title:
-        out.append("<figcaption>%s</figcaption>" % _esc(title))
-    out.append('<div class="svg-wrap">')
-    out.append(_svg_open(width, height, title or "bar chart", "bars"))
-    # gridlines and axis labels at 0, 0.25, ..., 1
+    def shown_value(v):
+        # type: (float) -> str
+        return "%.2f%%" % v if percent else format_score(v)
+
+    out = []
+    # gridlines and axis labels at 0, 1/4, ..., 1 of the full scale
     for i in range(5):
         frac = i / 4.0
         x = left + plot_w * frac
         out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1"%s/>' % (
             _num(x), _num(top), _num(x), _num(top + plot_h), _GRID,
             "" if i == 0 else ' stroke-dasharray="3,3"'))
-        tick = ("%.2f" % frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
-        out.append(_text(x, top + plot_h + 17, tick, size=11, anchor="middle", fill=_MUTED))
+        if percent:
+            tick = "%d%%" % (25 * i)
+        else:
+            tick = ("%.2f" % frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
+        out.append(_text(x, top + plot_h + 18, tick, size=font, anchor="middle", fill=_MUTED))
     for idx, (full, label) in enumerate(zip(labels, shown)):
         value = values[idx]
         y = top + row_h * idx
         cy = y + row_h / 2.0
-        out.append('<g class="bar-row"><title>%s: %s</title>' % (_esc(full), _esc(format_score(value))))
+        if _is_missing(value):
+            tip = "%s: %s" % (full, NA)
+        else:
+            tip = "%s: %s" % (full, shown_value(value)) if show_values else full
+        out.append('<g class="bar-row"><title>%s</title>' % _esc(tip))
         out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
         if _is_missing(value):
             out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
         else:
             v = float(value)
-            frac = min(1.0, max(0.0, v))
+            frac = min(1.0, max(0.0, v / full_scale))
             w = plot_w * frac
             if w > 0:
                 out.append('<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s" rx="2"/>' % (
                     _num(left), _num(cy - bar_h / 2.0), _num(max(w, 1.0)), _num(bar_h), _BAR))
-            out.append(_text(left + w + 6, cy + 4, format_score(v), size=font,
-                             extra=' font-variant-numeric="tabular-nums"'))
+            if show_values:
+                out.append(_text(left + w + 6, cy + 4, shown_value(v), size=font,
+                                 extra=' font-variant-numeric="tabular-nums"'))
         out.append("</g>")
-    out.append("</svg></div></figure>")
-    return "".join(out)
+    return _figure(title, "bars", width, height, out)
 
 
-def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
-    # type: (Sequence[Sequence[int]], Sequence[str], Sequence[str], str, str, str) -> str
-    """Row-normalised heat map (inline SVG) of a matrix of non-negative counts.
+REFERENCE_AXIS = "Reference class"
+PREDICTED_AXIS = "Predicted class"
+_CELL_MIN = 34.0  # px: "100%" at MIN_FONT fits in a cell
+_CELL_MAX = 56.0
 
-    Each cell is coloured by its share of the row sum (0 if the row sum is 0)
-    and shows that share as a percentage; the raw count is in a tooltip.
+
+def confusion_matrix(matrix, reference_labels, predicted_labels, note_html="", diagonal=None):
+    # type: (Sequence[Sequence[int]], Sequence[str], Sequence[str], str, Optional[Sequence[Optional[int]]]) -> str
+    """The confusion matrix as every image task's page shows it: its explanation in words, then a
+    heat map (inline SVG). One orientation for every task, as most tools print it:
+
+    matrix[r][p] = pixels whose reference is reference_labels[r], predicted as
+    predicted_labels[p]. Rows are the reference classes, each normalised to 100% of its
+    reference pixels (the cell of the class itself is its recall); each cell shows that share,
+    its tooltip the raw count; a column gives each row's pixel count; a legend reads the colours.
+
+    note_html: the task's own sentences, already escaped, added to the explanation.
+    diagonal[r]: the column of row r's own class (outlined), None if it has none; by default the
+    column with the same label.
     """
     rows = [[int(v) for v in r] for r in matrix]
     n_rows = len(rows)
-    n_cols = max([len(r) for r in rows] + [len(col_labels)])
+    n_cols = max([len(r) for r in rows] + [len(predicted_labels)])
     rows = [r + [0] * (n_cols - len(r)) for r in rows]
-    row_labels = [str(lab) for lab in row_labels] + [""] * max(0, n_rows - len(row_labels))
-    col_labels = [str(lab) for lab in col_labels] + [""] * max(0, n_cols - len(col_labels))
+    row_labels = [str(lab) for lab in reference_labels] + [""] * max(0, n_rows - len(reference_labels))
+    col_labels = [str(lab) for lab in predicted_labels] + [""] * max(0, n_cols - len(predicted_labels))
+    if diagonal is None:
+        diagonal = [col_labels.index(lab) if lab in col_labels else None for lab in row_labels]
     totals = [sum(r) for r in rows]
-    square = n_rows == n_cols and list(row_labels[:n_rows]) == list(col_labels[:n_cols])
+    row_axis, col_axis = REFERENCE_AXIS, PREDICTED_AXIS
 
     biggest = max(n_rows, n_cols, 1)
-    cell = float(max(20, min(56, int(560 / biggest))))
+    cell = max(_CELL_MIN, min(_CELL_MAX, float(int(560 / biggest))))
     precise = cell >= 44  # one decimal in the cells when there is room
-    label_font = 12.0 if cell >= 30 else 10.0
-    cell_font = max(6.0, min(11.0, cell * 0.22 if precise else cell * 0.3))
-    total_font = label_font - 1
+    label_font = 12.0
+    cell_font = MIN_FONT
+    total_font = MIN_FONT
 
     r_shown = [_truncate(lab, 28) for lab in row_labels[:n_rows]]
     c_shown = [_truncate(lab, 28) for lab in col_labels[:n_cols]]
@@ -296,24 +366,23 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
     grid_h = cell * n_rows
     grid_r = left + grid_w
     total_strings = [_format_compact(t) for t in totals]
-    total_w = max([_text_width(s, total_font) for s in total_strings] + [_text_width("row total", total_font)])
+    total_w = max([_text_width(s, total_font) for s in total_strings] + [_text_width("pixels", total_font)])
     total_x = grid_r + 8.0
     right_edge = total_x + total_w + 8.0
     if rotate:
         for j, lab in enumerate(c_shown):
             cx = left + cell * (j + 0.5)
             right_edge = max(right_edge, cx + _text_width(lab, label_font) * diag + 10.0)
-        right_edge = max(right_edge, total_x + _text_width("row total", total_font) * diag + 10.0)
-    legend_h = 46.0
-    width = right_edge
-    height = top + grid_h + legend_h
+        right_edge = max(right_edge, total_x + _text_width("pixels", total_font) * diag + 10.0)
+    legend = "share of the row's reference pixels"
+    ly = top + grid_h + 14.0
+    step_w = 18.0
+    legend_w = (_text_width("0%", MIN_FONT) + 4.0 + step_w * 10 + 4.0 + _text_width("100%", MIN_FONT) +
+                8.0 + _text_width(legend, MIN_FONT))
+    width = max(right_edge, left + legend_w + 8.0)
+    height = ly + 12.0 + 20.0
 
-    out = ['<figure class="figure">']
-    if title:
-        out.append("<figcaption>%s</figcaption>" % _esc(title))
-    out.append('<div class="svg-wrap">')
-    out.append(_svg_open(width, height, title or "heat map", "heatmap"))
-
+    out = []
     # axis titles
     out.append(_text(left + grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
                      extra=' font-weight="600"'))
@@ -332,14 +401,14 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
                            _esc(full), _esc(lab)))
         else:
             out.append(_text(cx, top - 6.0, lab, size=label_font, anchor="middle"))
-    # "row total" header
+    # the row totals' header
     if rotate:
         y = top - 6.0
         out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" font-style="italic" '
-                   'transform="rotate(-45 %s %s)">row total</text>' % (
+                   'transform="rotate(-45 %s %s)">pixels</text>' % (
                        _num(total_x), _num(y), _num(total_font), _MUTED, _num(total_x), _num(y)))
     else:
-        out.append(_text(total_x, top - 6.0, "row total", size=total_font, fill=_MUTED,
+        out.append(_text(total_x, top - 6.0, "pixels", size=total_font, fill=_MUTED,
                          extra=' font-style="italic"'))
 
     # rows
@@ -355,10 +424,10 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
             count = rows[i][j]
             share = (count / float(total)) if total > 0 else 0.0
             fill = "#ffffff" if count == 0 else _colour(share)
-            is_diag = square and i == j
-            tip = "%s: %s / %s: %s\n%s pixels = %s of row (row total %s)" % (
+            is_diag = diagonal[i] == j if i < len(diagonal) else False
+            tip = "%s: %s / %s: %s\n%s pixels = %s of the %s pixels whose reference is %s" % (
                 row_axis, row_labels[i], col_axis, col_labels[j], format_int(count),
-                _format_share(share, True), format_int(total))
+                _format_share(share, True), format_int(total), row_labels[i])
             out.append('<g><title>%s</title>' % _esc(tip))
             out.append('<rect class="hm-cell" x="%s" y="%s" width="%s" height="%s" fill="%s" '
                        'stroke="%s" stroke-width="%s"/>' % (
@@ -369,7 +438,7 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
                 out.append(_text(x + cell / 2.0, cy + cell_font * 0.35, _format_share(share, precise),
                                  size=cell_font, anchor="middle", fill=colour))
             out.append("</g>")
-        out.append('<g><title>%s pixels in row %s</title>%s</g>' % (
+        out.append('<g><title>%s pixels whose reference is %s</title>%s</g>' % (
             _esc(format_int(total)), _esc(row_labels[i]),
             _text(total_x, cy + total_font * 0.35, total_strings[i], size=total_font, fill=_MUTED)))
 
@@ -377,37 +446,52 @@ def heatmap(matrix, row_labels, col_labels, title, row_axis, col_axis):
     out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#8c959f" stroke-width="1"/>' % (
         _num(left), _num(top), _num(grid_w), _num(grid_h)))
 
-    # legend: 10 discrete steps, share of row 0% .. 100%
-    ly = top + grid_h + 14.0
-    step_w = 18.0
+    # legend: 10 discrete steps of the share 0% .. 100%, then what it is (text last: its width
+    # is only estimated)
     lx = left
-    out.append(_text(lx, ly + 10.0, "share of row:", size=11, fill=_MUTED))
-    lx += _text_width("share of row:", 11) + 6.0
-    out.append(_text(lx, ly + 10.0, "0%", size=11, fill=_MUTED))
-    lx += _text_width("0%", 11) + 4.0
+    out.append(_text(lx, ly + 10.0, "0%", size=MIN_FONT, fill=_MUTED))
+    lx += _text_width("0%", MIN_FONT) + 4.0
     for k in range(10):
         out.append('<rect class="hm-legend" x="%s" y="%s" width="%s" height="12" fill="%s"/>' % (
             _num(lx + step_w * k), _num(ly), _num(step_w), _colour((k + 0.5) / 10.0)))
-    out.append(_text(lx + step_w * 10 + 4.0, ly + 10.0, "100%", size=11, fill=_MUTED))
-    out.append("</svg></div></figure>")
-    return "".join(out)
+    lx += step_w * 10 + 4.0
+    out.append(_text(lx, ly + 10.0, "100%", size=MIN_FONT, fill=_MUTED))
+    lx += _text_width("100%", MIN_FONT) + 8.0
+    out.append(_text(lx, ly + 10.0, legend, size=MIN_FONT, fill=_MUTED))
+
+    explain = ('<p class="lead">Rows are the <strong>reference</strong> class, columns the '
+               '<strong>predicted</strong> class. Each row is normalised to 100%% of the pixels '
+               'whose reference is that class, so a row shows where that class\'s pixels went: '
+               'its outlined cell is the share predicted as the class itself (its recall), the '
+               'other cells its misses. The last column is the row\'s number of pixels; hover a '
+               'cell for its own.%s</p>' % ((" " + note_html) if note_html else ""))
+    title = "Confusion matrix (rows: reference class, columns: predicted class)"
+    return explain + _figure(title, "heatmap", width, height, out)
+
+
+_NUMBER_TEXT = re.compile(r"^[<>]?[-+]?[0-9][0-9,]*(\.[0-9]+)?%?$")
+_NEUTRAL = (NA, "-", "\u2013", "")
+
+
+def _is_number(v):
+    # type: (Any) -> bool
+    """An int or float, or a number already formatted as text ("72.23", "23.00%", "1,234")."""
+    if isinstance(v, bool):
+        return False
+    return isinstance(v, (int, float)) or (isinstance(v, str) and bool(_NUMBER_TEXT.match(v)))
 
 
 def counts_table(headers, rows):
     # type: (Sequence[str], Sequence[Sequence[Any]]) -> str
-    """Generic table; ints get thousands separators and are right-aligned."""
-
-    def is_number(v):
-        # type: (Any) -> bool
-        return isinstance(v, (int, float)) and not isinstance(v, bool)
-
+    """Generic table; ints get thousands separators; numeric columns (numbers, formatted
+    numbers, and n/a or - where a value is missing) are right-aligned."""
     ncols = max([len(headers)] + [len(r) for r in rows])
     numeric = []
     for j in range(ncols):
-        col = [r[j] for r in rows if j < len(r) and r[j] is not None]
-        numeric.append(bool(col) and all(is_number(v) or v == NA for v in col))
+        col = [r[j] for r in rows if j < len(r) and r[j] is not None and r[j] not in _NEUTRAL]
+        numeric.append(bool(col) and all(_is_number(v) for v in col))
 
-    out = ['<div class="table-wrap"><table class="counts"><thead><tr>']
+    out = ['<table class="counts"><thead><tr>']
     for j in range(ncols):
         h = headers[j] if j < len(headers) else ""
         out.append('<th%s>%s</th>' % (' class="num"' if numeric[j] else "", _esc(h)))
@@ -431,8 +515,8 @@ def counts_table(headers, rows):
                 cls.append("na")
             out.append("<td%s>%s</td>" % (' class="%s"' % " ".join(cls) if cls else "", _esc(text)))
         out.append("</tr>")
-    out.append("</tbody></table></div>")
-    return "".join(out)
+    out.append("</tbody></table>")
+    return scroll("".join(out))
 
 
 def warnings_list(warnings):
@@ -459,9 +543,18 @@ p{margin:.5em 0}
 .headline .value{font-size:2.4em;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
 .headline .sub{color:var(--muted);flex-basis:100%}
 .table-wrap{overflow-x:auto;margin:.4em 0 1em}
+.scroll{overflow-x:auto;margin:.4em 0 1em}
+.scroll-in{display:inline-grid;vertical-align:top;min-width:100%;grid-template-columns:minmax(min-content,1fr) 18px}
+.scroll-in>*{grid-row:1}
+.scroll-edge{grid-column:2;position:sticky;right:0;z-index:1;background:linear-gradient(to right,rgba(31,35,40,.16),rgba(255,255,255,.92) 45%,#fff)}
+.scroll-edge span{display:block;padding:6px 0 0 2px;font-size:11px;line-height:14px;font-weight:600;color:var(--accent);white-space:nowrap}
+.scroll-edge span:first-child{writing-mode:vertical-rl}
+.scroll-edge span+span{padding-top:2px}
+.scroll-cover{grid-column:2;position:relative;z-index:2;background:#fff}
 table{border-collapse:collapse;width:100%;font-size:.95em}
 th,td{padding:6px 12px;text-align:left;vertical-align:top;border-bottom:1px solid var(--border)}
-thead th{border-bottom:2px solid var(--border);background:var(--alt);white-space:nowrap}
+thead th{border-bottom:2px solid var(--border);background:var(--alt)}
+th.num{white-space:normal}
 tbody tr:nth-child(even){background:#fbfcfd}
 td{overflow-wrap:break-word}
 .num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}
@@ -479,7 +572,7 @@ ul.notes{padding-left:1.3em}
 ul.notes li{margin:.25em 0}
 footer{margin-top:3em;padding-top:.8em;border-top:1px solid var(--border);color:var(--muted);font-size:.85em}
 @media (max-width:640px){body{font-size:14px}main{padding:16px 12px}th,td{padding:5px 7px}.headline .value{font-size:2em}svg.heatmap{max-width:none}}
-@media print{body{font-size:11pt}main{max-width:none;padding:0}.headline{background:none}h2{break-after:avoid}section,.figure,tr,li{break-inside:avoid}.svg-wrap,.table-wrap{overflow:visible}tbody tr:nth-child(even){background:none}}
+@media print{body{font-size:11pt}main{max-width:none;padding:0}.headline{background:none}h2{break-after:avoid}section,.figure,tr,li{break-inside:avoid}.svg-wrap,.table-wrap,.scroll{overflow:visible}.scroll-in{display:block}.scroll-edge,.scroll-cover{display:none}tbody tr:nth-child(even){background:none}}
 """
 
 

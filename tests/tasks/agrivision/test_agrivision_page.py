@@ -1,8 +1,12 @@
 """The Agriculture-Vision detailed results page (scoring/tasks/agrivision/report.py): well-formed,
-self-contained, every number shown, everything escaped."""
+self-contained, every number shown once, everything escaped, reference rows in the matrix."""
+import re
+
 from scoring.task_api import RunFacts
 from scoring.tasks.agrivision import report as av_report
-from html_checks import CLASSES, assert_balanced, assert_self_contained, confusion_9
+from html_checks import (CLASSES, assert_balanced, assert_chart_text_at_least,
+                         assert_every_table_and_chart_scrolls, assert_self_contained, confusion_9,
+                         elements)
 
 def sample_data(**overrides):
     data = {
@@ -75,8 +79,8 @@ def test_page_contents():
     assert "3 files ignored" in doc
     # 1.0 and 0.0 are regular values, not n/a
     assert "1.0000" in doc and "0.0000" in doc
-    # exactly one n/a class: 'nutrient_deficiency'
-    assert "no IoU: class absent from reference and prediction" in doc
+    # exactly one n/a class: 'nutrient_deficiency', explained under the table
+    assert "n/a: no IoU, the class is absent from both the reference and the predictions" in doc
 
 
 def test_page_has_81_heatmap_cells():
@@ -138,3 +142,58 @@ def test_extreme_values_one_and_zero():
     assert doc.count('<rect class="bar"') == 4  # zero-length bars are not drawn
 
 
+def test_each_iou_is_shown_once():
+    """Issue 15: the page listed each IoU three times (scores table, bar values, pixel-count
+    table). Now once, in the table beside its TP, FP and FN; the bars carry no numbers, and no
+    tooltip repeats them."""
+    data = sample_data()
+    doc = render_page(data)
+    parsed = elements(doc)
+    visible = "\n".join(parsed.visible)
+    for v in data["iou"]:
+        if v is not None:
+            shown = "{:.4f}".format(v)
+            assert doc.count(shown) == 1, shown
+            assert visible.count(shown) == 1, shown
+    assert doc.count("0.5123") == 1  # the mIoU: the headline only
+
+
+def test_per_class_table_is_iou_then_its_counts():
+    data = sample_data()
+    doc = render_page(data)
+    rows = re.findall(r"<tr>(.*?)</tr>", doc)
+    head = [re.sub("<[^>]+>", "", c) for c in re.findall(r"<th[^>]*>.*?</th>", rows[0])]
+    assert head == ["Class", "IoU", "TP", "FP", "FN"]
+    body = [[re.sub("<[^>]+>", "", c) for c in re.findall(r"<td[^>]*>.*?</td>", r)]
+            for r in rows[1:10]]
+    for i, name in enumerate(CLASSES):
+        iou = data["iou"][i]
+        assert body[i] == [name, "n/a" if iou is None else "{:.4f}".format(iou)] + [
+            "{:,}".format(data[k][i]) for k in ("tp", "fp", "fn")]
+
+
+def test_matrix_rows_are_the_reference_class():
+    """The metric's confusion[predicted][reference] is shown with reference rows, as on the
+    Planetscapes page: row x, column y holds confusion[y][x], normalised over row x."""
+    m = confusion_9()
+    m[1][2] = 777   # predicted double_plant, reference drydown
+    m[2][1] = 5     # predicted drydown, reference double_plant
+    doc = render_page(sample_data(confusion=m))
+    tips = {(ref, pred): int(n.replace(",", "")) for ref, pred, n in re.findall(
+        r"<title>Reference class: (\w+) / Predicted class: (\w+)\n([0-9,]+) pixels", doc)}
+    assert len(tips) == 81
+    for x, ref in enumerate(CLASSES):
+        for y, pred in enumerate(CLASSES):
+            assert tips[ref, pred] == m[y][x]
+    assert tips["drydown", "double_plant"] == 777 and tips["double_plant", "drydown"] == 5
+    totals = dict((k, int(n.replace(",", ""))) for n, k in re.findall(
+        r"<title>([0-9,]+) pixels whose reference is (\w+)</title>", doc))
+    assert totals == {ref: sum(m[y][x] for y in range(9)) for x, ref in enumerate(CLASSES)}
+    assert "Rows are the <strong>reference</strong> class" in doc
+    assert "(rows: reference class, columns: predicted class)" in doc
+
+
+def test_no_chart_text_under_11_px_and_every_table_scrolls():
+    doc = render_page(sample_data())
+    assert_chart_text_at_least(doc)
+    assert_every_table_and_chart_scrolls(doc)

@@ -118,45 +118,52 @@ def test_console_table_columns_are_tp_fp_fn(scored):
 
 
 def test_page_counts_table_cell_by_cell(scored):
+    """The per-class table: IoU then the TP, FP and FN behind it (the console's order), and the
+    headline mIoU; the only place each IoU is shown."""
     out, _, m = scored
     tp, fp, fn = oracle_counts(m)
-    ious, _ = oracle.scores(m)
+    ious, miou = oracle.scores(m)
+    page = (out / "detailed_results.html").read_text(encoding="utf-8")
     cells = Cells()
-    cells.feed((out / "detailed_results.html").read_text(encoding="utf-8"))
-    header = next(r for r in cells.rows if r[:4] == ["Class", "TP", "FP", "FN"])
-    assert header == ["Class", "TP", "FP", "FN", "IoU"]
+    cells.feed(page)
+    header = next(r for r in cells.rows if r[:2] == ["Class", "IoU"])
+    assert header == ["Class", "IoU", "TP", "FP", "FN"]
     rows = {r[0]: r[1:] for r in cells.rows if len(r) == 5 and r[0] in CLASSES}
     assert len(rows) == 9
     for c, name in enumerate(CLASSES):
-        t, p, f, iou = rows[name]
+        iou, t, p, f = rows[name]
         assert [int(v.replace(",", "")) for v in (t, p, f)] == [tp[c], fp[c], fn[c]], name
-        assert abs(float(iou) - float(ious[c])) < 1e-4
+        assert iou == "{:.4f}".format(float(ious[c]))
+        assert page.count(iou) == 1 or ious.count(ious[c]) > 1, name
+    value = re.search(r'<span class="value">([0-9.]+)</span>', page).group(1)
+    assert value == "{:.4f}".format(float(miou))
 
 
 def test_page_heatmap_cell_by_cell_with_its_orientation(scored):
-    """Every heat-map cell's tooltip names its predicted class (row) and reference class
-    (column) and its pixel count: all 81 must equal the oracle's M[predicted][reference]."""
+    """Every heat-map cell's tooltip names its reference class (row) and predicted class
+    (column) and its pixel count: all 81 must equal the oracle's M[predicted][reference], shown
+    with reference rows as on every page."""
     out, _, m = scored
     cells = Cells()
     cells.feed((out / "detailed_results.html").read_text(encoding="utf-8"))
-    pattern = re.compile(r"^Predicted class: (\w+) / Reference class: (\w+)\n([\d,]+) pixels")
+    pattern = re.compile(r"^Reference class: (\w+) / Predicted class: (\w+)\n([\d,]+) pixels")
     seen = {}
     for title in cells.titles:
         match = pattern.match(title)
         if match:
-            x, y = CLASSES.index(match.group(1)), CLASSES.index(match.group(2))
+            y, x = CLASSES.index(match.group(1)), CLASSES.index(match.group(2))
             seen[x, y] = int(match.group(3).replace(",", ""))
     assert len(seen) == 81
     for x in range(9):
         for y in range(9):
             assert seen[x, y] == m[x][y], (CLASSES[x], CLASSES[y])
-    # Row totals: the pixels predicted as each class.
+    # Row totals: the pixels whose reference is each class (TP + FN).
     totals = {}
     for title in cells.titles:
-        match = re.match(r"^([\d,]+) pixels in row (\w+)$", title)
+        match = re.match(r"^([\d,]+) pixels whose reference is (\w+)$", title)
         if match:
             totals[match.group(2)] = int(match.group(1).replace(",", ""))
-    assert totals == {CLASSES[x]: sum(m[x]) for x in range(9)}
+    assert totals == {CLASSES[y]: sum(m[x][y] for x in range(9)) for y in range(9)}
 
 
 def test_task_summary_counts_equal_the_definition(tmp_path):

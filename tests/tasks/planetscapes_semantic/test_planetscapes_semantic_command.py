@@ -2,6 +2,7 @@
 participant problems (exit 1) and every reference problem (exit 3), never a traceback."""
 import json
 import os
+import re
 import shutil
 
 import numpy as np
@@ -11,6 +12,8 @@ from PIL import Image
 
 import planetscapes_oracle as oracle
 from conftest import ROOT, run_score
+from html_checks import (assert_balanced, assert_chart_text_at_least,
+                         assert_every_table_and_chart_scrolls, assert_self_contained)
 from planetscapes_util import ROWS, random_images, save_16bit, write_predictions, write_reference
 
 IDS = ["site%d_img%02d" % (k % 2, k) for k in range(5)]
@@ -305,6 +308,36 @@ def test_page_heat_map_rows_are_the_reference(tmp_path):
     assert proc.returncode == 0, proc.stderr
     page = (out / "detailed_results.html").read_text()
     # 3 ground pixels per image, all predicted rock: row ground, column rock
-    assert "Reference class: ground / Predicted id: rock\n6 pixels" in page
-    assert "Reference class: rock / Predicted id: ground\n0 pixels" in page
+    assert "Reference class: ground / Predicted class: rock\n6 pixels = 100.0% of the 6 " \
+        "pixels whose reference is ground" in page
+    assert "Reference class: rock / Predicted class: ground\n0 pixels" in page
     assert "IoU per class" in page and "Average instance sizes used" in page
+    # The same component and words as the Agriculture-Vision page; the outlined cell of each
+    # row is its own class's column (found by id: the ignored column comes first).
+    assert "Rows are the <strong>reference</strong> class" in page
+    outlined = re.findall(r"<g><title>Reference class: (\w+) / Predicted class: ([\w ()]+)\n"
+                          r"[^<]*</title><rect [^>]*stroke=\"#24292f\"", page)
+    assert outlined == [("ground", "ground"), ("rock", "rock")]
+
+
+def test_sample_page_is_readable_on_a_narrow_screen(tmp_path):
+    """Self-contained, every chart text at least 11 px, every table and chart in a scroll box
+    with its hint, each IoU shown once (the table; the bars carry no numbers)."""
+    out = tmp_path / "out"
+    proc = run_score("--ref", os.path.join(ROOT, "reference_data_planetscapes"), "--res",
+                     os.path.join(ROOT, "starting_kit_planetscapes", "sample_submission"),
+                     "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "detailed_results.html").read_text(encoding="utf-8")
+    assert_balanced(page)
+    assert_self_contained(page)
+    assert_chart_text_at_least(page)
+    assert_every_table_and_chart_scrolls(page)
+    scores = json.loads((out / "scores.json").read_text())
+    shown = {k: ">{:.4f}<".format(v) for k, v in scores.items()}
+    for key, text in shown.items():
+        # per-class IoUs (not a confidence interval's ends, if the scores have them)
+        if key.startswith("iou_class_") and not key.endswith(("_ci_low", "_ci_high")):
+            # once, or once more per category with the same IoU (sky is a class and a category)
+            same = sum(1 for k, t in shown.items() if k.startswith("iou_category_") and t == text)
+            assert page.count(text) == 1 + same, key

@@ -1,7 +1,7 @@
 """detailed_results.html of the Agriculture-Vision task, from the shared HTML blocks.
 
-Aggregate results only: mIoU, per-class IoU with the pixel counts behind it, the 9 x 9
-confusion matrix. Nothing per image.
+Aggregate results only: mIoU, per-class IoU with the pixel counts behind it (each IoU shown
+once), the 9 x 9 confusion matrix with reference rows as on every page. Nothing per image.
 """
 from typing import Any, List, Optional, Sequence, Tuple
 
@@ -38,28 +38,22 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
     sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, first)) +
                      confidence.explanation_html(intervals)))
 
-    rows = [("mIoU", miou, have)]
-    for name, v in zip(classes, iou):
-        rows.append((name, v, "no IoU: class absent from reference and prediction" if v is None
-                     else ""))
-    sections.append(("Scores", html.scores_table(rows)))
-    sections.append(("Per-class IoU", html.bar_chart(classes, list(iou),
-                                                     "IoU per class (0 = worst, 1 = best)")))
+    # Each IoU once: beside the counts it comes from (the console's order), then the bars
+    # without numbers as the picture of the same column.
+    count_rows = [[name, iou[i], tp[i], fp[i], fn[i]] for i, name in enumerate(classes)]
+    absent = ('<p class="lead">n/a: no IoU, the class is absent from both the reference and the '
+              'predictions.</p>' if n_with < len(classes) else "")
+    sections.append(("Per-class IoU", '<p class="lead">IoU = TP / (TP + FP + FN), in pixels.</p>' +
+                     html.counts_table(["Class", "IoU", "TP", "FP", "FN"], count_rows) + absent +
+                     html.bar_chart(classes, list(iou), "IoU per class (0 = worst, 1 = best)",
+                                    show_values=False)))
 
-    explain = ('<p class="lead">Rows are the <strong>predicted</strong> class, columns the '
-               '<strong>reference</strong> class. Row <em>x</em> shows where the pixels predicted '
-               'as <em>x</em> went: each row is normalised to 100% of the pixels predicted as that '
-               'class, and the outlined diagonal cell is the share whose reference label is also '
-               '<em>x</em>. Hover a cell to see its raw pixel count.</p>')
-    sections.append(("Confusion matrix", explain + html.heatmap(
-        confusion, classes, classes,
-        "Confusion matrix (rows: predicted class, columns: reference class)",
-        "Predicted class", "Reference class")))
-
-    count_rows = [[name, tp[i], fp[i], fn[i], iou[i]] for i, name in enumerate(classes)]
-    sections.append(("Pixel counts", '<p class="lead">Pixel counts behind each IoU: '
-                     'IoU = TP / (TP + FP + FN).</p>' +
-                     html.counts_table(["Class", "TP", "FP", "FN", "IoU"], count_rows)))
+    # The metric counts confusion[predicted][reference]; every page shows reference rows.
+    by_reference = [list(r) for r in zip(*confusion)]
+    sections.append(("Confusion matrix", html.confusion_matrix(
+        by_reference, classes, classes,
+        "A pixel with several reference labels counts in the row of each of its labels, so the "
+        "rows can add up to more than the pixels scored.")))
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(notes)))
     sections.append(run_info.section(run, config_facts))

@@ -68,7 +68,7 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
     sections.append(("Per class", html.counts_table(
         ["Class", "Id", "IoU", "iIoU", "TP pixels", "FP pixels", "FN pixels"], class_rows) +
         html.bar_chart([r.name for r in result.classes], [r.iou for r in result.classes],
-                       "IoU per class")))
+                       "IoU per class (0 = worst, 1 = best)", show_values=False)))
 
     cat_rows = [[r.name, ", ".join(r.members), r.iou, r.iiou if r.itp is not None else "-",
                  r.tp, r.fp, r.fn]
@@ -82,14 +82,12 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
     columns = table.in_images
     matrix = [[int(result.matrix[r.id, c.id]) for c in columns] for r in evaluated]
     col_names = [c.name + (" (ignored)" if c.ignore_in_eval else "") for c in columns]
-    explain = ('<p class="lead">Rows are the <strong>reference</strong> class (evaluated classes '
-               'only), columns the <strong>predicted</strong> label id (ignored ids included: '
-               'they are false negatives). Each row is normalised to 100% of its reference '
-               'pixels; hover a cell for its pixel count.</p>')
-    sections.append(("Confusion matrix", explain + html.heatmap(
+    column_of = {c.id: j for j, c in enumerate(columns)}
+    sections.append(("Confusion matrix", html.confusion_matrix(
         matrix, [r.name for r in evaluated], col_names,
-        "Confusion matrix (rows: reference class, columns: predicted id)",
-        "Reference class", "Predicted id")))
+        "Rows are the evaluated classes only; columns are every id a prediction may hold, the "
+        "ignored ones included (a pixel predicted as one is a false negative of its row).",
+        diagonal=[column_of.get(r.id) for r in evaluated])))
 
     size_rows = [[r.name, "{:,.2f}".format(r.average_size), _source(table, r.size_source)]
                  for r in result.classes if r.has_instances and r.average_size is not None]

@@ -14,13 +14,14 @@ from .metric import STEPS, AccuracyState, percent
 
 MIN_TYPE_QUESTIONS = 10
 ANSWER_TYPES = (("yes/no", "Yes/No"), ("number", "Number"), ("other", "Other"))
-# The per-question accuracies the rule gives with ten distinct answer records (n / 30).
-LEVELS = ((0, "0"), (9, "0.3"), (18, "0.6"), (27, "0.9"), (30, "1"))
+# The per-question accuracies the rule gives with ten distinct answer records (n / 30), in
+# percent as every accuracy on the page.
+LEVELS = ((0, "0%"), (9, "30%"), (18, "60%"), (27, "90%"), (30, "100%"))
 
 NOTES = [
     "Accuracy of an answer = the mean, over the ten ways of leaving one human answer out, of "
     "min(1, number of the other nine humans who gave that answer / 3): an answer given by k "
-    "humans scores 0, 0.3, 0.6, 0.9 or 1 for k = 0, 1, 2, 3, 4 or more.",
+    "humans scores 0%, 30%, 60%, 90% or 100% for k = 0, 1, 2, 3, 4 or more.",
     "All answers: newlines and tabs become spaces, then leading and trailing spaces go.",
     "Only for questions whose ten human answers are not all identical, your answer and the "
     "humans' are normalized as the official VQA evaluation does: punctuation removed, lower case, "
@@ -61,15 +62,16 @@ def question_type_rows(state: AccuracyState) -> List[List[Any]]:
 
 
 def distribution_rows(state: AccuracyState) -> List[List[Any]]:
+    """[accuracy of an answer, questions, share of the questions in % (2 decimals)]."""
     dist = state.distribution()
     total = sum(dist.values())
     rows: List[List[Any]] = []
     for n, label in LEVELS:
         rows.append([label, dist.get(n, 0), "{:.2f}%".format(100.0 * dist.get(n, 0) / total)])
-    # Duplicated answer records in the reference can give other multiples of 1/30.
+    # Duplicated answer records in the reference can give other multiples of 1/30 (100/30 %).
     other = total - sum(dist.get(n, 0) for n, _ in LEVELS)
     if other:
-        rows.append(["other multiples of 1/{}".format(STEPS), other,
+        rows.append(["other multiples of 1/{} of 100%".format(STEPS), other,
                      "{:.2f}%".format(100.0 * other / total)])
     return rows
 
@@ -96,9 +98,11 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
     dist = distribution_rows(state)
     sections.append((
         "Distribution of per-question accuracies",
-        html.counts_table(["Accuracy of the answer", "Questions", "Share"], dist)
-        + html.bar_chart([r[0] for r in dist], [r[1] / max(overall[0], 1) for r in dist],
-                         "Share of the questions (0 to 1)")))
+        html.counts_table(["Accuracy of the answer", "Questions", "Share of the questions"],
+                          dist)
+        # The chart draws the table's own percentages: one unit, the same numbers.
+        + html.bar_chart([r[0] for r in dist], [float(r[2][:-1]) for r in dist],
+                         "Share of the questions (%)", percent=True, show_values=False)))
     sections.append(("Normalization", html.counts_table(["", "Questions"], [
         ["Answers that the normalization changed (compared in another form than submitted)",
          state.changed],
