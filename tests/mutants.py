@@ -373,9 +373,9 @@ MUTATIONS = [
      '    return a is not None and (b is None or a >= b)',
      'tests/compare'),
     ('compare: CSV injection guard removed',
-     SP + 'compare/outputs.py',
-     '    return "\'" + text if text.startswith(FORMULA_STARTS) else text',
-     '    return text',
+     SP + 'quoting.py',
+     '    if cell.startswith(_FORMULA_START):',
+     '    if False:',
      'tests/compare/test_compare.py -k inject'),
 ]
 

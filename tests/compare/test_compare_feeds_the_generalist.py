@@ -65,7 +65,6 @@ def test_the_leaderboards_have_the_agreed_header(boards):
         assert header[-2:] == [header[2] + "_ci_low", header[2] + "_ci_high"]
 
 
-@pytest.mark.xfail(strict=False, reason="needs the generalist's compare-format reader")
 def test_a_leaderboard_entry_with_only_name_and_file_is_enough(boards, tmp_path):
     config = """
         min_leaderboards: 1

@@ -14,14 +14,8 @@ import json
 import os
 from typing import Any, Dict, List, Optional
 
+from ..quoting import spreadsheet_safe
 from ..report.scores_file import DECIMALS
-
-FORMULA_STARTS = ("=", "+", "-", "@", "\t", "\r")
-
-
-def safe_cell(text: str) -> str:
-    return "'" + text if text.startswith(FORMULA_STARTS) else text
-
 
 def _number(value: Optional[float]) -> str:
     return "" if value is None else "{:.{}f}".format(value, DECIMALS)
@@ -34,7 +28,7 @@ def leaderboard_csv(keys: List[str], rows: List[Dict[str, Any]]) -> str:
     writer = csv.writer(buf, lineterminator="\n")
     writer.writerow(["model", "rank"] + keys)
     for row in rows:
-        writer.writerow([safe_cell(row["model"]), str(row["rank"])] +
+        writer.writerow([spreadsheet_safe(row["model"]), str(row["rank"])] +
                         [_number(row["scores"].get(k)) for k in keys])
     return buf.getvalue()
 
