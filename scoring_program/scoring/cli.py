@@ -227,6 +227,17 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             cleanup()
 
 
+def tolerant_streams(*streams) -> None:
+    """A name we failed to escape must not crash the run: unencodable characters are written
+    as backslash escapes."""
+    for stream in streams:
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -234,12 +245,7 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
-    for stream in (stdout, stderr):  # a name we failed to escape must not crash the run
-        if hasattr(stream, "reconfigure"):
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):
-                pass
+    tolerant_streams(stdout, stderr)
     shown_paths: Dict[str, str] = {}
     try:
         with without_cycle_collector():

@@ -15,7 +15,8 @@ from typing import List, Optional
 
 from .. import __version__, confidence, engine
 from ..batch_run import without_cycle_collector
-from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, unpack
+from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, \
+    tolerant_streams, unpack
 from ..config import read_config, task_name
 from ..metrics import bootstrap
 from ..problems import BrokenReference, ProblemLog, ScoringError, UsageError
@@ -205,6 +206,7 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
+    tolerant_streams(stdout, stderr)
     try:
         with without_cycle_collector():  # as score.py: a batch run (batch_run.py)
             return compare(args, stdout)
