@@ -46,6 +46,7 @@ ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 
+import interval_cost  # noqa: E402
 import run as common  # noqa: E402  (bench/run.py: process-tree memory, load, tables)
 import make_planetscapes_sample as sample  # noqa: E402
 from scoring import engine  # noqa: E402
@@ -64,6 +65,9 @@ SPEEDUP_VS_ANCHOR = {"raw": 3.0, "packed": 4.0}
 FLOOR_FACTOR = {"raw": 1.3, "packed": 1.1}
 FLAT_MEMORY_FACTOR = 1.25  # peak at N images within this factor of the peak at N/3
 ANCHOR = os.path.join(BENCH, "cityscapes_anchor.py")  # run by each --anchor-python
+INTERVAL_SHARE = 0.05  # the confidence interval's budget (issue 18)
+INTERVAL_MB = 50.0
+INTERVAL_ROWS_IMAGES = 20  # images update_unit is timed against update on
 
 # Cityscapes ids for the synthetic scenes: ground and structures, sky, things with their sizes
 # (min, max radius as a fraction of the height), a few void ids.
@@ -371,6 +375,12 @@ def main(argv=None):
         raise common.BenchError("scores.txt differs between runs (layouts or worker counts)")
     ours = parse_scores(texts.pop())
     checked = [compare(a.scores, ours) for a in anchors]
+    say("(d) confidence interval, in this process (packed reference, {} workers)".format(cpus))
+    interval = interval_cost.measure_images("planetscapes-semantic",
+                                            os.path.join(args.data, "packed"), pred, cpus,
+                                            INTERVAL_ROWS_IMAGES)
+    say("    bootstrap {:.3f} s, rows {:.2f} ms/image".format(interval["boot"]["wall"],
+                                                          1000 * interval["rows_per_image"]))
 
     # ---------------------------------------------------------------- report
     # The floor is one process that only decodes: on an idle machine its wall time is its CPU
@@ -398,6 +408,16 @@ def main(argv=None):
         rows.append(["(c) score.py, {} reference, {} of the images".format(layout, len(third_ids)),
                      cpus, common.f2(r.wall), common.f1(1000 * r.wall / len(third_ids)),
                      cpu_ms(r.cpu, len(third_ids)), common.mb(r.peak_mb), common.pct(r.other)])
+    rows_wall = interval["rows_per_image"] * n / cpus
+    rows.append(["(d) confidence interval: rows kept per image ({} ms/image on {} images) x {} "
+                 "/ {} workers".format(common.f2(1000 * interval["rows_per_image"]),
+                                       interval["rows_images"], n, cpus), cpus,
+                 common.f2(rows_wall), common.f2(1000 * rows_wall / n), "-", "-", "-"])
+    boot = interval["boot"]
+    rows.append(["(d) confidence interval: bootstrap, 1,000 resamples of {} images, main "
+                 "process".format(n), 1, common.f2(boot["wall"]),
+                 common.f2(1000 * boot["wall"] / n), cpu_ms(boot["cpu"], n),
+                 "{:.1f} (+{:.1f} kept)".format(boot["peak_mb"], interval["kept_mb"]), "-"])
     targets, speedups = [], []
     for layout in LAYOUTS:
         best = runs[layout, cpus]
@@ -439,6 +459,15 @@ def main(argv=None):
         targets.append(["{}: peak memory flat in the number of images ({} vs {} images)".format(
             layout, n, len(third_ids)), "{} MB vs {} MB".format(
                 common.mb(best.peak_mb), common.mb(small.peak_mb)), common.verdict(flat)])
+    best = runs["packed", cpus]
+    cost = rows_wall + boot["wall"]
+    targets.append(["confidence interval <= {:.0f}% of the all-CPU packed scorer run".format(
+        100 * INTERVAL_SHARE), "{} s of {} s ({:.1f}%)".format(
+            common.f2(cost), common.f2(best.wall), 100 * cost / best.wall),
+        common.verdict(cost <= INTERVAL_SHARE * best.wall)])
+    memory = boot["peak_mb"] + interval["kept_mb"]
+    targets.append(["confidence interval memory <= {:.0f} MB (bootstrap peak + rows kept)".format(
+        INTERVAL_MB), "{:.1f} MB".format(memory), common.verdict(memory <= INTERVAL_MB)])
     packed_bytes = common.folder_bytes(os.path.join(args.data, "packed", "packed"))
     lines = [
         "# Planetscapes semantic labeling benchmark: {} images of {} x {}".format(

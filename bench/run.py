@@ -48,6 +48,7 @@ MAKE_SAMPLE = os.path.join(ROOT, "tools", "make_sample.py")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
+import interval_cost  # noqa: E402
 from scoring import engine  # noqa: E402
 from scoring.registry import TASKS  # noqa: E402
 from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
@@ -68,6 +69,11 @@ MB = 1e6  # memory and the 500 MB target in decimal megabytes
 FLOOR_FACTOR = {"raw": 1.3, "packed": 1.5}
 DENSE_FACTOR = {"raw": 6.0, "packed": 15.0}
 PEAK_LIMIT_MB = 500.0
+# The confidence interval's budget (issue 18): at most this share of the scorer's all-CPU run,
+# and this much memory.
+INTERVAL_SHARE = 0.05
+INTERVAL_MB = 50.0
+INTERVAL_ROWS_IMAGES = 500  # images the per-image rows are timed on (update_unit vs update)
 SPEEDUP_MIN = 1.7
 LOAD_WARN_PERCENT = 10.0  # other processes' CPU use during a timed step that makes it unreliable
 
@@ -522,6 +528,13 @@ def scorer_confusion(ref_dir, pred_dir, ids, storm_policy="background"):
     return np.array(av_metric.confusion(acc.state.counts, storm_policy), dtype=np.int64)
 
 
+def measure_interval(ref_dir, pred_dir, workers, k):
+    """The confidence interval's cost on the whole set (bench/interval_cost.py)."""
+    out = interval_cost.measure_images(TASK, ref_dir, pred_dir, workers, k)
+    out["ends"] = out["intervals"].interval("miou")
+    return out
+
+
 def subset(ids, k):
     """k ids spread evenly over the sorted list."""
     n = len(ids)
@@ -643,6 +656,15 @@ def build_report(ctx):
             other=fl["other"])
         row("decode floor, {} / {} CPUs (ideal)".format(layout, ideal), str(ideal),
             fl["seconds"] / ideal, n)
+    iv = ctx["interval"]
+    rows_wall = iv["rows_per_image"] * n / wall_w
+    row("confidence interval: rows kept per image ({:.3f} ms/image on {:,} images) x {:,} / {} "
+        "workers".format(1000 * iv["rows_per_image"], iv["rows_images"], n, wall_w),
+        str(wall_w), rows_wall, n)
+    rows.append(["confidence interval: bootstrap, 1,000 resamples of {:,} images, main process "
+                 "(CPU {} s)".format(n, f2(iv["boot"]["cpu"])), "1", f2(iv["boot"]["wall"]),
+                 f2(1000.0 * iv["boot"]["wall"] / n), "", "{:.1f} (+{:.1f} kept)".format(
+                     iv["boot"]["peak_mb"], iv["kept_mb"]), "-"])
     row("dense baseline, measured on {:,} images".format(dense["images"]), "1", dense["seconds"],
         dense["images"], other=dense["other"])
     row("dense baseline, extrapolated to {:,} images".format(n), "1", dense["extrapolated"], n)
@@ -703,8 +725,24 @@ def build_report(ctx):
                        "{:.2f}x ({} s -> {} s)".format(speedup, f2(one.wall), f2(many.wall)),
                        verdict(ok)])
         fails += ok is False
+    layout = ctx["interval_layout"]
+    many = runs[layout][-1]
+    cost = iv["boot"]["wall"] + rows_wall
+    ok = cost <= INTERVAL_SHARE * many.wall
+    t_rows.append(["confidence interval <= {:.0f}% of the all-CPU {} scorer run".format(
+        100 * INTERVAL_SHARE, layout), "{} s of {} s ({:.1f}%)".format(
+            f2(cost), f2(many.wall), 100.0 * cost / many.wall), verdict(ok)])
+    fails += not ok
+    memory = iv["boot"]["peak_mb"] + iv["kept_mb"]
+    ok = memory <= INTERVAL_MB
+    t_rows.append(["confidence interval memory <= {:.0f} MB (bootstrap peak + rows kept)".format(
+        INTERVAL_MB), "{:.1f} MB".format(memory), verdict(ok)])
+    fails += not ok
     lines.append(markdown_table(["target", "measured", "result"], t_rows, ["l", "l", "l"]))
     lines.append("")
+    if iv["ends"]:
+        lines.append("Confidence interval of the mIoU: {:.4f} to {:.4f}.".format(*iv["ends"]))
+        lines.append("")
 
     sizes = ctx["sizes"]
     s_rows = [["raw reference", "{:,}".format(sizes["raw"][0]), "{:,}".format(sizes["raw"][1]), ""]]
@@ -835,6 +873,16 @@ def main(argv=None):
             ", ".join(different), detail))
     say("scores.txt: identical across the {} runs".format(len(scores)))
 
+    interval_layout = "packed" if "packed" in layouts else "raw"
+    say("Confidence interval: the state in this process ({} reference, {} workers), the "
+        "bootstrap timed on it ...".format(interval_layout, args.workers_all))
+    interval = measure_interval(refs[interval_layout], ds.pred, args.workers_all,
+                                INTERVAL_ROWS_IMAGES)
+    say("  bootstrap {:.2f} s wall, {:.2f} s CPU, peak {} MB, rows kept {} MB; rows in update "
+        "{:.3f} ms/image".format(interval["boot"]["wall"], interval["boot"]["cpu"],
+                                 mb(interval["boot"]["peak_mb"]), mb(interval["kept_mb"]),
+                                 1000 * interval["rows_per_image"]))
+
     k = min(args.dense_images, n)
     some = subset(ids, k)
     say("Dense baseline on {:,} images ...".format(k))
@@ -858,7 +906,8 @@ def main(argv=None):
            "cpu_model": cpu_model(), "mem_gb": mem_total_gb(), "date": _now(),
            "data_line": data_line, "warm_files": len(warm), "warm_bytes": warm_bytes,
            "identical": "identical", "n_runs": len(scores), "startup": startup,
-           "scorer": scorer_identity()}
+           "scorer": scorer_identity(), "interval": interval,
+           "interval_layout": interval_layout}
     report, fails = build_report(ctx)
     say("")
     sys.stdout.write(report)

@@ -80,6 +80,9 @@ IMPORT_VQA_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "
                    "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
 SPEEDUP_TARGET = 6.0
 FLOOR_TARGET = 1.8
+INTERVAL_SHARE = 0.05  # the confidence interval adds at most 5% (issue 18)
+INTERVAL_MB = 50.0
+INTERVAL_SUFFIXES = ("_ci_low", "_ci_high")
 
 
 def measure_rusage(cmd: List[str]) -> Dict[str, object]:
@@ -223,11 +226,46 @@ def expected_scores(anchor: Dict[str, object]) -> Dict[str, float]:
 
 
 def agrees(got: Dict[str, float], anchor: Dict[str, object], name: str) -> bool:
+    """The scorer's scores (its confidence interval aside) against an anchor's."""
+    got = {k: v for k, v in got.items() if not k.endswith(INTERVAL_SUFFIXES)}
     expected = expected_scores(anchor)
     if set(got) != set(expected) or any(abs(got[k] - expected[k]) > 1e-9 for k in got):
         sys.stderr.write("scores differ: scorer {} {} {}\n".format(got, name, expected))
         return False
     return True
+
+
+def without_interval(packed: str) -> str:
+    """A copy of the packed reference whose config.yaml says `confidence: false` (the A/B of
+    the interval through the real command)."""
+    copy = packed + "-no-interval"
+    if os.path.isdir(copy):
+        shutil.rmtree(copy)
+    shutil.copytree(packed, copy)
+    with open(os.path.join(copy, "config.yaml"), "a") as f:
+        f.write("\nconfidence: false\n")
+    return copy
+
+
+def interval_in_process(packed: str, results: str) -> Dict[str, object]:
+    """The interval's own cost on the scorer's state, in this process (bench/interval_cost.py):
+    the bootstrap's CPU and wall time and memory peak, and the rows the state keeps."""
+    sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
+    sys.path.insert(0, os.path.join(ROOT, "bench"))
+    import interval_cost
+    from scoring import engine
+    from scoring.config import read_config
+    from scoring.registry import TASKS
+    task = TASKS["planetscapes-vqa"]
+    config = task.configure(None, read_config(packed))
+    reference = task.open_reference(packed, config)
+    fmt = task.submission_format(config)
+    acc = engine.evaluate(task, reference, fmt, config, [("results", results, "results.json")], 1)
+    summary = task.summarize(acc.state, reference, config)
+    cost = interval_cost.bootstrap_cost(task, acc.state, summary, config)
+    cost["kept_mb"] = interval_cost.deep_bytes([ns for _, ns in acc.state.question_rows]) / 1e6
+    cost["distinct"] = len(acc.state.distribution())
+    return cost
 
 
 def official_helper_path(vqaeval: str, helper) -> str:
@@ -257,7 +295,12 @@ def main(argv=None) -> int:
     p.add_argument("--report", help="also write the Markdown report here")
     p.add_argument("--strict", action="store_true", help="exit 1 if a target fails")
     p.add_argument("--generate-into", help=argparse.SUPPRESS)
+    p.add_argument("--interval-of", nargs=2, help=argparse.SUPPRESS)
     args = p.parse_args(argv)
+    if args.interval_of:
+        cost = interval_in_process(*args.interval_of)
+        print(json.dumps({k: v for k, v in cost.items() if k != "intervals"}))
+        return 0
     if args.generate_into:
         generate_into(args.generate_into, args.questions, args.seed)
         return 0
@@ -281,6 +324,13 @@ def main(argv=None) -> int:
     floor = best([sys.executable, "-c", FLOOR_CODE, paths["annotations"], paths["results"]],
                  args.repeat)
     scorer = run_scorer(paths, args.repeat, "packed")
+    no_interval = best([sys.executable, SCORE, "--ref", without_interval(paths["packed"]),
+                        "--res", paths["res"], "--out", tempfile.mkdtemp(prefix="vqa-bench-"),
+                        "--quiet"], args.repeat)
+    # In a child process: this one must stay small (a child's peak RSS starts from it).
+    interval = json.loads(subprocess.run(
+        [sys.executable, os.path.abspath(__file__), "--interval-of", paths["packed"],
+         paths["results"]], check=True, capture_output=True, text=True).stdout)
     scorer_raw = run_scorer(paths, args.repeat, "raw")
     if scorer["scores"] != scorer_raw["scores"]:
         sys.stderr.write("packed and raw references score differently: {} {}\n".format(
@@ -339,6 +389,7 @@ def main(argv=None) -> int:
     lines += ["", "| run | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---:|---:|---:|"]
     rows = [("(a) floor: json.load of annotations + results", floor),
             ("(c) scorer, packed reference: score.py --ref --res --out (worker form)", scorer),
+            ("(c') the same with config.yaml `confidence: false` (no interval)", no_interval),
             ("(d) scorer, raw reference (annotations.json)", scorer_raw),
             ("startup: python + import scoring.cli, scoring.tasks", imports),
             ("startup of the VQA path alone (no task registry, see below)", imports_vqa)]
@@ -407,6 +458,19 @@ def main(argv=None) -> int:
                      "evaluating; the scorer against the evaluation alone: {:.1f}x".format(
                          base_scores["cpu_load"], base_scores["cpu_evaluate"],
                          base_scores["cpu_evaluate"] / scorer["cpu"]))
+    share = interval["cpu"] / scorer["cpu"]
+    verdicts.append(share <= INTERVAL_SHARE and interval["peak_mb"] + interval["kept_mb"] <=
+                    INTERVAL_MB)
+    lines.append("- confidence interval (bootstrap, 1,000 resamples of the {:,} questions drawn "
+                 "as counts of their {} distinct accuracies), in this process: {:.1f} ms CPU "
+                 "({:.1f} ms wall) = **{:.1f}%** of the scorer's CPU (c), memory {:.1f} MB peak "
+                 "+ {:.1f} MB of rows kept; target <= {:.0f}% and <= {:.0f} MB: {}. Through the "
+                 "command, (c) - (c') = {:+.3f} s CPU (best of {}; within the runs' noise)."
+                 .format(args.questions, interval["distinct"], 1000 * interval["cpu"],
+                         1000 * interval["wall"], 100 * share, interval["peak_mb"],
+                         interval["kept_mb"], 100 * INTERVAL_SHARE, INTERVAL_MB,
+                         "PASS" if verdicts[-1] else "FAIL", scorer["cpu"] - no_interval["cpu"],
+                         args.repeat))
     lines.append("- raw reference (d), for comparison: {:.2f}x the floor (CPU)".format(
         scorer_raw["cpu"] / floor["cpu"]))
     if baseline or official:

@@ -213,8 +213,27 @@ def phase_json(track: bundle_yaml.Track,
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
+def with_interval_columns(track: bundle_yaml.Track, task, reference: str) -> bundle_yaml.Track:
+    """--confidence-columns: columns for the ranking score's confidence interval
+    (<key>_ci_low, <key>_ci_high), unless the reference turns the intervals off."""
+    from scoring.confidence import CONFIG_KEY, interval_score_keys
+    from scoring.config import read_config
+    keys = interval_score_keys(task)
+    if not keys:
+        raise Refused("--confidence-columns: task {} gives no confidence interval".format(
+            task.name))
+    if read_config(reference).get(CONFIG_KEY, True) is False:
+        raise Refused("--confidence-columns: {}/config.yaml says {}: false, so these columns "
+                      "would stay empty".format(shown(reference), CONFIG_KEY))
+    try:
+        return bundle_yaml.with_columns(track, keys, "--confidence-columns")
+    except ValueError as exc:
+        raise Refused(str(exc)) from None
+
+
 def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track,
-                reference: str, layout: str, say, made: Dict[Any, str]) -> TrackParts:
+                reference: str, layout: str, say, made: Dict[Any, str],
+                confidence_columns: bool = False) -> TrackParts:
     """made: zips already built for an earlier track (tracks sharing a program or reference
     share its zip)."""
     data = source.data(track.name)
@@ -232,6 +251,8 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
             track = bundle_yaml.with_columns(track, keys, "the reference's config.yaml")
         except ValueError as exc:
             raise Refused(str(exc)) from None
+    if confidence_columns:
+        track = with_interval_columns(track, task, reference)
     manifest = manifest_bytes(task, ref) if data.kit.manifest else None
     program_zip = made.get(("program", data.scoring_program))
     if program_zip is None:
@@ -387,7 +408,7 @@ class BuildResult(NamedTuple):
 
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
                   references: Any, layout: str, say, sample: bool = True,
-                  merged: bool = False) -> BuildResult:
+                  merged: bool = False, confidence_columns: bool = False) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
     maps each track to its reference folder (one folder: every track's)."""
     try:
@@ -402,8 +423,8 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
     except ValueError as exc:
         raise Refused(str(exc)) from None
     made = {}  # type: Dict[Any, str]
-    parts = [build_track(build, source, track, references[track.name], layout, say, made)
-             for track in tracks]
+    parts = [build_track(build, source, track, references[track.name], layout, say, made,
+                         confidence_columns) for track in tracks]
     built = []
     for part in parts:
         track = part.track
@@ -432,9 +453,11 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
               references: Any, layout: str, say, sample: bool = True,
-              merged: bool = False) -> Tuple[List[Built], Optional[bytes]]:
+              merged: bool = False,
+              confidence_columns: bool = False) -> Tuple[List[Built], Optional[bytes]]:
     """build_bundles: the bundles and the base track's kit manifest only."""
-    result = build_bundles(build, source, schedule, references, layout, say, sample, merged)
+    result = build_bundles(build, source, schedule, references, layout, say, sample, merged,
+                           confidence_columns)
     return result.built, result.manifest
 
 
@@ -622,6 +645,10 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also write each track's starting kit, unpacked, into DIR/<track>/ "
                         "(DIR/merged/ with --merged): what participants download, to try its "
                         "commands; none of them may exist yet")
+    p.add_argument("--confidence-columns", action="store_true",
+                   help="add leaderboard columns for the ranking score's 95%% confidence "
+                        "interval (<key>_ci_low, <key>_ci_high; off by default: the scorer "
+                        "writes them, the leaderboard shows them only with this option)")
     p.add_argument("--merged", action="store_true",
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
@@ -713,7 +740,7 @@ def main(argv: Optional[List[str]] = None) -> int:
     try:
         layout = args.layout or ("raw" if sample else "packed")
         result = build_bundles(build, source, schedule, references, layout, say, sample,
-                               args.merged)
+                               args.merged, args.confidence_columns)
         reports = check_all(result.built, say, now, open_on, args.allow_closed)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")

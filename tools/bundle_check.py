@@ -574,6 +574,9 @@ def check_data_ref(bundle: Bundle, value: Any, where: str, report: Report,
     return None
 
 
+INTERVAL_SUFFIXES = ("_ci_low", "_ci_high")
+
+
 def check_columns(columns: List[Dict[str, Any]], primary: Optional[str],
                   expected: Optional[List[str]], scorer: str, where: str,
                   report: Report) -> None:
@@ -584,7 +587,10 @@ def check_columns(columns: List[Dict[str, Any]], primary: Optional[str],
         report.error(where, "cannot compare the leaderboard with the scoring program: " + scorer)
         return
     missing = [k for k in expected if k not in keys]
-    unknown = [k for k in keys if k not in expected]
+    # The scorer also writes its ranking score's confidence interval (<key>_ci_low/_ci_high):
+    # columns for them are optional (bundle.py --confidence-columns).
+    unknown = [k for k in keys if k not in expected and not (
+        k.endswith(INTERVAL_SUFFIXES) and k.rsplit("_ci_", 1)[0] in expected)]
     if missing:
         report.error(where, "no column for the score keys {} that the scoring program writes "
                             "(they would be dropped silently)".format(", ".join(missing)))
@@ -595,7 +601,7 @@ def check_columns(columns: List[Dict[str, Any]], primary: Optional[str],
         report.error(where, "the leaderboard is ranked by {!r}, not by the scoring program's "
                             "first key {!r}".format(primary, expected[0]))
     for c in columns:
-        if c["key"] in expected and c.get("sort") != "desc":
+        if c["key"] not in unknown and c.get("sort") != "desc":
             report.error(where, "column {} sorts {!r}: the scores (IoU, accuracy) are better "
                                 "when higher, sort desc".format(c["key"], c.get("sort")))
 

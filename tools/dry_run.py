@@ -1043,13 +1043,23 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         shutil.rmtree(root, ignore_errors=True)
 
 
+# The scoring program's confidence-interval keys (<key>_ci_low, <key>_ci_high): leaderboard
+# columns only when the bundle asks for them (bundle.py --confidence-columns), so a run that writes
+# them without columns is complete.
+INTERVAL_SUFFIXES = ("_ci_low", "_ci_high")
+
+
 def row_is_complete(keys: List[str], scores: Dict[str, float], say) -> bool:
     empty = [k for k in keys if k not in scores]
-    dropped = sorted(k for k in scores if k not in keys)
+    dropped = sorted(k for k in scores if k not in keys and not k.endswith(INTERVAL_SUFFIXES))
+    optional = sorted(k for k in scores if k not in keys and k.endswith(INTERVAL_SUFFIXES))
     if empty:
         say("Columns left empty (no such key in the scores): " + ", ".join(empty))
     if dropped:
         say("Scores dropped (no such leaderboard column): " + ", ".join(dropped))
+    if optional:
+        say("Not on the leaderboard (confidence intervals; bundle.py --confidence-columns adds "
+            "columns for them): " + ", ".join(optional))
     return not (empty or dropped)
 
 

@@ -11,13 +11,14 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
-from . import __version__, engine
+from . import __version__, confidence, engine
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
     SubmissionError, UsageError
 from .registry import DEFAULT, TASKS
 from .registry import add_options as add_task_options
+from .report import confidence as confidence_report
 from .report import scores_file
 from .task_api import RunFacts
 from .submission.archive import ArchiveProblem
@@ -158,6 +159,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
         ref_config = read_config(ref_dir)
         task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
+        with_intervals = confidence.enabled(ref_config)
         reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)
         units = fmt.words.get("units", "units")
@@ -179,6 +181,10 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             raise SubmissionError(log, **fmt.words)
 
         summary = task.summarize(acc.state, reference, config)
+        summary["confidence"] = (confidence.compute(task, acc.state, summary, config)
+                                 if with_intervals else None)
+        scores = summary["scores"] + (summary["confidence"].scores()
+                                      if summary["confidence"] else [])
         warnings = log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
@@ -187,6 +193,10 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             stdout.write("\n")
             print_table(*task.table(summary), stream=stdout)
             stdout.write("\n")
+            if with_intervals:
+                for line in confidence_report.console_lines(summary["confidence"], task.title):
+                    stdout.write(line + "\n")
+                stdout.write("\n")
         if paths["out"]:
             run = RunFacts(
                 units=acc.state.units, unit_noun=units, workers=workers,
@@ -199,7 +209,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             # (see HTML_SETTLE_SECONDS). A page that cannot be written takes the scores with it.
             page = task.render_html(summary, warnings, run, config)
             os.makedirs(paths["out"], exist_ok=True)
-            scores_file.write(paths["out"], summary["scores"])
+            scores_file.write(paths["out"], scores)
             try:
                 with open(os.path.join(paths["out"], HTML_FILE), "w", encoding="utf-8") as f:
                     f.write(page)
@@ -217,6 +227,17 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             cleanup()
 
 
+def tolerant_streams(*streams) -> None:
+    """A name we failed to escape must not crash the run: unencodable characters are written
+    as backslash escapes."""
+    for stream in streams:
+        if hasattr(stream, "reconfigure"):
+            try:
+                stream.reconfigure(errors="backslashreplace")
+            except (ValueError, OSError):
+                pass
+
+
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     stdout = stdout or sys.stdout
     stderr = stderr or sys.stderr
@@ -224,12 +245,7 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
-    for stream in (stdout, stderr):  # a name we failed to escape must not crash the run
-        if hasattr(stream, "reconfigure"):
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):
-                pass
+    tolerant_streams(stdout, stderr)
     shown_paths: Dict[str, str] = {}
     try:
         with without_cycle_collector():

@@ -148,7 +148,7 @@ def _score_chunk(context: Dict[str, Any], items: Sequence[Item]):
             else:
                 sub_log.add(exc.kind, shown, exc.detail)
             continue
-        state.update(prediction, truth)
+        state.update_unit(unit_id, prediction, truth)
     return state, sub_log, ref_log, len(items)
 
 

@@ -9,7 +9,7 @@ unit, in a worker process:
     truth       = reference.read(unit_id)              # hidden ground truth (ReferenceProblem)
     expectation = reference.expect(unit_id, truth)     # public facts a prediction must meet
     prediction  = fmt.read(path, expectation)          # checked prediction (PredictionProblem)
-    state.update(prediction, truth)
+    state.update_unit(unit_id, prediction, truth)      # = state.update(prediction, truth)
 
 and the main process merges the workers' states. A state is additive (update on one unit, merge
 two states, compute at the end: the torchmetrics shape), so the result is the same for any worker
@@ -23,7 +23,7 @@ module-level hook, `add_options(parser)`: the command line is built before any t
 so a task's command-line options are added from there (the registry calls it for every task).
 """
 import abc
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .problems import Kind, ProblemLog
 
@@ -88,6 +88,26 @@ class MetricState(abc.ABC):
     @abc.abstractmethod
     def merge(self, other: "MetricState") -> "MetricState":
         """Add another state of the same task into this one; return self."""
+
+    def update_unit(self, unit_id: str, prediction: Any, truth: Any) -> None:
+        """The engine's call for one unit: update(prediction, truth). A state that keeps a row
+        per unit for the confidence interval (Task.resampling) keys it by unit_id here."""
+        self.update(prediction, truth)
+
+
+class Resampling(NamedTuple):
+    """What the bootstrap (metrics/bootstrap.py, docs/confidence.md) needs from a task: per
+    resampling unit (an image; a question) a row of integers whose column sums give the scores
+    of interval_keys, and that function. Units are independent and equally likely."""
+
+    noun: str           # the units, plural: "images", "questions"
+    units: int          # how many
+    # -> (unit ids sorted, their rows in that order: a list of tuples or a 2-D integer array)
+    rows: Callable[[], Tuple[List[Any], Any]]
+    # column sums of a resample -> the values of interval_keys (None: undefined)
+    scores: Callable[[Sequence[int]], List[Optional[float]]]
+    # {row: units having it} when the state counts it anyway (saves building rows)
+    distinct: Optional[Dict[Tuple[int, ...], int]] = None
 
 
 class Reference(abc.ABC):
@@ -180,6 +200,17 @@ class Task(abc.ABC):
         """The scores and what the reports need: a dict whose "scores" is a Scores list, the
         ranking score first. BrokenReference if the reference makes the ranking score
         undefined."""
+
+    # -- confidence intervals (docs/confidence.md) -------------------------------------------
+
+    # The leaderboard keys that get a bootstrap interval (<key>_ci_low, <key>_ci_high): the
+    # ranking score(s). Empty: the task gives no interval (resampling() is not needed).
+    interval_keys = []  # type: List[str]
+
+    def resampling(self, state: MetricState, summary: Dict[str, Any],
+                   config: Dict[str, Any]) -> Optional[Resampling]:
+        """The per-unit rows of this run for the bootstrap; None: no interval."""
+        return None
 
     def run_facts(self, state: MetricState) -> List[Tuple[str, Any]]:
         """Facts of the run beyond the engine's, for the page: (label, value), e.g.

@@ -113,7 +113,11 @@ def test_bench_end_to_end(tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     text = report.read_text()
     for row in ("| (a) decode floor: 3 PNGs / image", "| (c) score.py, raw reference",
-                "| (c) score.py, packed reference", "peak memory flat"):
+                "| (c) score.py, packed reference", "peak memory flat",
+                "| (d) confidence interval: rows kept per image (",
+                "| (d) confidence interval: bootstrap, 1,000 resamples of ",
+                "| confidence interval <= 5% of the all-CPU packed scorer run ",
+                "| confidence interval memory <= 50 MB "):
         assert row in text, row
     assert ("88 keys compared" in text) == has_anchor
     if has_anchor:

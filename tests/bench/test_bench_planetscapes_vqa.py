@@ -19,7 +19,9 @@ def test_vqa_bench_end_to_end(tmp_path):
     for row in ("| (a) floor", "| (b) project baseline", "| (c) scorer, packed reference",
                 "| (d) scorer, raw reference", "| startup", "Packing (once, at bundle time",
                 "- scorer / floor:", "vs project baseline: **", "- raw reference (d)",
-                "packed == raw exactly, == project baseline", "| 100 |", "| 200 |"):
+                "packed == raw exactly, == project baseline", "| 100 |", "| 200 |",
+                "| (c') the same with config.yaml `confidence: false`",
+                "- confidence interval (bootstrap, 1,000 resamples of the 200 questions"):
         assert row in out, row
     assert report.read_text() in out and "pack.py: packed" in out
     assert os.path.isfile(str(tmp_path / "data" / "vqa-200-2021" / "packed" / "packed.json"))

@@ -19,6 +19,7 @@ from scoring.tasks.agrivision.reference import open_raw
 IDS = ["FLD%03d_%d-0-%d-24" % (k // 3, 24 * k, 24 * k + 24) for k in range(9)]
 SIZE = (24, 24)
 KEYS = TASKS["agriculture-vision"].score_keys
+CI_KEYS = ["miou_ci_low", "miou_ci_high"]  # the ranking score's confidence interval
 
 
 @pytest.fixture(scope="module")
@@ -68,7 +69,7 @@ def test_worker_form_writes_every_output(tmp_path, ref, shape):
     v1 = parse_v1(text)
     as_yaml = yaml.safe_load(text)
     as_json = json.loads((out / "scores.json").read_text())
-    assert list(v1) == KEYS               # every key, in order (no class absent here)
+    assert list(v1) == KEYS + CI_KEYS     # every key, in order (no class absent here)
     assert v1 == as_yaml == as_json
     for key, value in v1.items():
         assert isinstance(as_yaml[key], float) and 0.0 <= value <= 1.0
@@ -108,7 +109,9 @@ def test_absent_class_is_omitted_not_nan(tmp_path):
     proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
     assert proc.returncode == 0, proc.stderr
     scores = parse_v1((tmp_path / "out" / "scores.txt").read_text())
-    assert scores == {"miou": 1.0, "iou_background": 1.0, "iou_water": 1.0}
+    # One image: every resample is that image, so the interval is the score itself.
+    assert scores == {"miou": 1.0, "iou_background": 1.0, "iou_water": 1.0,
+                      "miou_ci_low": 1.0, "miou_ci_high": 1.0}
     text = (tmp_path / "out" / "scores.txt").read_text() + (tmp_path / "out" / "scores.json").read_text()
     assert "nan" not in text.lower() and "inf" not in text.lower()
     assert "n/a" in (tmp_path / "out" / "detailed_results.html").read_text()

@@ -15,7 +15,8 @@ import pytest
 import yaml
 
 from conftest import run_score, score_either
-from scoring import engine, validate
+from scoring import confidence, engine, validate
+from scoring.confidence import interval_score_keys
 from scoring.config import read_config
 from scoring.problems import BAD_VALUES, ProblemLog
 from scoring.readers.png_labels import PngLabels
@@ -63,7 +64,8 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
     task = TASKS[name]
     keys = task.keys(task.configure(None, read_config(root)))
     assert keys[0] in v1
-    assert set(v1) <= set(keys)
+    # Beside the leaderboard keys, only the ranking score's confidence interval, always there.
+    assert set(v1) - set(keys) == set(interval_score_keys(task))
     assert all(math.isfinite(v) for v in v1.values())
     assert not (out / "metadata").exists()
     for f in os.listdir(str(out)):
@@ -86,7 +88,9 @@ def _scores(name, root, res, workers, seed):
     random.Random(seed).shuffle(items)
     acc = engine.evaluate(task, reference, fmt, config, items, workers)
     assert not acc.submission_log.fatal and not acc.reference_log.fatal
-    return task.summarize(acc.state, reference, config)["scores"]
+    summary = task.summarize(acc.state, reference, config)
+    intervals = confidence.compute(task, acc.state, summary, config)
+    return summary["scores"] + (intervals.scores() if intervals else [])
 
 
 def test_identical_for_any_worker_count_and_unit_order(task_ref, tmp_path):

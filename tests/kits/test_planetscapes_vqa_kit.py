@@ -100,7 +100,8 @@ def test_sample_submission_scores(tmp_path):
                      os.path.dirname(SAMPLE), "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = json.loads((out / "scores.json").read_text())
-    assert list(scores) == ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
+    assert list(scores) == ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other",
+                            "accuracy_ci_low", "accuracy_ci_high"]
     assert all(0 <= v <= 100 for v in scores.values())
     page = (out / "detailed_results.html").read_text()
     assert "Accuracy per question type" in page and "Distribution of per-question" in page

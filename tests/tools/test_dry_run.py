@@ -70,7 +70,9 @@ def test_the_row_shows_the_scorers_values(data, tmp_path, capsys):
                                    None, False, lambda line: None)
     assert outcome.finished and outcome.complete
     assert 0.0 <= outcome.scores["miou"] <= 1.0
-    assert set(outcome.scores) == {c["key"] for c in dry_run.find_phase_info()[0]["columns"]}
+    # Every column filled; beside them only the confidence interval (no column by default).
+    columns = {c["key"] for c in dry_run.find_phase_info()[0]["columns"]}
+    assert set(outcome.scores) == columns | {"miou_ci_low", "miou_ci_high"}
 
 
 def test_zip_wrapped_in_a_folder_is_kept_as_a_folder_and_scored(data, tmp_path, capsys):

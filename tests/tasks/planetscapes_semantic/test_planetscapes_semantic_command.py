@@ -43,7 +43,9 @@ def test_scores_equal_the_oracle_through_the_command(case, tmp_path):
     proc = run_score("--ref", ref, "--res", res, "--out", out, "--workers", "2")
     assert proc.returncode == 0, proc.stderr
     got = json.loads((out / "scores.json").read_text())
-    assert sorted(got) == sorted(want)
+    # the point scores, and the intervals of the two class means (test_..._confidence.py)
+    intervals = {k + s for k in ("iou_class", "iiou_class") for s in ("_ci_low", "_ci_high")}
+    assert sorted(got) == sorted(list(want) + list(intervals))
     for k, v in want.items():
         assert got[k] == pytest.approx(float(v), abs=1e-10), k
     assert list(got)[0] == "iou_class"

@@ -37,7 +37,15 @@ def _pack(raw, out, workers=2):
 
 
 def _scores(out_dir):
-    return json.loads((out_dir / "scores.json").read_text())
+    """The point scores (the oracle's keys); the confidence intervals' ends are checked to be
+    finite and ordered, their values by tests/*/test_*_confidence.py."""
+    scores = json.loads((out_dir / "scores.json").read_text())
+    ends = {k: v for k, v in scores.items() if "_ci_" in k}
+    for k, v in ends.items():
+        assert math.isfinite(v), k
+        if k.endswith("_ci_low"):
+            assert v <= ends[k[:-len("low")] + "high"], k
+    return {k: v for k, v in scores.items() if k not in ends}
 
 
 def _assert_equal_to_oracle(got, want):

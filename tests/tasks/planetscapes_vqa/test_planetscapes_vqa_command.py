@@ -72,7 +72,10 @@ def test_good_results_are_scored(tmp_path, ref):
     proc = run_score("--ref", ref, "--res", submit(tmp_path, good_results()), "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = json.loads((out / "scores.json").read_text())
-    assert scores == {"accuracy": 50.0, "accuracy_yes_no": 100.0, "accuracy_other": 0.0}
+    # 6 of 12 questions right: a resample's accuracy is Binomial(12, 1/2) / 12, whose 2.5% and
+    # 97.5% quantiles are 3/12 and 9/12.
+    assert scores == {"accuracy": 50.0, "accuracy_yes_no": 100.0, "accuracy_other": 0.0,
+                      "accuracy_ci_low": 25.0, "accuracy_ci_high": 75.0}
     assert SECRET not in (out / "detailed_results.html").read_text()
     assert SECRET not in proc.stdout
 

@@ -6,9 +6,13 @@ update() is one vectorised bincount per image over (prediction, reference index)
 into label sets through the image's code table; merge() is a sum; both are exact and independent of
 order. The confusion matrix is derived once at the end, where the storm_damage policy is applied,
 so both policies come from the same state.
+
+For the confidence interval (docs/confidence.md) the engine's update_unit() also keeps, per
+image, its TP and union (TP + FP + FN) per class under the run's storm_damage policy: 18 integers
+from the image's histogram through a fixed matrix (unit_weights), no second pass over pixels.
 """
 from fractions import Fraction
-from typing import List, NamedTuple, Optional, Tuple
+from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 import numpy as np
 
@@ -44,14 +48,29 @@ _IDENTITY_COLUMNS = _valid_columns(IDENTITY_TABLE)
 
 
 class LabelSetHistogram(MetricState):
-    """counts[x, s]: valid pixels predicted x whose reference label-set bitmask is s."""
+    """counts[x, s]: valid pixels predicted x whose reference label-set bitmask is s; with a
+    storm_damage policy, also unit_ids / unit_rows: per image its TP and union per class."""
 
-    def __init__(self) -> None:
+    def __init__(self, storm_policy: Optional[str] = None) -> None:
         self.counts = np.zeros((N_CLASSES, N_SETS), dtype=np.int64)
         self.images = 0
+        self.storm_policy = storm_policy
+        self.unit_ids: List[str] = []
+        self.unit_rows: List[np.ndarray] = []
 
     def update(self, pred: np.ndarray, ref: CodedLabels) -> None:
         """pred: uint8 class ids (already checked <= 8), same shape as ref.labels."""
+        self._fold(pred, ref)
+
+    def update_unit(self, unit_id: str, pred: np.ndarray, ref: CodedLabels) -> None:
+        folded, sets = self._fold(pred, ref)
+        if self.storm_policy is not None:
+            # (sets present x classes) pixel counts times their weights: the image's 18 numbers
+            weights = unit_weights(self.storm_policy)[sets].reshape(-1, 2 * N_CLASSES)
+            self.unit_ids.append(unit_id)
+            self.unit_rows.append(np.dot(folded.T.ravel(), weights))
+
+    def _fold(self, pred: np.ndarray, ref: CodedLabels):
         k = len(ref.table)
         if N_CLASSES * k <= 256 and ref.labels.dtype == np.uint8:
             key = pred * np.uint8(k)  # <= 8k + (k - 1) < 256: one byte per pixel
@@ -63,13 +82,27 @@ class LabelSetHistogram(MetricState):
         cols, sets = (_IDENTITY_COLUMNS if ref.table is IDENTITY_TABLE
                       else _valid_columns(ref.table))
         # Distinct valid codes have distinct label sets, so plain fancy-index addition is exact.
-        self.counts[:, sets] += hist[:, cols]
+        folded = hist[:, cols]
+        self.counts[:, sets] += folded
         self.images += 1
+        return folded, sets
 
     def merge(self, other: "LabelSetHistogram") -> "LabelSetHistogram":
         self.counts += other.counts
         self.images += other.images
+        self.unit_ids += other.unit_ids
+        self.unit_rows += other.unit_rows
         return self
+
+    def unit_table(self) -> Tuple[List[str], np.ndarray]:
+        """(image ids sorted, their rows: TP of the 9 classes, then their unions) as int64;
+        every image's row, or ValueError."""
+        if len(self.unit_ids) != self.images:
+            raise ValueError("images were folded in without their unit id")
+        order = sorted(range(len(self.unit_ids)), key=self.unit_ids.__getitem__)
+        rows = np.array([self.unit_rows[i] for i in order], dtype=np.int64).reshape(
+            len(order), 2 * N_CLASSES)
+        return [self.unit_ids[i] for i in order], rows
 
     @property
     def units(self) -> int:  # type: ignore[override]
@@ -88,6 +121,39 @@ def label_set(s: int, storm_policy: str) -> Optional[Tuple[int, ...]]:
     if s & STORM_BIT and storm_policy == "ignore":
         return None
     return (0,)
+
+
+_UNIT_WEIGHTS: Dict[str, np.ndarray] = {}
+
+
+def unit_weights(storm_policy: str) -> np.ndarray:
+    """W[s, x] = what one valid pixel predicted x with label set s adds to an image's row
+    (TP of each class, then TP + FP + FN of each class), by the rule of confusion() below:
+    a hit adds 1 to TP and union of every label of the pixel; a miss adds 1 to the union of
+    every label (a FN each) and the number of labels to the predicted class's union (its FPs)."""
+    if storm_policy not in _UNIT_WEIGHTS:
+        w = np.zeros((N_SETS, N_CLASSES, 2 * N_CLASSES), dtype=np.int64)
+        for s in range(N_SETS):
+            ys = label_set(s, storm_policy)
+            if ys is None:
+                continue
+            for x in range(N_CLASSES):
+                for y in ys:
+                    w[s, x, N_CLASSES + y] += 1
+                if x in ys:
+                    for y in ys:
+                        w[s, x, y] += 1
+                else:
+                    w[s, x, N_CLASSES + x] += len(ys)
+        _UNIT_WEIGHTS[storm_policy] = w
+    return _UNIT_WEIGHTS[storm_policy]
+
+
+def miou_of_sums(sums: Sequence[int]) -> Optional[float]:
+    """mIoU from an image set's summed rows (TP per class, then union per class), in floats:
+    the bootstrap's score of a resample."""
+    ious = [t / u for t, u in zip(sums[:N_CLASSES], sums[N_CLASSES:]) if u]
+    return sum(ious) / len(ious) if ious else None
 
 
 def confusion(counts: np.ndarray, storm_policy: str) -> List[List[int]]:

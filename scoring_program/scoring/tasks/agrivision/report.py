@@ -5,7 +5,7 @@ once), the 9 x 9 confusion matrix with reference rows as on every page. Nothing 
 """
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ...report import html, run_info
+from ...report import confidence, html, run_info
 from ...task_api import RunFacts
 from .classes import CLASSES
 
@@ -26,14 +26,17 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
            counts: Tuple[Sequence[int], Sequence[int], Sequence[int]],
            confusion: Sequence[Sequence[int]], warnings: List[str], run: RunFacts,
            config_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
-           notes: Sequence[str] = tuple(NOTES)) -> str:
-    """counts: (TP, FP, FN) per class; confusion[p][r]: pixels predicted p whose reference is r."""
+           notes: Sequence[str] = tuple(NOTES), intervals=None) -> str:
+    """counts: (TP, FP, FN) per class; confusion[p][r]: pixels predicted p whose reference is r;
+    intervals: the run's confidence.Confidence (None: not shown)."""
     classes = list(classes)
     tp, fp, fn = counts
     n_with = sum(1 for v in iou if v is not None)
     have = "%d of %d classes have an IoU" % (n_with, len(classes))
     sections = []  # type: List[Tuple[str, str]]
-    sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, [have]))))
+    first = confidence.headline_parts(intervals, "miou") + [have]
+    sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, first)) +
+                     confidence.explanation_html(intervals)))
 
     # Each IoU once: beside the counts it comes from (the console's order), then the bars
     # without numbers as the picture of the same column.

@@ -1,10 +1,10 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
-from typing import Any, Dict, List, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
-from ...task_api import Reference, RunFacts, Task
+from ...task_api import Reference, Resampling, RunFacts, Task
 from . import metric, report
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
@@ -54,7 +54,7 @@ class AgricultureVision(Task):
         return pack(reference, out_dir, workers, progress)
 
     def new_state(self, config: Dict[str, Any] = None) -> metric.LabelSetHistogram:
-        return metric.LabelSetHistogram()
+        return metric.LabelSetHistogram(config["storm_damage"] if config else None)
 
     def summarize(self, state: metric.LabelSetHistogram, reference: Reference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
@@ -72,6 +72,16 @@ class AgricultureVision(Task):
             "scores": [(k, None if v is None else float(v)) for k, v in scores],
             "confusion": m, "tp": tp, "fp": fp, "fn": fn,
         }
+
+    interval_keys = ["miou"]
+
+    def resampling(self, state: metric.LabelSetHistogram, summary: Dict[str, Any],
+                   config: Dict[str, Any]) -> Optional[Resampling]:
+        """Images, each with its TP and union per class (metric.unit_weights)."""
+        if len(state.unit_ids) != state.images:
+            return None
+        return Resampling("images", state.images, state.unit_table,
+                          lambda sums: [metric.miou_of_sums(sums)])
 
     def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]
@@ -94,4 +104,5 @@ class AgricultureVision(Task):
         return report.render(self.title + " - detailed results", values["miou"],
                              [values["iou_" + c] for c in CLASSES],
                              (summary["tp"], summary["fp"], summary["fn"]), summary["confusion"],
-                             warnings, run, self.config_facts(config))
+                             warnings, run, self.config_facts(config),
+                             intervals=summary.get("confidence"))

@@ -18,6 +18,8 @@ from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
+from ...task_api import MetricState
+from .intervals import RowLayout, image_row
 from .labels import LabelTable, key_name
 
 # Instances are the values > 1000 of the instance image: the anchor selects `instanceNp > 1000`,
@@ -70,15 +72,19 @@ class MetricSpec:
             self.counted[lab.id] = True
 
 
-class SemanticState:
+class SemanticState(MetricState):
     """Additive state of one run (see the module docstring)."""
 
-    def __init__(self, spec: MetricSpec) -> None:
+    def __init__(self, spec: MetricSpec, row_layout: Optional[RowLayout] = None) -> None:
         self.spec = spec
         self.matrix = np.zeros((spec.size, spec.size), dtype=np.int64)
         # class id -> {instance size: [instances, summed tp, summed category tp]}
         self.instances = {}  # type: Dict[int, Dict[int, List[int]]]
         self.units = 0
+        # With a row layout, update_unit() keeps each image's row for the confidence interval.
+        self.row_layout = row_layout
+        self.unit_ids = []   # type: List[str]
+        self.unit_rows = []  # type: List[np.ndarray]
 
     @property
     def images(self) -> int:
@@ -87,6 +93,18 @@ class SemanticState:
     @property
     def pixels(self) -> int:
         return int(self.matrix.sum())
+
+    def update_unit(self, unit_id: str, prediction: np.ndarray, truth) -> None:
+        """update(), keeping the image's row (intervals.py): the image is scored into a state
+        of its own, whose matrix and instances give the row, then merged."""
+        if self.row_layout is None:
+            self.update(prediction, truth)
+            return
+        one = SemanticState(self.spec)
+        one.update(prediction, truth)
+        self.merge(one)
+        self.unit_ids.append(unit_id)
+        self.unit_rows.append(image_row(self.row_layout, one))
 
     def update(self, prediction: np.ndarray, truth) -> None:
         """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
@@ -170,6 +188,8 @@ class SemanticState:
                 entry[1] += tp
                 entry[2] += cat_tp
         self.units += other.units
+        self.unit_ids += other.unit_ids
+        self.unit_rows += other.unit_rows
         return self
 
 

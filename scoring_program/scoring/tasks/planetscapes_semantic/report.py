@@ -6,7 +6,7 @@ it), the average instance sizes used. Nothing per image.
 """
 from typing import Any, List, Sequence, Tuple
 
-from ...report import html, run_info
+from ...report import confidence, html, run_info
 from ...task_api import RunFacts
 from .labels import LabelTable
 from .metric import Result
@@ -38,17 +38,27 @@ def _source(table: LabelTable, source: str) -> str:
     return _SOURCE.get(source, "")
 
 
+def _with_interval(note: str, intervals, key: str) -> str:
+    phrase = confidence.phrase(intervals, key)
+    return note + "; " + phrase if phrase else note
+
+
 def render(title: str, result: Result, table: LabelTable, warnings: List[str], run: RunFacts,
-           config_facts: Sequence[Tuple[str, Any]]) -> str:
+           config_facts: Sequence[Tuple[str, Any]], intervals=None) -> str:
+    """intervals: the run's confidence.Confidence (None: not shown)."""
     means = result.means
     sections = []
     have = "%d of %d evaluated classes have an IoU" % (
         sum(1 for r in result.classes if r.iou is not None), len(result.classes))
+    first = confidence.headline_parts(intervals, "iou_class") + [have]
     sections.append(("", html.headline("IoU (classes)", means["iou_class"],
-                                       run_info.subline(run, warnings, [have]))))
+                                       run_info.subline(run, warnings, first)) +
+                     confidence.explanation_html(intervals)))
     sections.append(("Scores", html.scores_table([
-        ("IoU, mean over classes", means["iou_class"], "leaderboard key iou_class"),
-        ("iIoU, mean over classes", means["iiou_class"], "iiou_class"),
+        ("IoU, mean over classes", means["iou_class"],
+         _with_interval("leaderboard key iou_class", intervals, "iou_class")),
+        ("iIoU, mean over classes", means["iiou_class"],
+         _with_interval("iiou_class", intervals, "iiou_class")),
         ("IoU, mean over categories", means["iou_category"], "iou_category"),
         ("iIoU, mean over categories", means["iiou_category"], "iiou_category"),
     ])))

@@ -1,12 +1,12 @@
 """The Planetscapes pixel-level semantic labeling task, as the shared engine sees it."""
-from typing import Any, Dict, List, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
-from ...task_api import Reference, RunFacts, Task
+from ...task_api import Reference, Resampling, RunFacts, Task
+from . import intervals, metric, report
 from . import labels as ps_labels
-from . import metric, report
 from .packed import is_packed, open_packed, pack
 from .problems import REF_EMPTY
 from .reference import LABELS, find_root, open_raw
@@ -72,7 +72,22 @@ class PlanetscapesSemantic(Task):
         return _format([lab.id for lab in config["table"].in_images])
 
     def new_state(self, config: Dict[str, Any]) -> metric.SemanticState:
-        return metric.SemanticState(metric.MetricSpec(config["table"]))
+        table = config["table"]
+        return metric.SemanticState(metric.MetricSpec(table), intervals.RowLayout(table))
+
+    interval_keys = ["iou_class", "iiou_class"]
+
+    def resampling(self, state: metric.SemanticState, summary: Dict[str, Any],
+                   config: Dict[str, Any]) -> Optional[Resampling]:
+        """Images, each with its TP, FP, FN per class and its instances' weighted hits
+        (intervals.py); the average instance sizes of the run are held fixed."""
+        if state.row_layout is None or len(state.unit_ids) != state.units:
+            return None
+        layout = state.row_layout
+        averages = {r.id: r.average_size or 0.0 for r in summary["result"].classes
+                    if r.has_instances}
+        return Resampling("images", state.units, lambda: intervals.unit_table(state),
+                          lambda sums: intervals.scores_of_sums(layout, averages, sums))
 
     def summarize(self, state: metric.SemanticState, reference: Reference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
@@ -105,7 +120,8 @@ class PlanetscapesSemantic(Task):
     def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
         return report.render(self.title + " - detailed results", summary["result"],
-                             summary["table"], warnings, run, self.config_facts(config))
+                             summary["table"], warnings, run, self.config_facts(config),
+                             summary.get("confidence"))
 
     def make_manifest(self, reference: Reference) -> Dict[str, Any]:
         """Image ids and sizes (from labels/ headers) and the label ids; no labels."""

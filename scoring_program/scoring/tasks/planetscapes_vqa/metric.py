@@ -7,10 +7,13 @@ in 0..30. With ten distinct records and m records matching the result answer:
 n = m * min(3, m - 1) + (10 - m) * min(3, m), i.e. 0, 9, 18, 27, 30 for m = 0, 1, 2, 3, >= 4
 (accuracy 0, 0.3, 0.6, 0.9, 1). The state counts questions per (answer type, question type, n):
 every reported number is a sum of these counts, exact, whatever the order of the updates.
+
+For the confidence interval (docs/confidence.md) the state also keeps each question's n with its
+id (the lists update() builds anyway): the bootstrap resamples questions.
 """
 import operator
 from collections import Counter
-from typing import Dict, List, Mapping, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple
 
 from ...task_api import MetricState
 from .reference import HUMANS, Truth
@@ -44,6 +47,8 @@ class AccuracyState(MetricState):
         self.changed = 0
         self.disagreeing = 0   # questions whose humans disagree (full normalization applied)
         self.units = 0
+        # Per update, (question ids, their n) in the reference's order, for the bootstrap.
+        self.question_rows: List[Tuple[Sequence[int], List[int]]] = []
 
     def update(self, prediction: Mapping[int, str], truth: Truth) -> None:
         """prediction: question id -> answer, for every question of truth (already checked).
@@ -64,6 +69,7 @@ class AccuracyState(MetricState):
         self.changed += sum(map(operator.ne, forms, answers))
         self.disagreeing += truth.disagreeing
         self.units += 1
+        self.question_rows.append((truth.qids, ns))
 
     def merge(self, other: "AccuracyState") -> "AccuracyState":
         for key, c in other.counts.items():
@@ -71,7 +77,13 @@ class AccuracyState(MetricState):
         self.changed += other.changed
         self.disagreeing += other.disagreeing
         self.units += other.units
+        self.question_rows += other.question_rows
         return self
+
+    def question_table(self) -> Tuple[List[int], List[Tuple[int]]]:
+        """(question ids sorted, each question's (n,)): the bootstrap's unit rows."""
+        pairs = sorted((q, n) for qids, ns in self.question_rows for q, n in zip(qids, ns))
+        return [q for q, _ in pairs], [(n,) for _, n in pairs]
 
     # --- aggregates (exact integers; floats only in percent()) ---
 

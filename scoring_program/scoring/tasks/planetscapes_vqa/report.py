@@ -8,7 +8,7 @@ submitted answers the normalization changed.
 from html import escape
 from typing import Any, List, Tuple
 
-from ...report import html, run_info
+from ...report import confidence, html, run_info
 from ...task_api import RunFacts
 from .metric import STEPS, AccuracyState, percent
 
@@ -76,11 +76,15 @@ def distribution_rows(state: AccuracyState) -> List[List[Any]]:
     return rows
 
 
-def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts) -> str:
+def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
+           intervals=None) -> str:
+    """intervals: the run's confidence.Confidence (None: not shown)."""
     overall = state.overall()
     by_type = state.totals(0)
+    first = confidence.headline_parts(intervals, "accuracy", "{:.2f}".format)
     sections = [("", _headline("Accuracy", _pct(overall), run_info.subline(
-        run, warnings, ["{:,} questions".format(overall[0])])))]
+        run, warnings, first + ["{:,} questions".format(overall[0])])) +
+        confidence.explanation_html(intervals))]
 
     rows = [["Overall", overall[0], _pct(overall)]]
     for key, label in ANSWER_TYPES:

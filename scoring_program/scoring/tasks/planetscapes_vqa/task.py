@@ -9,7 +9,7 @@ detected from the folder; both give the same Truth, so the same scores.
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
 
-from ...task_api import Reference, RunFacts, Submission, SubmissionFormat, Task
+from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Task
 from . import packed, report
 from .metric import AccuracyState, percent, summary_scores
 from .files import UNIT, find_results
@@ -94,6 +94,19 @@ class PlanetscapesVQA(Task):
                   config: Dict[str, Any]) -> Dict[str, Any]:
         return {"scores": summary_scores(state), "state": state}
 
+    interval_keys = ["accuracy"]
+
+    def resampling(self, state: AccuracyState, summary: Dict[str, Any],
+                   config: Dict[str, Any]) -> Optional[Resampling]:
+        """Questions, each with its accuracy numerator n (accuracy = n / 30); the state's counts
+        by n are the distinct rows already."""
+        questions = state.questions()
+        if sum(len(ns) for _, ns in state.question_rows) != questions:
+            return None
+        return Resampling("questions", questions, state.question_table,
+                          lambda sums: [percent((questions, sums[0]))],
+                          {(n,): c for n, c in state.distribution().items()})
+
     def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
         return [("Questions scored", state.questions())]
 
@@ -110,7 +123,8 @@ class PlanetscapesVQA(Task):
 
     def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
-        return report.render(self.title + " - detailed results", summary["state"], warnings, run)
+        return report.render(self.title + " - detailed results", summary["state"], warnings, run,
+                             summary.get("confidence"))
 
     def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:
         """The test question ids (public: questions.json holds them too)."""

@@ -1,0 +1,106 @@
+"""The cost of the confidence interval (docs/confidence.md), measured in this process for the
+benches (run.py, vqa.py, planetscapes.py): what it adds to a scorer run is
+  (1) the per-unit rows the state keeps in update_unit() (in the workers): timed as update_unit
+      against update on the same units already read, best of `repeat`;
+  (2) the bootstrap after scoring (in the main process): confidence.compute, CPU and wall time,
+      best of `repeat`, and its peak of allocated memory (tracemalloc, numpy's arrays included);
+  (3) the memory the kept rows take in the main process.
+"""
+import os
+import sys
+import time
+import tracemalloc
+
+PROGRAM = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
+                       "scoring_program")
+if PROGRAM not in sys.path:
+    sys.path.insert(0, PROGRAM)
+
+from scoring import confidence  # noqa: E402
+
+
+def deep_bytes(obj, seen=None) -> int:
+    """Bytes of obj and everything in it (lists, tuples, dicts, numpy arrays, numbers, strings),
+    each object once."""
+    seen = set() if seen is None else seen
+    if id(obj) in seen:
+        return 0
+    seen.add(id(obj))
+    size = sys.getsizeof(obj)  # a numpy array owning its data counts it
+    if isinstance(obj, dict):
+        size += sum(deep_bytes(k, seen) + deep_bytes(v, seen) for k, v in obj.items())
+    elif isinstance(obj, (list, tuple)):
+        size += sum(deep_bytes(x, seen) for x in obj)
+    return size
+
+
+def bootstrap_cost(task, state, summary, config, repeat=3):
+    """{"cpu", "wall": best seconds of confidence.compute, "peak_mb": its allocation peak,
+    "intervals": the result}."""
+    cpu = wall = None
+    result = None
+    for _ in range(repeat):
+        c, w = time.process_time(), time.perf_counter()
+        result = confidence.compute(task, state, summary, config)
+        c, w = time.process_time() - c, time.perf_counter() - w
+        cpu = c if cpu is None else min(cpu, c)
+        wall = w if wall is None else min(wall, w)
+    tracemalloc.start()
+    try:
+        confidence.compute(task, state, summary, config)
+        peak = tracemalloc.get_traced_memory()[1]
+    finally:
+        tracemalloc.stop()
+    return {"cpu": cpu, "wall": wall, "peak_mb": peak / 1e6, "intervals": result}
+
+
+def rows_cost(task, config, units, repeat=3):
+    """Extra CPU seconds per unit that update_unit() (rows kept) costs over update(), on units =
+    [(unit id, prediction, truth)] already read."""
+    def timed(keep_rows):
+        best = None
+        for _ in range(repeat):
+            state = task.new_state(config)
+            started = time.process_time()
+            for unit_id, prediction, truth in units:
+                if keep_rows:
+                    state.update_unit(unit_id, prediction, truth)
+                else:
+                    state.update(prediction, truth)
+            seconds = time.process_time() - started
+            best = seconds if best is None else min(best, seconds)
+        return best
+    plain, kept = timed(False), timed(True)
+    return max(0.0, kept - plain) / max(len(units), 1), plain / max(len(units), 1)
+
+
+def read_units(task, reference, fmt, items):
+    """[(unit id, prediction, truth)] of items = [(unit id, path)], read once (untimed)."""
+    out = []
+    for unit_id, path in items:
+        truth = reference.read(unit_id)
+        out.append((unit_id, fmt.read(path, reference.expect(unit_id, truth)), truth))
+    return out
+
+
+def measure_images(task_name, ref_dir, pred_dir, workers, k):
+    """For an image task (its state keeps unit_ids and unit_rows): the scorer's state of the
+    whole set in this process, the bootstrap timed on it, the rows it keeps, and update_unit
+    against update on the first k images."""
+    from scoring import engine
+    from scoring.config import read_config
+    from scoring.registry import TASKS
+    task = TASKS[task_name]
+    config = task.configure(None, read_config(ref_dir))
+    reference = task.open_reference(ref_dir, config)
+    fmt = task.submission_format(config)
+    files = sorted(fmt.discover(pred_dir, reference.ids).files.items())
+    acc = engine.evaluate(task, reference, fmt, config, [(i, p, i) for i, p in files], workers)
+    summary = task.summarize(acc.state, reference, config)
+    boot = bootstrap_cost(task, acc.state, summary, config)
+    kept = deep_bytes([acc.state.unit_ids, acc.state.unit_rows]) / 1e6
+    step = max(1, len(files) // max(k, 1))  # spread over the set
+    some = read_units(task, reference, fmt, files[::step][:k])
+    extra, plain = rows_cost(task, config, some)
+    return {"boot": boot, "kept_mb": kept, "rows_per_image": extra, "update_per_image": plain,
+            "rows_images": len(some), "intervals": boot["intervals"]}

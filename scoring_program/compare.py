@@ -1,0 +1,11 @@
+#!/usr/bin/env python3
+"""Organizer's command: compare many submissions on one test set. `--help` for the options."""
+import os
+import sys
+
+sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
+
+from scoring.compare.cli import main  # noqa: E402
+
+if __name__ == "__main__":
+    sys.exit(main())

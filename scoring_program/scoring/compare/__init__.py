@@ -1,0 +1,1 @@
+"""compare.py: many submissions on one test set, with paired bootstrap comparisons."""

@@ -1,0 +1,230 @@
+"""compare.py: the organizer's view of many submissions on one test set (docs/confidence.md).
+
+reference (opened once) -> every submission found and checked -> one pass of the process pool
+over the units, each unit's reference read once for all submissions -> per submission its
+scores and interval (as score.py computes them) -> a paired bootstrap over the units ->
+leaderboard.csv, comparison.json, comparison.html.
+"""
+import argparse
+import datetime
+import os
+import sys
+import time
+import traceback
+from typing import List, Optional
+
+from .. import __version__, confidence, engine
+from ..batch_run import without_cycle_collector
+from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, \
+    tolerant_streams, unpack
+from ..config import read_config, task_name
+from ..metrics import bootstrap
+from ..problems import BrokenReference, ProblemLog, ScoringError, UsageError
+from ..registry import DEFAULT, TASKS
+from ..registry import add_options as add_task_options
+from . import outputs, page, paired, run as run_pass, submissions
+
+FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
+EXIT_NOTHING_SCORED = 1
+
+
+class NothingScored(Exception):
+    """Every submission was left out: nothing to compare (exit 1)."""
+
+EPILOG = """\
+SUBMISSION: a zip or a folder of predictions (its name is the model's name), or a folder holding
+such zips or folders (as downloaded from the platform). An invalid submission is listed with its
+problem and left out.
+
+exit status: 0 written; 1 no submission could be scored; 2 bad command line; 3 the reference
+data is broken; 4 internal error.
+
+example:
+  compare.py --ref reference_data --out comparison team_a.zip team_b.zip downloads/
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="compare.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Score many submissions on one test set and compare them: "
+                    "leaderboard.csv, comparison.json and comparison.html with bootstrap "
+                    "confidence intervals, a significance map and rank stability.")
+    p.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    p.add_argument("--ref", required=True, metavar="DIR_OR_ZIP", help="reference data")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the three files")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes to use (default: the CPUs this process may use)")
+    p.add_argument("--task", choices=sorted(TASKS), default=None,
+                   help="challenge (default: the reference's config.yaml, else {})".format(
+                       DEFAULT))
+    p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    p.add_argument("--version", action="version", version="%(prog)s " + __version__)
+    add_task_options(p)
+    return p
+
+
+def _ranking_key(task, config) -> str:
+    return task.keys(config)[0]
+
+
+def compare(args, stdout) -> int:
+    started = time.monotonic()
+    say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"), stdout.flush()))
+    if os.path.lexists(args.out) and not os.path.isdir(args.out):
+        raise UsageError("the output {} exists and is not a folder".format(args.out))
+    entries = submissions.expand(args.submissions)
+    cleanups = []
+    try:
+        ref_dir, cleanup = unpack(args.ref, "ref")
+        cleanups.append(cleanup)
+        ref_config = read_config(ref_dir)
+        task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
+        config = task.configure(args, ref_config)
+        reference = task.open_reference(ref_dir, config)
+        fmt = task.submission_format(config)
+        noun = fmt.words.get("units", "units")
+        opened, more = submissions.open_all(
+            entries, lambda folder: fmt.discover(folder, reference.ids), fmt.words)
+        cleanups += more
+        candidates = [o for o in opened if not o.error]
+        units = len(set(u for o in candidates for u in o.files))
+        workers = args.workers or engine.default_workers(units * max(1, len(candidates)),
+                                                         task.unit_seconds)
+        say("{} comparison {}: {:,} reference {}, {} submissions ({} left out before scoring), "
+            "{} worker{}".format(task.title, __version__, len(reference.ids), noun,
+                                 len(opened), len(opened) - len(candidates), workers,
+                                 "s" if workers > 1 else ""))
+        progress = None if args.quiet else engine.Progress(units, stdout, args.progress_every,
+                                                          noun=noun)
+        scored = run_pass.score_all(
+            task, reference, fmt, config, [o.files for o in candidates],
+            [{u: os.path.join(o.model, os.path.relpath(p, o.folder)) for u, p in o.files.items()}
+             for o in candidates], workers, progress)
+        if scored.reference_log.fatal:
+            raise BrokenReference(scored.reference_log)
+
+        invalid = [{"model": o.model, "error": o.error} for o in opened if o.error]
+        valid = []  # (model, state)
+        for o, state, log in zip(candidates, scored.states, scored.logs):
+            found = ProblemLog()
+            found.merge(o.log)
+            found.merge(log)
+            if found.fatal:
+                invalid.append({"model": o.model,
+                                "error": submissions.first_problem(found, fmt.words)})
+            else:
+                valid.append((o.model, state))
+        if not valid:
+            raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
+                                        for x in invalid))
+        return _report(args, stdout, say, task, config, reference, valid, invalid, noun,
+                       workers, started)
+    finally:
+        for cleanup in cleanups:
+            cleanup()
+
+
+def _report(args, stdout, say, task, config, reference, valid, invalid, noun, workers,
+            started) -> int:
+    key = _ranking_key(task, config)
+    keys = task.keys(config)
+    rows, own, resamplings = [], {}, []
+    for model, state in valid:
+        summary = task.summarize(state, reference, config)
+        intervals = confidence.compute(task, state, summary, config)
+        scores = dict(summary["scores"])
+        if intervals:
+            scores.update(intervals.scores())
+            own[model] = intervals.interval(key)
+        rows.append({"model": model, "scores": scores})
+        resamplings.append(task.resampling(state, summary, config))
+    # Rank order (ties by name) before anything is derived, so every output lists the models and
+    # the pairs in that order.
+    ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
+    order = sorted(range(len(rows)), key=lambda m: (ranks[m], rows[m]["model"]))
+    rows = [dict(rows[m], rank=ranks[m]) for m in order]
+    resamplings = [resamplings[m] for m in order]
+    names = [r["model"] for r in rows]
+    points = [r["scores"].get(key) for r in rows]
+    values = None
+    if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
+        values = paired.resample_values(resamplings)
+    doc = paired.analyse(names, points, values)
+    units = resamplings[0].units if resamplings[0] is not None else len(reference.ids)
+    unit_noun = resamplings[0].noun if resamplings[0] is not None else noun
+    doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
+                "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
+                "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
+    doc["invalid"] = invalid
+
+    present = [k for k in keys if any(r["scores"].get(k) is not None for r in rows)]
+    present += [k for k in confidence.interval_score_keys(task)
+                if any(r["scores"].get(k) is not None for r in rows)]
+    shares = paired.rank_shares(values) if values else None
+    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    facts = [["Task", task.title], ["Submissions compared", len(rows)],
+             ["Left out", len(invalid)], ["{} per submission".format(unit_noun.capitalize()),
+                                          units],
+             ["Resamples", doc["resamples"]], ["Worker processes", workers],
+             ["Time taken", "{:.1f} s".format(time.monotonic() - started)],
+             ["Scorer version", __version__], ["Finished", finished]]
+    html_page = page.render("{} - comparison of {} submissions".format(task.title, len(rows)),
+                            doc, own, shares, invalid, facts)
+    outputs.write_text(args.out, "leaderboard.csv", outputs.leaderboard_csv(present, rows))
+    outputs.write_text(args.out, "comparison.json", outputs.comparison_json(doc))
+    outputs.write_text(args.out, "comparison.html", html_page)
+
+    if not args.quiet:
+        table = []
+        for m in doc["models"]:
+            ends = own.get(m["model"])
+            table.append([m["model"], str(m["rank"]),
+                          "n/a" if m["score"] is None else "{:.4f}".format(m["score"]),
+                          "{:.4f}-{:.4f}".format(*ends) if ends else "n/a",
+                          "{}-{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
+        stdout.write("\n")
+        print_table(["model", "rank", key, "95% CI", "rank 95% CI"], table, stdout)
+        stdout.write("\n")
+        if invalid:
+            say("Left out ({}):".format(len(invalid)))
+            for x in invalid:
+                say("  - {}: {}".format(x["model"], x["error"]))
+        if values:
+            pairs = paired.significant(doc["pairs"])
+            say("{} of {} ordered pairs differ significantly (p >= 0.95, paired bootstrap over "
+                "{:,} {}).".format(len(pairs), len(doc["pairs"]), units, unit_noun))
+    say("Wrote {} to {}".format(", ".join(FILES), args.out))
+    return EXIT_OK
+
+
+def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
+    stdout = stdout or sys.stdout
+    stderr = stderr or sys.stderr
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+    tolerant_streams(stdout, stderr)
+    try:
+        with without_cycle_collector():  # as score.py: a batch run (batch_run.py)
+            return compare(args, stdout)
+    except ScoringError as exc:
+        stderr.write(exc.message())
+        return exc.exit_code
+    except NothingScored as exc:
+        stderr.write("ERROR: no submission could be scored; nothing was written.\n" + str(exc))
+        return EXIT_NOTHING_SCORED
+    except UsageError as exc:
+        stderr.write("ERROR: {}\n".format(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        stderr.write("Interrupted.\n")
+        return 130
+    except Exception as exc:
+        stderr.write(internal_error_message(exc, False))
+        if os.environ.get("SCORING_DEBUG"):
+            traceback.print_exc(file=stderr)
+        return EXIT_INTERNAL
+

@@ -1,0 +1,141 @@
+"""comparison.html: the ranking with each score's interval, the significance map and the rank
+stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates only."""
+from typing import Any, Dict, List, Optional, Sequence
+
+from ..report import html
+from ..report.html import _colour, _num, _svg_open, _text, _text_width, _truncate
+
+SIGNIFICANT = 0.95
+
+NOTES = [
+    "Each score's interval is the 95% percentile bootstrap interval of that submission alone "
+    "(as score.py writes it): 1,000 test sets drawn with replacement from the test units.",
+    "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
+    "the SAME drawn units. p(a better) is the share of the 1,000 resamples in which a scores "
+    "strictly higher than b; identical submissions get 0 both ways.",
+    "A cell marked * has p >= 0.95: the row's submission beats the column's on at least 95% of "
+    "the resampled test sets. Without a mark the order of the two may well flip on another test "
+    "set of the same kind.",
+    "The rank interval is the middle 95% of the submission's ranks over the resamples "
+    "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
+    "Assumption: the test units (images, questions) are independent draws from the same "
+    "population. Units that are not (tiles of one field, frames of one video) make the "
+    "intervals too narrow.",
+]
+
+
+def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> str:
+    """Models x models; cell (a, b) = p(a better than b), marked where >= SIGNIFICANT."""
+    n = len(names)
+    shown = [_truncate(x, 24) for x in names]
+    font = 12.0
+    cell = float(max(26, min(56, int(560 / max(n, 1)))))
+    label_w = max([_text_width(x, font) for x in shown] + [20.0])
+    left, top = 12.0 + label_w, 12.0 + label_w * 0.72 + 10.0
+    # The last column's label, at 45 degrees, reaches about 0.72 of its length to the right.
+    width, height = left + n * cell + label_w * 0.72 + 12.0, top + n * cell + 40.0
+    out = ['<figure class="figure"><figcaption>Significance map: p(row better than column)'
+           '</figcaption><div class="svg-wrap">',
+           _svg_open(width, height, "significance map", "heatmap")]
+    for j, name in enumerate(shown):
+        x = left + cell * (j + 0.5)
+        out.append('<text x="%s" y="%s" font-size="%s" transform="rotate(-45 %s %s)">%s</text>'
+                   % (_num(x), _num(top - 6), _num(font), _num(x), _num(top - 6),
+                      html.escape(name)))
+    for i, name in enumerate(shown):
+        y = top + cell * i
+        out.append(_text(left - 6, y + cell / 2 + 4, name, size=font, anchor="end"))
+        for j in range(n):
+            x = left + cell * j
+            value = p[i][j]
+            if i == j or value is None:
+                out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="#eaeef2" '
+                           'stroke="#ffffff"/>' % (_num(x), _num(y), _num(cell), _num(cell)))
+                continue
+            mark = value >= SIGNIFICANT
+            out.append('<g><title>%s</title><rect x="%s" y="%s" width="%s" height="%s" fill="%s" '
+                       'stroke="%s" stroke-width="%s"/>' % (
+                           html.escape("p(%s better than %s) = %.3f" % (names[i], names[j], value)),
+                           _num(x), _num(y), _num(cell), _num(cell), _colour(value),
+                           "#24292f" if mark else "#ffffff", "2" if mark else "1"))
+            out.append(_text(x + cell / 2, y + cell / 2 + 4, "%.2f%s" % (value, "*" if mark else ""),
+                             size=min(11.0, cell * 0.28), anchor="middle",
+                             fill="#ffffff" if value >= 0.5 else "#1f2328"))
+            out.append("</g>")
+    out.append(_text(left, top + n * cell + 24, "* p >= %.2f" % SIGNIFICANT, size=11,
+                     fill="#59636e"))
+    out.append("</svg></div></figure>")
+    return "".join(out)
+
+
+def blob_plot(names: Sequence[str], shares: List[List[float]],
+              rank_ci: List[Optional[List[int]]]) -> str:
+    """For each model (a row) a circle per rank whose area is the share of resamples with
+    that rank, and a line over its 95% rank interval (challengeR's blob plot)."""
+    n = len(names)
+    shown = [_truncate(x, 24) for x in names]
+    font = 12.0
+    step = float(max(28, min(48, int(560 / max(n, 1)))))
+    label_w = max([_text_width(x, font) for x in shown] + [20.0])
+    left, top = 12.0 + label_w, 30.0
+    width, height = left + n * step + 20.0, top + n * step + 30.0
+    out = ['<figure class="figure"><figcaption>Rank stability: the share of resamples in which '
+           'each submission has each rank</figcaption><div class="svg-wrap">',
+           _svg_open(width, height, "rank stability", "blobs")]
+    for r in range(n):
+        out.append(_text(left + step * (r + 0.5), top - 10, str(r + 1), size=font,
+                         anchor="middle"))
+    out.append(_text(left + step * n / 2, height - 8, "rank", size=font, anchor="middle",
+                     fill="#59636e"))
+    for m, name in enumerate(shown):
+        cy = top + step * (m + 0.5)
+        out.append(_text(left - 8, cy + 4, name, size=font, anchor="end"))
+        if rank_ci[m]:
+            lo, hi = rank_ci[m]
+            out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f" stroke-width="2"/>'
+                       % (_num(left + step * (lo - 0.5)), _num(cy), _num(left + step * (hi - 0.5)),
+                          _num(cy)))
+        for r, share in enumerate(shares[m]):
+            if share <= 0:
+                continue
+            radius = (step / 2 - 2) * share ** 0.5  # area proportional to the share
+            out.append('<g><title>%s</title><circle cx="%s" cy="%s" r="%s" fill="#2f6fbd" '
+                       'fill-opacity="0.8"/></g>' % (
+                           html.escape("%s: rank %d in %.1f%% of the resamples"
+                                       % (names[m], r + 1, 100 * share)),
+                           _num(left + step * (r + 0.5)), _num(cy), _num(max(radius, 1.0))))
+    out.append("</svg></div></figure>")
+    return "".join(out)
+
+
+def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[List[float]]],
+           shares: Optional[List[List[float]]], invalid: List[Dict[str, str]],
+           facts: List[List[Any]]) -> str:
+    """doc: comparison.json's content; intervals: model -> its own score interval."""
+    models = doc["models"]
+    names = [m["model"] for m in models]
+    key = doc["key"]
+    rows = []
+    for m in models:
+        ends = intervals.get(m["model"])
+        rows.append([m["rank"], m["model"], m["score"],
+                     "{}\u2013{}".format(html.format_score(ends[0]), html.format_score(ends[1]))
+                     if ends else "n/a",
+                     "{}\u2013{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
+    sections = [("Ranking by " + key, html.counts_table(
+        ["Rank", "Submission", key, "95% CI of the score", "95% CI of the rank"], rows))]
+    if shares is not None:
+        p = {(q["a"], q["b"]): q["p_a_better"] for q in doc["pairs"]}
+        matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]
+        sections.append(("Is the row better than the column?", significance_map(names, matrix)))
+        sections.append(("Rank stability", blob_plot(names, shares,
+                                                     [m["rank_ci"] for m in models])))
+    else:
+        sections.append(("Comparisons", '<p class="na">This task gives no per-unit statistics '
+                                        'to resample: no intervals.</p>'))
+    if invalid:
+        sections.append(("Left out", html.counts_table(
+            ["Submission", "Why"], [[x["model"], x["error"]] for x in invalid])))
+    sections.append(("How to read this", html.notes_list(NOTES)))
+    sections.append(("Run information", html.counts_table(["Item", "Value"], facts)))
+    return html.page(title, sections, "Aggregate results only; no per-unit data is shown.")

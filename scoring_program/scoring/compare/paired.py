@@ -1,0 +1,94 @@
+"""The paired bootstrap of many models on one test set (Koehn, EMNLP 2004; challengeR's rank
+stability): every resample draws the SAME units for all models, so a resample's scores are
+comparable model against model.
+
+Per resample each model gets its ranking score; from them:
+- rank_ci: the 95% percentile interval of the model's rank (standard competition ranking,
+  1-2-2-4, higher score first; an undefined score ranks last);
+- per ordered pair (a, b): diff_ci, the interval of score_a - score_b, and p_a_better, the share
+  of resamples in which a scores STRICTLY higher than b. Identical models are never better than
+  each other (p = 0 both ways); a model better on every unit is better in every resample (p = 1).
+"""
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from ..metrics import bootstrap
+
+Value = Optional[float]
+
+
+def competition_ranks(values: Sequence[Value]) -> List[int]:
+    """1 + the number of models scoring strictly higher (None scores below every number)."""
+    def above(v: Value, w: Value) -> bool:
+        return w is not None and (v is None or w > v)
+    return [1 + sum(1 for w in values if above(v, w)) for v in values]
+
+
+def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES,
+                    seed: int = bootstrap.SEED) -> List[List[Value]]:
+    """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
+    all models on the same resampled units."""
+    tables = []
+    ids = None
+    for res in resamplings:
+        unit_ids, rows = res.rows()
+        if ids is None:
+            ids = unit_ids
+        elif list(unit_ids) != list(ids):
+            raise ValueError("the models were not scored on the same units")
+        tables.append(rows)
+    sums = bootstrap.paired_sums(tables, resamples, seed)
+    return [[res.scores(s)[0] for s in model_sums]
+            for res, model_sums in zip(resamplings, sums)]
+
+
+def _better(a: Value, b: Value) -> bool:
+    return a is not None and (b is None or a > b)
+
+
+def analyse(names: List[str], points: List[Value], values: Optional[List[List[Value]]],
+            level_permille: int = bootstrap.LEVEL_PERMILLE) -> Dict[str, Any]:
+    """comparison.json's models and pairs from the point scores and the per-resample scores
+    (values None: no resampling; intervals and p are then null)."""
+    ranks = competition_ranks(points)
+    per_resample_ranks = None
+    if values is not None:
+        per_resample_ranks = [competition_ranks(col) for col in zip(*values)]
+    models = []
+    for m, name in enumerate(names):
+        rank_ci = None
+        if per_resample_ranks is not None:
+            rank_ci = list(bootstrap.percentile_interval([r[m] for r in per_resample_ranks],
+                                                         level_permille))
+        models.append({"model": name, "score": points[m], "rank": ranks[m], "rank_ci": rank_ci})
+    pairs = []
+    for a, name_a in enumerate(names):
+        for b, name_b in enumerate(names):
+            if a == b:
+                continue
+            diff = None if points[a] is None or points[b] is None else points[a] - points[b]
+            pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None, "p_a_better": None}
+            if values is not None:
+                diffs = [None if x is None or y is None else x - y
+                         for x, y in zip(values[a], values[b])]
+                ends = bootstrap.percentile_interval(diffs, level_permille)
+                pair["diff_ci"] = list(ends) if ends else None
+                pair["p_a_better"] = sum(_better(x, y) for x, y in zip(values[a], values[b])) \
+                    / len(values[a])
+            pairs.append(pair)
+    return {"models": models, "pairs": pairs}
+
+
+def rank_shares(values: List[List[Value]]) -> List[List[float]]:
+    """shares[m][r - 1]: the share of resamples in which model m has rank r (the blob plot)."""
+    count = len(values)
+    counts = [[0] * count for _ in range(count)]
+    for col in zip(*values):
+        for m, r in enumerate(competition_ranks(col)):
+            counts[m][r - 1] += 1
+    return [[c / len(values[0]) for c in row] for row in counts]
+
+
+def significant(pairs: List[Dict[str, Any]], threshold: float = 0.95) -> List[Tuple[str, str]]:
+    """(a, b) with p_a_better >= threshold."""
+    return [(p["a"], p["b"]) for p in pairs
+            if p["p_a_better"] is not None and p["p_a_better"] >= threshold]

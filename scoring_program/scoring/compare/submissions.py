@@ -1,0 +1,108 @@
+"""The submissions named on compare.py's command line: each a zip or a folder (its name is the
+model's name), or a folder holding such submissions (as downloaded from the platform).
+
+A folder is a collection of submissions when it holds a zip, or when it holds no file and at
+least two folders; otherwise it is one submission (whose predictions may sit in a sub-folder, as
+score.py accepts). Hidden entries, __MACOSX/ and the platforms' `metadata` are ignored.
+"""
+import os
+from typing import Callable, Dict, List, NamedTuple, Tuple
+
+from ..folders import ignored, is_real_dir
+from ..problems import ProblemLog, UsageError, shown
+from ..submission.archive import ArchiveProblem
+from ..submission.discovery import PLATFORM_FILES, unpack_if_zip
+
+
+class Entry(NamedTuple):
+    model: str   # the model's name: the zip's or the folder's name
+    path: str    # as given (zip or folder)
+
+
+class Opened(NamedTuple):
+    model: str
+    folder: str             # the unpacked submission ("" if it could not be unpacked)
+    files: Dict[str, str]   # unit id -> prediction file (empty if refused)
+    log: ProblemLog         # discovery's problems (fatal: the submission is left out)
+    error: str              # why it is left out ("" if it is not)
+
+
+def _model_name(path: str) -> str:
+    """The file's or folder's name without .zip, made printable (problems.shown)."""
+    name = os.path.basename(os.path.normpath(path))
+    return shown(name[:-4] if name.lower().endswith(".zip") else name)
+
+
+def _is_collection(folder: str) -> bool:
+    try:
+        entries = [e for e in os.scandir(folder)
+                   if not ignored(e.name) and e.name not in PLATFORM_FILES]
+    except OSError:
+        return False
+    if any(e.name.lower().endswith(".zip") and e.is_file(follow_symlinks=False)
+           for e in entries):
+        return True
+    folders = [e for e in entries if is_real_dir(e)]
+    return len(folders) >= 2 and len(folders) == len(entries)
+
+
+def expand(paths: List[str]) -> List[Entry]:
+    """Every submission the arguments name, in the order given (a collection's sorted by
+    name); two submissions of one name are told apart as name#2, name#3..."""
+    entries = []  # type: List[Entry]
+    for path in paths:
+        if not os.path.exists(path):
+            raise UsageError("no such file or folder: {}".format(path))
+        if os.path.isdir(path) and _is_collection(path):
+            for e in sorted(os.scandir(path), key=lambda e: e.name):
+                if ignored(e.name) or e.name in PLATFORM_FILES:
+                    continue
+                if is_real_dir(e) or e.name.lower().endswith(".zip"):
+                    entries.append(Entry(_model_name(e.path), e.path))
+        else:
+            entries.append(Entry(_model_name(path), path))
+    seen = {}  # type: Dict[str, int]
+    out = []
+    for entry in entries:
+        seen[entry.model] = seen.get(entry.model, 0) + 1
+        name = entry.model if seen[entry.model] == 1 else "{}#{}".format(entry.model,
+                                                                          seen[entry.model])
+        out.append(Entry(name, entry.path))
+    return out
+
+
+def first_problem(log: ProblemLog, words: Dict[str, str]) -> str:
+    """The first fatal problem of a log as one line: 'Reference images without a prediction
+    (3): a.png, ...'."""
+    paragraphs = log.describe(log.kinds(fatal=True), **words)
+    if not paragraphs:
+        return ""
+    lines = paragraphs[0].splitlines()
+    names = [line.strip()[2:] for line in lines[1:] if line.strip().startswith("- ")]
+    more = len(paragraphs) - 1
+    return "{} {}{}".format(lines[0], "; ".join(names[:3]),
+                            " (and {} more kind{} of problem)".format(more, "s" * (more > 1))
+                            if more else "")
+
+
+def open_all(entries: List[Entry], discover: Callable[[str], object],
+             words: Dict[str, str]) -> Tuple[List[Opened], List[Callable[[], None]]]:
+    """Unpack (zips) and discover every submission; (opened, cleanups to call at the end)."""
+    opened, cleanups = [], []
+    for entry in entries:
+        try:
+            folder, cleanup = unpack_if_zip(entry.path)
+        except ArchiveProblem as exc:
+            opened.append(Opened(entry.model, "", {}, ProblemLog(),
+                                 "the zip cannot be unpacked: {}".format(exc)))
+            continue
+        except UsageError as exc:
+            opened.append(Opened(entry.model, "", {}, ProblemLog(), str(exc)))
+            continue
+        cleanups.append(cleanup)
+        found = discover(folder)
+        error = first_problem(found.log, words) if found.log.fatal else ""
+        opened.append(Opened(entry.model, folder, found.files if not error else {}, found.log,
+                             error))
+    return opened, cleanups
+

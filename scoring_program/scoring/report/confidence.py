@@ -1,0 +1,54 @@
+"""The confidence interval as every task shows it: a phrase next to the headline score, one line
+of explanation on the page, the console lines. Only the interval's two ends are shown."""
+from typing import Callable, List, Optional
+
+from . import html
+
+DASH = "\u2013"
+
+
+def _ends(conf, key: str, fmt: Callable[[float], str]) -> Optional[str]:
+    ends = conf.interval(key) if conf is not None else None
+    return None if ends is None else "{}{}{}".format(fmt(ends[0]), DASH, fmt(ends[1]))
+
+
+def phrase(conf, key: str, fmt: Callable[[float], str] = html.format_score) -> Optional[str]:
+    """'95% CI 0.5980-0.6270 over 40 images', or None (no interval)."""
+    ends = _ends(conf, key, fmt)
+    if ends is None:
+        return None
+    return "{} CI {} over {:,} {}".format(conf.level, ends, conf.units, conf.noun)
+
+
+def headline_parts(conf, key: str, fmt: Callable[[float], str] = html.format_score) -> List[str]:
+    """The phrase as a list for run_info.subline's first parts (empty without an interval)."""
+    p = phrase(conf, key, fmt)
+    return [p] if p else []
+
+
+def explanation_html(conf) -> str:
+    """One line under the headline saying what the interval means (empty without one)."""
+    if conf is None or not any(ends for _, ends in conf.intervals):
+        return ""
+    return ('<p class="lead">{} confidence interval: how far the score could move on another '
+            'test set like this one. It spans the middle {} of the scores of {:,} test sets, '
+            'each drawn with replacement from these {:,} {} (percentile bootstrap over whole '
+            '{}).</p>'.format(html.escape(conf.level), html.escape(conf.level), conf.resamples,
+                              conf.units, html.escape(conf.noun), html.escape(conf.noun)))
+
+
+def console_lines(conf, title: str) -> List[str]:
+    """What score.py prints under its table when intervals are on."""
+    if conf is None:
+        return ["No confidence interval: {} gives no per-unit statistics to resample.".format(
+            title)]
+    out = []
+    for key, ends in conf.intervals:
+        if ends is None:
+            out.append("{}: no {} confidence interval (undefined in some resamples)".format(
+                key, conf.level))
+        else:
+            out.append("{}: {} confidence interval {:.4f} to {:.4f} (bootstrap, {:,} resamples "
+                       "of the {:,} {})".format(key, conf.level, ends[0], ends[1],
+                                                conf.resamples, conf.units, conf.noun))
+    return out

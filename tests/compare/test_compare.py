@@ -1,0 +1,253 @@
+"""compare.py through the real command: zips, folders, a folder of submissions, an invalid
+submission listed and left out, a single submission; the per-submission intervals equal
+score.py's, the paired bootstrap equals a naive oracle with the same seed, identical submissions
+are never better than each other, a submission right on every image is better with p = 1, and
+the files are the same for 1, 2 or 3 workers and any order of the arguments."""
+import csv
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import agrivision_oracle as oracle
+import bootstrap_oracle
+from agrivision_data import random_image, write_reference
+from conftest import PROGRAM, run_score
+
+COMPARE = os.path.join(PROGRAM, "compare.py")
+SIZE = (10, 12)
+IMAGES = 9
+
+
+def run_compare(*args):
+    return subprocess.run([sys.executable, COMPARE] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=300)
+
+
+def _lists(a):
+    return None if a is None else np.asarray(a).tolist()
+
+
+@pytest.fixture(scope="module")
+def challenge(tmp_path_factory):
+    """A reference of 9 images and submissions: perfect (right on every valid pixel), noisy_a,
+    noisy_b (random), twin (noisy_a again, as a zip), broken (one image missing).
+    Returns (root, ref, {model: {image id: prediction}}, {image id: layers})."""
+    root = tmp_path_factory.mktemp("challenge")
+    ref = str(root / "ref")
+    rng = np.random.RandomState(21)
+    layers, preds = {}, {"perfect": {}, "noisy_a": {}, "noisy_b": {}}
+    for k in range(IMAGES):
+        image_id = "FLD{:03d}_0-0-{}-{}".format(k, SIZE[1], SIZE[0])
+        b, m, labels, storm, pred = random_image(rng, *SIZE, density=0.5)
+        write_reference(ref, image_id, b, m, labels, storm)
+        layers[image_id] = (b, m, labels, storm)
+        first = np.zeros(SIZE, np.uint8)
+        for cid, c in reversed(list(enumerate(oracle.CLASSES))):
+            if c in labels:
+                first[labels[c] > 0] = cid
+        preds["perfect"][image_id] = first
+        preds["noisy_a"][image_id] = pred
+        preds["noisy_b"][image_id] = rng.randint(0, 9, size=SIZE).astype(np.uint8)
+    subs = root / "subs"
+    for model, images in preds.items():
+        folder = subs / model
+        folder.mkdir(parents=True)
+        for image_id, arr in images.items():
+            Image.fromarray(arr).save(str(folder / (image_id + ".png")))
+    with zipfile.ZipFile(str(subs / "twin.zip"), "w") as zf:
+        for image_id in preds["noisy_a"]:
+            zf.write(str(subs / "noisy_a" / (image_id + ".png")), image_id + ".png")
+    shutil.copytree(str(subs / "noisy_b"), str(subs / "broken"))
+    os.remove(str(subs / "broken" / (sorted(layers)[0] + ".png")))
+    preds["twin"] = preds["noisy_a"]
+    return root, ref, preds, layers
+
+
+def outputs(out):
+    with open(str(out / "leaderboard.csv"), encoding="utf-8", newline="") as f:
+        board = list(csv.reader(f))
+    with open(str(out / "comparison.json"), encoding="utf-8") as f:
+        doc = json.load(f)
+    return board, doc
+
+
+def matrices(preds, layers):
+    """{image id: the oracle's 9 x 9 matrix} of one model's predictions."""
+    out = {}
+    for image_id, (b, m, labels, storm) in layers.items():
+        out[image_id] = oracle.confusion_one(_lists(b), _lists(m),
+                                             {c: _lists(v) for c, v in labels.items()},
+                                             _lists(storm), _lists(preds[image_id]))
+    return out
+
+
+def row_of(m):
+    return tuple([m[c][c] for c in range(9)] +
+                 [sum(m[c]) + sum(m[x][c] for x in range(9)) - m[c][c] for c in range(9)])
+
+
+def miou(sample):
+    total = [[0] * 9 for _ in range(9)]
+    for mat in sample:
+        for x in range(9):
+            for y in range(9):
+                total[x][y] += mat[x][y]
+    return float(oracle.scores(total)[1])
+
+
+def oracle_comparison(models, preds, layers):
+    """The paired bootstrap, naively: per resample the same images for every model."""
+    per_model = [matrices(preds[m], layers) for m in models]
+    units = [(i, [pm[i] for pm in per_model]) for i in sorted(layers)]
+    values = [[] for _ in models]
+    for sample in bootstrap_oracle.resamples(units, lambda mats: sum(map(row_of, mats), ())):
+        for k in range(len(models)):
+            values[k].append(miou([mats[k] for mats in sample]))
+    ranks = [[1 + sum(1 for w in col if w > v) for v in col] for col in zip(*values)]
+    rank_ci = {m: list(bootstrap_oracle.interval([r[k] for r in ranks]))
+               for k, m in enumerate(models)}
+    pairs = {}
+    for a, ma in enumerate(models):
+        for b, mb in enumerate(models):
+            if a != b:
+                diffs = [x - y for x, y in zip(values[a], values[b])]
+                wins = 0
+                for x, y in zip(values[a], values[b]):
+                    if x > y:
+                        wins += 1
+                pairs[(ma, mb)] = (list(bootstrap_oracle.interval(diffs)), wins / len(diffs))
+    return rank_ci, pairs
+
+
+def test_compare_zips_folders_and_a_folder_of_submissions(challenge, tmp_path):
+    root, ref, preds, layers = challenge
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, root / "subs")
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    header, rows = board[0], board[1:]
+    assert header[:3] == ["model", "rank", "miou"]
+    assert header[-2:] == ["miou_ci_low", "miou_ci_high"]
+    assert [r[:2] for r in rows] == [["perfect", "1"], ["noisy_a", "2"], ["twin", "2"],
+                                     ["noisy_b", "4"]] or \
+        [r[:2] for r in rows] == [["perfect", "1"], ["noisy_b", "2"], ["noisy_a", "3"],
+                                  ["twin", "3"]]
+    assert doc["invalid"] == [{"model": "broken", "error": doc["invalid"][0]["error"]}]
+    assert "without a prediction" in doc["invalid"][0]["error"]
+    assert "broken" in proc.stdout and "without a prediction" in proc.stdout
+    assert sorted(os.listdir(str(out))) == ["comparison.html", "comparison.json",
+                                            "leaderboard.csv"]
+    # the structure the issue gives
+    assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci"}
+    assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better"}
+    assert len(doc["pairs"]) == 4 * 3
+    page = (out / "comparison.html").read_text()
+    assert "<svg" in page and "<script" not in page
+    # Nothing per unit anywhere, except the name of the file the broken submission lacks.
+    missing = sorted(layers)[0]
+    for image_id in layers:
+        for text in (page, proc.stdout, (out / "leaderboard.csv").read_text(),
+                     (out / "comparison.json").read_text()):
+            assert image_id not in text.replace(missing + ".png", "")
+
+
+def test_intervals_equal_score_py_and_the_paired_oracle(challenge, tmp_path):
+    root, ref, preds, layers = challenge
+    out = tmp_path / "out"
+    subs = root / "subs"
+    proc = run_compare("--ref", ref, "--out", out, subs / "noisy_b", subs / "twin.zip",
+                       subs / "perfect", subs / "noisy_a")
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    header = board[0]
+    # each submission's own interval is the one score.py writes for it
+    for row in board[1:]:
+        model = row[0]
+        path = subs / (model + ".zip") if model == "twin" else subs / model
+        alone = run_score("--ref", ref, "--res", path, "--out", tmp_path / model)
+        assert alone.returncode == 0, alone.stderr
+        with open(str(tmp_path / model / "scores.json")) as f:
+            scores = json.load(f)
+        assert {k: float(v) for k, v in zip(header[2:], row[2:])} == scores
+    models = [m["model"] for m in doc["models"]]
+    rank_ci, pairs = oracle_comparison(models, preds, layers)
+    for m in doc["models"]:
+        assert m["rank_ci"] == rank_ci[m["model"]]
+    for p in doc["pairs"]:
+        diff_ci, share = pairs[(p["a"], p["b"])]
+        assert p["p_a_better"] == share
+        assert p["diff_ci"] == pytest.approx(diff_ci, abs=1e-12)
+
+
+def test_identical_never_better_and_right_everywhere_better_with_p_1(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    out = tmp_path / "out"
+    assert run_compare("--ref", ref, "--out", out, root / "subs").returncode == 0
+    _, doc = outputs(out)
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    for a, b in (("noisy_a", "twin"), ("twin", "noisy_a")):
+        assert pairs[(a, b)]["p_a_better"] == 0.0
+        assert pairs[(a, b)]["diff"] == 0.0 and pairs[(a, b)]["diff_ci"] == [0.0, 0.0]
+    for other in ("noisy_a", "noisy_b", "twin"):
+        assert pairs[("perfect", other)]["p_a_better"] == 1.0
+        assert pairs[(other, "perfect")]["p_a_better"] == 0.0
+    ranks = {m["model"]: m for m in doc["models"]}
+    assert ranks["perfect"]["rank_ci"] == [1, 1]
+    assert ranks["noisy_a"]["rank"] == ranks["twin"]["rank"]  # 1-2-2-4
+
+
+def test_same_files_for_any_worker_count_and_argument_order(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    subs = root / "subs"
+    args = [subs / "noisy_a", subs / "perfect", subs / "twin.zip", subs / "noisy_b"]
+    texts = set()
+    for workers, order in ((1, args), (2, args[::-1]), (3, args[1:] + args[:1])):
+        out = tmp_path / "w{}".format(workers)
+        proc = run_compare("--ref", ref, "--out", out, "--workers", workers, *order)
+        assert proc.returncode == 0, proc.stderr
+        texts.add((out / "leaderboard.csv").read_text() + (out / "comparison.json").read_text())
+    assert len(texts) == 1
+
+
+def test_a_single_submission(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, root / "subs" / "twin.zip")
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    assert [r[:2] for r in board[1:]] == [["twin", "1"]]
+    assert doc["models"][0]["rank_ci"] == [1, 1] and doc["pairs"] == []
+
+
+def test_nothing_valid_is_exit_1_and_writes_nothing(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, root / "subs" / "broken")
+    assert proc.returncode == 1
+    assert "no submission could be scored" in proc.stderr and "broken" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not out.exists() or not os.listdir(str(out))
+
+
+def test_model_names_cannot_inject_formulas(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    evil = tmp_path / "=HYPERLINK(x).zip"
+    shutil.copy(str(root / "subs" / "twin.zip"), str(evil))
+    out = tmp_path / "out"
+    assert run_compare("--ref", ref, "--out", out, evil).returncode == 0
+    text = (out / "leaderboard.csv").read_text(encoding="utf-8")
+    assert "\n'=HYPERLINK(x),1," in text
+    assert list(csv.reader(io.StringIO(text)))[1][0] == "'=HYPERLINK(x)"
+
+
+def test_bad_command_line(tmp_path):
+    proc = run_compare("--ref", tmp_path, "--out", tmp_path / "o", tmp_path / "nothing")
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr

@@ -1,0 +1,56 @@
+"""The interval's glue (scoring/confidence.py) through the real command: the repository's three
+samples give the same interval ends on every platform and numpy version (hard-coded: the CI's
+Python 3.7 / numpy 1.16 run and its numpy 2 run must both reproduce them), and a task that gives
+no per-unit rows gets no interval and says so."""
+import json
+import os
+
+import pytest
+
+from conftest import ROOT, run_main, run_score
+from scoring import cli, confidence
+from scoring.tasks.agrivision.task import AgricultureVision
+
+SAMPLES = {
+    "agriculture-vision": ("reference_data", "starting_kit/sample_submission",
+                           {"miou_ci_low": 0.5262849083, "miou_ci_high": 0.7130834323}),
+    "planetscapes-semantic": ("competitions/planetscapes/reference_data/semantic",
+                              "competitions/planetscapes/starting_kit/semantic/sample_submission",
+                              {"iou_class_ci_low": 0.5772074993,
+                               "iou_class_ci_high": 0.7060701262,
+                               "iiou_class_ci_low": 0.4529340254,
+                               "iiou_class_ci_high": 0.6101735914}),
+    "planetscapes-vqa": ("competitions/planetscapes/reference_data/vqa",
+                         "competitions/planetscapes/starting_kit/vqa/sample_submission",
+                         {"accuracy_ci_low": 67.2666666667, "accuracy_ci_high": 76.8666666667}),
+}
+
+
+@pytest.mark.parametrize("task", sorted(SAMPLES))
+def test_the_samples_intervals_are_the_same_everywhere(task, tmp_path):
+    ref, res, expected = SAMPLES[task]
+    proc = run_score("--ref", os.path.join(ROOT, ref), "--res", os.path.join(ROOT, res),
+                     "--out", tmp_path, "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert {k: v for k, v in scores.items() if "_ci_" in k} == expected
+
+
+class _NoIntervals(AgricultureVision):
+    name = "no-intervals"
+    interval_keys = []
+
+
+def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch):
+    monkeypatch.setattr(cli, "TASKS", {"no-intervals": _NoIntervals()})
+    code, out, err = run_main(cli.main, [
+        "--ref", os.path.join(ROOT, "reference_data"),
+        "--res", os.path.join(ROOT, "starting_kit", "sample_submission"),
+        "--out", tmp_path, "--task", "no-intervals", "--workers", "1"])
+    assert code == 0, err
+    assert "No confidence interval: Agriculture-Vision 2021 gives no per-unit statistics to " \
+           "resample." in out
+    scores = json.loads((tmp_path / "scores.json").read_text())
+    assert "miou" in scores and not [k for k in scores if "_ci_" in k]
+    assert "95% CI" not in (tmp_path / "detailed_results.html").read_text()
+    assert confidence.interval_score_keys(_NoIntervals()) == []

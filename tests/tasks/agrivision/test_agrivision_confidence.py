@@ -1,0 +1,124 @@
+"""The mIoU's confidence interval through the real command (score.py, pack.py in subprocesses),
+against the naive oracle: per-image confusion matrices walked pixel by pixel
+(agrivision_oracle), resampled images from the same seed (bootstrap_oracle), each resample's
+mIoU in exact fractions."""
+import json
+import os
+import subprocess
+import sys
+
+import numpy as np
+import pytest
+
+import agrivision_oracle as oracle
+import bootstrap_oracle
+from agrivision_data import random_image, write_reference
+from conftest import PROGRAM, run_score
+from scoring.metrics import bootstrap
+
+SIZE = (12, 14)
+
+
+def _lists(a):
+    return None if a is None else np.asarray(a).tolist()
+
+
+def make_set(root, res, images, policy="background", copies=1, seed=5, extra_config=""):
+    """A raw reference and a submission; with copies > 1 each random image appears that many
+    times under other ids. Returns {image id: the oracle's 9 x 9 matrix}."""
+    rng = np.random.RandomState(seed)
+    os.makedirs(res, exist_ok=True)
+    mats = {}
+    from PIL import Image
+    for k in range(images):
+        b, m, labels, storm, pred = random_image(rng, *SIZE, density=0.6)
+        mat = oracle.confusion_one(_lists(b), _lists(m), {c: _lists(v) for c, v in labels.items()},
+                                   _lists(storm), _lists(pred), policy)
+        for j in range(copies):
+            image_id = "FLD{:03d}_{}-{}-0-0".format(k, j, k)
+            write_reference(root, image_id, b, m, labels, storm)
+            Image.fromarray(pred).save(os.path.join(res, image_id + ".png"))
+            mats[image_id] = mat
+    with open(os.path.join(root, "config.yaml"), "w") as f:
+        f.write("storm_damage: {}\n{}".format(policy, extra_config))
+    return mats
+
+
+def row_of(m):
+    """An image's TP and union per class, from its matrix."""
+    tp = [m[c][c] for c in range(9)]
+    union = [sum(m[c]) + sum(m[x][c] for x in range(9)) - m[c][c] for c in range(9)]
+    return tuple(tp + union)
+
+
+def oracle_interval(mats):
+    values = []
+    for sample in bootstrap_oracle.resamples(list(mats.items()), row_of):
+        total = [[0] * 9 for _ in range(9)]
+        for mat in sample:
+            for x in range(9):
+                for y in range(9):
+                    total[x][y] += mat[x][y]
+        values.append(float(oracle.scores(total)[1]))
+    return bootstrap_oracle.interval(values)
+
+
+def scored(ref, res, out, *extra):
+    proc = run_score("--ref", ref, "--res", res, "--out", out, *extra)
+    assert proc.returncode == 0, proc.stderr
+    return json.loads((out / "scores.json").read_text()), proc
+
+
+@pytest.mark.parametrize("policy", ["background", "ignore"])
+def test_interval_equals_the_oracle(tmp_path, policy):
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    mats = make_set(ref, res, 9, policy)
+    scores, proc = scored(ref, res, tmp_path / "out")
+    low, high = oracle_interval(mats)
+    assert scores["miou_ci_low"] == pytest.approx(low, abs=1e-10)
+    assert scores["miou_ci_high"] == pytest.approx(high, abs=1e-10)
+    assert low < high
+    assert "miou: 95% confidence interval {:.4f} to {:.4f} (bootstrap, 1,000 resamples of the " \
+           "9 images)".format(low, high) in proc.stdout
+    page = (tmp_path / "out" / "detailed_results.html").read_text()
+    assert "95% CI {:.4f}\u2013{:.4f} over 9 images".format(low, high) in page
+
+
+def test_interval_of_many_identical_images_uses_the_group_sampler(tmp_path):
+    """130 images, copies of two: the rows take 2 values, so the resamples are drawn as counts
+    of the two groups (a binomial chain), and still equal the oracle's resampled images."""
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    mats = make_set(ref, res, 2, copies=65)
+    assert bootstrap.uses_groups(len(mats), len({row_of(m) for m in mats.values()}))
+    scores, _ = scored(ref, res, tmp_path / "out", "--workers", "2")
+    low, high = oracle_interval(mats)
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx((low, high), abs=1e-10)
+
+
+def test_packed_reference_gives_the_same_interval(tmp_path):
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    make_set(ref, res, 7, "ignore")
+    packed = str(tmp_path / "packed")
+    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), ref, packed],
+                          capture_output=True, text=True)
+    assert proc.returncode == 0, proc.stderr
+    raw, _ = scored(ref, res, tmp_path / "o1")
+    assert scored(packed, res, tmp_path / "o2")[0] == raw
+    assert "miou_ci_low" in raw
+
+
+def test_confidence_false_writes_no_interval(tmp_path):
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    make_set(ref, res, 4, extra_config="confidence: false\n")
+    scores, proc = scored(ref, res, tmp_path / "out")
+    assert sorted(scores) == sorted(["miou"] + ["iou_" + c for c in oracle.CLASSES])
+    assert "confidence interval" not in proc.stdout
+    assert "95% CI" not in (tmp_path / "out" / "detailed_results.html").read_text()
+
+
+def test_confidence_not_a_boolean_is_the_organizers_mistake(tmp_path):
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    make_set(ref, res, 2, extra_config="confidence: maybe\n")
+    proc = run_score("--ref", ref, "--res", res)
+    assert proc.returncode == 3, proc.stderr
+    assert "confidence must be true or false, not 'maybe'" in proc.stderr
