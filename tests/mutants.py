@@ -166,7 +166,8 @@ MUTATIONS = [
      'tests/core/test_command.py -k cgroup'),
     ('second IHDR not checked',
      SP + 'readers/png_labels.py',
-     '        if img.size != (header.width, header.height) or \\\n                img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
+     '        if img.size != (header.width, header.height) or \\\n'
+     '                img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):',
      '        if False:',
      'tests/core/test_png_label_checks.py -k ihdr'),
     ('size cap removed',
@@ -186,7 +187,8 @@ MUTATIONS = [
      'tests/core/test_hostile_inputs.py -k hostile_name'),
     ('stale scores kept',
      SP + 'cli.py',
-     '                os.makedirs(paths["out"], exist_ok=True)\n                clear_outputs(paths["out"])\n',
+     '                os.makedirs(paths["out"], exist_ok=True)\n'
+     '                clear_outputs(paths["out"])\n',
      '                os.makedirs(paths["out"], exist_ok=True)\n',
      'tests/core/test_hostile_inputs.py -k earlier'),
     ('a bug while decoding blamed on the participant',
