@@ -48,7 +48,7 @@ def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch)
         "--res", os.path.join(ROOT, "starting_kit", "sample_submission"),
         "--out", tmp_path, "--task", "no-intervals", "--workers", "1"])
     assert code == 0, err
-    assert "No confidence interval: Agriculture-Vision 2021 gives no per-unit statistics to " \
+    assert "No confidence interval: Agriculture-Vision gives no per-unit statistics to " \
            "resample." in out
     scores = json.loads((tmp_path / "scores.json").read_text())
     assert "miou" in scores and not [k for k in scores if "_ci_" in k]

@@ -14,7 +14,7 @@ from .reference import find_root, open_raw
 
 class AgricultureVision(Task):
     name = "agriculture-vision"
-    title = "Agriculture-Vision 2021"
+    title = "Agriculture-Vision"
     max_id = MAX_ID
     score_keys = ["miou"] + ["iou_" + c for c in CLASSES]
     # One 512 x 512 image in one process on the raw layout, the slowest (bench/README.md).

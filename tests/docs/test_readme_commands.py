@@ -1,0 +1,55 @@
+"""Every command block a newcomer copies from the README works as written.
+
+The README's `sh` blocks are its tested sequences (its two first commands, which create the venv,
+are what CI itself runs). Each block runs with bash -e in a fresh copy of the repository (the
+files git knows, plus `.venv` linked to the venv running these tests), from its root, in
+order, so a block may use what an earlier block of the same section made."""
+import os
+import re
+import shutil
+import subprocess
+import sys
+
+import pytest
+
+from conftest import ROOT
+
+BLOCK = re.compile(r"^```sh\n(.*?)^```", re.S | re.M)
+
+
+def sh_blocks():
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    return [m.group(1) for m in BLOCK.finditer(text)]
+
+
+def test_the_readme_has_tested_blocks():
+    blocks = sh_blocks()
+    assert len(blocks) >= 3
+    assert all(". .venv/bin/activate" in b for b in blocks), "each block activates the venv"
+
+
+@pytest.fixture(scope="module")
+def clone(tmp_path_factory):
+    """The repository as a fresh clone has it, with this venv as its .venv."""
+    dest = tmp_path_factory.mktemp("clone")
+    files = subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                           check=True).stdout.decode().split("\0")
+    for rel in filter(None, files):
+        src = os.path.join(ROOT, rel)
+        if os.path.isfile(src):
+            os.makedirs(os.path.join(str(dest), os.path.dirname(rel)), exist_ok=True)
+            shutil.copy2(src, os.path.join(str(dest), rel))
+    os.symlink(sys.prefix, os.path.join(str(dest), ".venv"))
+    return str(dest)
+
+
+@pytest.mark.parametrize("index", range(len(sh_blocks())))
+def test_readme_block_runs_as_written(clone, index):
+    block = sh_blocks()[index]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    proc = subprocess.run(["bash", "-e", "-c", block], cwd=clone, env=env,
+                          capture_output=True, text=True, timeout=900)
+    assert proc.returncode == 0, "block {}:\n{}\n--- stdout\n{}\n--- stderr\n{}".format(
+        index, block, proc.stdout[-3000:], proc.stderr[-3000:])
+    assert "Traceback" not in proc.stderr
