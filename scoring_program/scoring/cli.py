@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
-from . import __version__, engine
+from . import __version__, console, deps, engine
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
@@ -218,18 +218,28 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
 
 
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        parser.error("--workers must be at least 1")
-    for stream in (stdout, stderr):  # a name we failed to escape must not crash the run
+    # A reader that goes away (`score.py ... | head -1`) ends the printing, never the run: the
+    # scores are written and the exit status is the usual one (console.py).
+    stdout = console.guard(stdout or sys.stdout)
+    stderr = console.guard(stderr or sys.stderr)
+    for stream in (stdout.stream, stderr.stream):  # a name we failed to escape must not crash
         if hasattr(stream, "reconfigure"):
             try:
                 stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
+    try:
+        return _main(argv, stdout, stderr)
+    finally:
+        console.finish(stdout)
+        console.finish(stderr)
+
+
+def _main(argv: Optional[List[str]], stdout, stderr) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
     shown_paths: Dict[str, str] = {}
     try:
         with without_cycle_collector():
@@ -249,6 +259,10 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except Exception as exc:
         out = args.output or args.out
         _discard_scores(out)
+        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
+        if missing:
+            stderr.write(missing + "\n")
+            return deps.EXIT_MISSING
         private = _write_traceback(out)
         stderr.write(internal_error_message(exc, private))
         if os.environ.get("SCORING_DEBUG"):

@@ -13,6 +13,7 @@ from typing import Any, Dict, List, NamedTuple, Optional
 import numpy as np
 
 from ...problems import BrokenReference, ProblemLog
+from ...quoting import brief
 from .problems import REF_CONFIG
 from . import cityscapes_labels
 
@@ -30,6 +31,12 @@ def key_name(name: str) -> str:
     """Leaderboard key part of a class or category name: lowercased, every run of characters
     other than a-z0-9 replaced by one underscore."""
     return re.sub("[^a-z0-9]+", "_", name.lower())
+
+
+def _key_shown(key: str) -> str:
+    """A score key or field name in a message, cut if long (a score key is as long as the name it
+    comes from)."""
+    return key if len(key) <= 80 else "{}... ({:,} characters)".format(key[:60], len(key))
 
 
 class Label(NamedTuple):
@@ -110,7 +117,7 @@ def _type_name(value: Any) -> str:
 
 def _row_name(i: int, row: Any) -> str:
     if isinstance(row, dict) and isinstance(row.get("name"), str):
-        return "labels row {} ({!r})".format(i + 1, row["name"])
+        return "labels row {} ({})".format(i + 1, brief(row["name"]))
     return "labels row {}".format(i + 1)
 
 
@@ -132,12 +139,13 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
                 log.add(REF_CONFIG, CONFIG, "{}: missing field `{}`".format(where, field))
                 bad = True
             elif not isinstance(row[field], kind) or (kind is int and isinstance(row[field], bool)):
-                log.add(REF_CONFIG, CONFIG, "{}: `{}` must be {}, not {} ({!r})".format(
-                    where, field, _type_name(kind()), _type_name(row[field]), row[field]))
+                log.add(REF_CONFIG, CONFIG, "{}: `{}` must be {}, not {} ({})".format(
+                    where, field, _type_name(kind()), _type_name(row[field]), brief(row[field])))
                 bad = True
-        for field in sorted(set(row) - {f for f, _ in REQUIRED} - set(OPTIONAL)):
+        # Keys may be of any YAML type (1, null, a date): sorted and shown as text.
+        for field in sorted(set(row) - {f for f, _ in REQUIRED} - set(OPTIONAL), key=str):
             log.add(REF_CONFIG, CONFIG, "{}: unknown field `{}` (known: {})".format(
-                where, field, ", ".join([f for f, _ in REQUIRED] + list(OPTIONAL))))
+                where, _key_shown(str(field)), ", ".join([f for f, _ in REQUIRED] + list(OPTIONAL))))
             bad = True
         if bad:
             continue
@@ -146,7 +154,8 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
             continue
         if not -1 <= row["id"] <= MAX_ID:
             log.add(REF_CONFIG, CONFIG, "{}: id {} is outside 0-{} (label images are 8-bit; "
-                    "-1 marks a label that never occurs in images)".format(where, row["id"], MAX_ID))
+                    "-1 marks a label that never occurs in images)".format(where, brief(row["id"]),
+                                                                          MAX_ID))
             continue
         if row["has_instances"] and row["id"] > MAX_INSTANCE_CLASS:
             log.add(REF_CONFIG, CONFIG, "{}: a class with instances needs an id of at most {} "
@@ -163,8 +172,8 @@ def _check_unique(labels: List[Label], log: ProblemLog) -> None:
 
     def claim(what: Any, shown: str, lab: Label) -> None:
         if what in seen:
-            log.add(REF_CONFIG, CONFIG, "labels row {} ({!r}): {} (also row {}, {!r})".format(
-                lab.row, lab.name, shown, seen[what].row, seen[what].name))
+            log.add(REF_CONFIG, CONFIG, "labels row {} ({}): {} (also row {}, {})".format(
+                lab.row, brief(lab.name), shown, seen[what].row, brief(seen[what].name)))
         else:
             seen[what] = lab
 
@@ -176,16 +185,26 @@ def _check_unique(labels: List[Label], log: ProblemLog) -> None:
             continue
         claim(("name", lab.name), "duplicate name", lab)
         claim(("class key", key_name(lab.name)), "score key `{}` of another label".format(
-            key_name(lab.name)), lab)
+            _key_shown(key_name(lab.name))), lab)
     keys = {}  # type: Dict[str, str]
     for lab in labels:
         k = key_name(lab.category)
         if keys.setdefault(k, lab.category) != lab.category:
-            log.add(REF_CONFIG, CONFIG, "categories {!r} and {!r} have the same score key "
-                    "`{}`".format(keys[k], lab.category, k))
+            log.add(REF_CONFIG, CONFIG, "categories {} and {} have the same score key "
+                    "`{}`".format(brief(keys[k]), brief(lab.category), _key_shown(k)))
     if labels and not any(lab.id >= 0 and not lab.ignore_in_eval for lab in labels):
         log.add(REF_CONFIG, CONFIG, "no label is evaluated (every label has ignore_in_eval: "
                 "true or id -1)")
+
+
+def _positive_pixels(size: Any) -> bool:
+    """A positive finite number (an integer too large for a float is not: 10**400)."""
+    if isinstance(size, bool) or not isinstance(size, (int, float)):
+        return False
+    try:
+        return math.isfinite(float(size)) and size > 0
+    except OverflowError:
+        return False
 
 
 def _parse_sizes(value: Any, labels: List[Label], log: ProblemLog) -> Dict[str, float]:
@@ -200,14 +219,14 @@ def _parse_sizes(value: Any, labels: List[Label], log: ProblemLog) -> Dict[str, 
     for name, size in value.items():
         lab = by_name.get(name)
         if lab is None:
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} is not a label name".format(name))
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} is not a label name".format(
+                brief(name)))
         elif not lab.has_instances:
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} has has_instances: false".format(
-                name))
-        elif (isinstance(size, bool) or not isinstance(size, (int, float))
-              or not math.isfinite(size) or size <= 0):
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} must be a positive number of "
-                    "pixels, not {!r}".format(name, size))
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} has has_instances: false".format(
+                brief(name)))
+        elif not _positive_pixels(size):
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} must be a positive number of "
+                    "pixels, not {}".format(brief(name), brief(size)))
         else:
             sizes[name] = float(size)
     return sizes
@@ -224,7 +243,8 @@ def load(config: Dict[str, Any]) -> LabelTable:
         rows, default_sizes, source = cityscapes_labels.rows(), \
             dict(cityscapes_labels.AVERAGE_INSTANCE_SIZE), "cityscapes"
     elif isinstance(spec, str):
-        log.add(REF_CONFIG, CONFIG, "`labels: {}`: the only named table is `cityscapes`".format(spec))
+        log.add(REF_CONFIG, CONFIG, "`labels: {}`: the only named table is `cityscapes`".format(
+            brief(spec)))
         raise BrokenReference(log)
     else:
         rows, default_sizes, source = spec, {}, CONFIG
