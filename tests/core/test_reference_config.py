@@ -191,7 +191,8 @@ def test_long_storm_damage_value_is_quoted_briefly(references, tmp_path):
      "average_instance_size: {a: " + "9" * 4000 + "}\n", "must be a positive number of pixels"),
     ("labels:\n  - {name: a, id: 1, category: c, has_instances: false, ignore_in_eval: false, "
      "1: x, null: y}\n", "unknown field `1`"),
-])
+], ids=["long table name", "long label name", "id of 4,000 digits", "size of 4,000 digits",
+        "keys of other types"])
 def test_label_table_values_are_quoted_briefly(references, tmp_path, config, phrase):
     """Values of the semantic task's label table: cut in the message, and an id or a size of
     4,000 digits (which no float holds) is a refusal, not an internal error."""

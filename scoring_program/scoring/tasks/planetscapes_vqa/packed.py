@@ -186,10 +186,14 @@ def _read_strings(field: Dict[str, Any], name: str, count: Optional[int]) -> Lis
     return list(map(text.__getitem__, map(slice, [0] + ends[:-1], ends)))
 
 
+# No payload holds more of anything: a count above it is not one (and is not printed whole).
+MAX_COUNT = 1 << 48
+
+
 def _count(manifest: Dict[str, Any], key: str) -> int:
     value = manifest.get(key)
-    if type(value) is not int or value < 0:
-        raise Damaged("{} has no count of {}".format(MANIFEST, key))
+    if type(value) is not int or not 0 <= value < MAX_COUNT:
+        raise Damaged("{} has no count of {} ({})".format(MANIFEST, key, brief(value)))
     return value
 
 
