@@ -330,7 +330,8 @@ def _special(name, make):
 
 PACKED_CASES = {
     "packed.json: a 5,000-digit size": (_manifest_edit(bytes=HUGE), "an integer of"),
-    "packed.json: a 4,000-digit size": (_manifest_edit(bytes=LONG), "packed.json says <an integer of about 4,000 digits>"),
+    "packed.json: a 4,000-digit size": (_manifest_edit(bytes=LONG),
+                                         "packed.json says <an integer of about 4,000 digits>"),
     "packed.json: a 4,000-digit count": (_manifest_edit(questions=LONG), "no count of questions"),
     "packed.json: 1e400 as the size": (_manifest_edit(bytes="1e400"), "states no size"),
     "payload: a 5,000-digit qid": (_payload_qid(HUGE), "an integer of"),
