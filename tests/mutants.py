@@ -414,7 +414,8 @@ def main(only) -> int:
                 f.write(src)
         lines = [line for line in proc.stdout.splitlines() if line.strip()]
         failed = [line[7:] for line in lines if line.startswith("FAILED")]
-        caught = proc.returncode == 1      # tests failed (not 4: bad -k; not 5: none selected)
+        # Failed, crashed or killed; not 4 (a -k pytest cannot parse) nor 5 (no test selected).
+        caught = proc.returncode not in (0, 4, 5)
         missed += not caught
         print("%-48s %s  %s | %s" % (name, "CAUGHT" if caught else "MISSED", tests,
                                      (failed or lines[-1:] or [""])[0][:100]), flush=True)
