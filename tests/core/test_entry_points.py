@@ -151,6 +151,18 @@ def test_an_image_task_without_numpy_or_pillow(tmp_path, command, module, pip_na
         assert not out.exists()
 
 
+@pytest.mark.parametrize("module,pip_name,minimum", [("yaml", "PyYAML", "5.1"),
+                                                     ("numpy", "numpy", "1.16")])
+def test_bundle_sh_without_a_package(tmp_path, module, pip_name, minimum):
+    """The organizers' bundle.sh says the same one line (its check runs before tools/)."""
+    env = _blocked(tmp_path, module)
+    env["PYTHON"] = sys.executable
+    proc = subprocess.run(["bash", os.path.join(ROOT, "bundle.sh"), "--help"],
+                          capture_output=True, text=True, timeout=120, env=env)
+    _one_line(proc, pip_name, minimum)
+    assert proc.stdout == ""
+
+
 def test_the_vqa_task_needs_neither_numpy_nor_pillow(tmp_path):
     """score.py and pack.py on a VQA reference, with numpy and Pillow unimportable."""
     ref, res = sample("planetscapes-vqa")
