@@ -353,6 +353,15 @@ def test_a_broken_packed_reference_is_the_organizers(tmp_path, packed_ref, case)
     assert HUGE[:200] not in err and LONG[:200] not in err
 
 
+def test_a_fifo_in_a_wrapped_reference_is_named(tmp_path, ref):
+    """The reference zipped as one folder, its questions.json a FIFO: refused by name."""
+    wrapped = tmp_path / "wrap"
+    wrapped.mkdir()
+    shutil.move(ref, str(wrapped / "ref"))
+    _special("questions.json", os.mkfifo)(str(wrapped / "ref"))
+    assert_clean(score(str(wrapped), submission(tmp_path)), 3, "questions.json: it is a FIFO")
+
+
 def test_a_fifo_packed_json_is_not_taken_for_a_raw_reference(tmp_path, packed_ref):
     """packed.json there but not a regular file: refused as the manifest, never skipped."""
     _special("packed.json", os.mkfifo)(packed_ref)

@@ -61,8 +61,9 @@ class Truth(NamedTuple):
 
 
 def find_root(ref_dir: str) -> str:
-    """ref_dir, or its only sub-folder, whichever holds questions.json."""
-    return folders.find_root(ref_dir, lambda d: os.path.isfile(os.path.join(d, QUESTIONS))) \
+    """ref_dir, or its only sub-folder, whichever holds questions.json (whatever it is: a FIFO of
+    that name is then refused by name, not reported missing)."""
+    return folders.find_root(ref_dir, lambda d: os.path.lexists(os.path.join(d, QUESTIONS))) \
         or ref_dir
 
 
