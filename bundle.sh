@@ -18,9 +18,13 @@ python="${PYTHON:-}"
 if [ -z "$python" ]; then
   if [ -x "$here/.venv/bin/python" ]; then python="$here/.venv/bin/python"; else python=python3; fi
 fi
-if ! "$python" -c 'import numpy, PIL, yaml' 2>/dev/null; then
-  echo "bundle.sh: $python lacks numpy, Pillow or PyYAML. Set up the project's venv first:" >&2
-  echo "  python3 -m venv .venv && .venv/bin/pip install -r requirements.txt" >&2
-  exit 2
-fi
+# A missing package: one line naming it and the pip command for this interpreter (scoring/deps.py,
+# as score.py says it), exit 2. (Or set up the project's venv: python3 -m venv .venv &&
+# .venv/bin/pip install -r requirements.txt.)
+"$python" -c 'import sys; sys.path.insert(0, sys.argv[1]); from scoring import deps
+for name in ("numpy", "PIL", "yaml"):
+    try:
+        __import__(name)
+    except ModuleNotFoundError as exc:
+        deps.exit_if_missing(exc)' "$here/scoring_program" || exit 2
 exec "$python" "$here/tools/bundle.py" "$@"

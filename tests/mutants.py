@@ -7,6 +7,7 @@ catch it, prints CAUGHT or MISSED, and restores the file. Not collected by pytes
 sources while it runs. Add a line here with every new metric, report or guard.
 """
 import os
+import shlex
 import subprocess
 import sys
 
@@ -156,8 +157,8 @@ MUTATIONS = [
      'tests/core/test_hostile_inputs.py -k config'),
     ('config.yaml in a wrapped reference ignored',
      SP + 'config.py',
-     '        sub = sole_subfolder(ref_dir)\n',
-     '        sub = None\n',
+     '    sub = sole_subfolder(ref_dir)\n',
+     '    sub = None\n',
      'tests/core/test_hostile_inputs.py -k config'),
     ('cgroup quota rounded up',
      SP + 'engine.py',
@@ -177,8 +178,8 @@ MUTATIONS = [
      'tests/core/test_png_label_checks.py -k padded'),
     ('links followed',
      SP + 'readers/png_labels.py',
-     '    what = _kind_of_file(st.st_mode)\n    if what == "a folder":',
-     '    what = _kind_of_file(os.stat(path).st_mode)\n    if what == "a folder":',
+     '        return regular_file.open_regular(path, follow_links=False)',
+     '        return regular_file.open_regular(path, follow_links=True)',
      'tests/core/test_png_label_checks.py -k symlink'),
     ('names not escaped',
      SP + 'problems.py',
@@ -446,6 +447,97 @@ MUTATIONS = [
      '    return max(waited, own_sampled + descendants_sampled)',
      '    return waited + descendants_sampled',
      'tests/bench/test_bench_planetscapes_semantic.py -k tree_cpu'),
+    ('config.yaml: a FIFO or a folder of that name skipped',
+     SP + 'config.py',
+     '    if os.path.lexists(path):\n        return path',
+     '    if os.path.isfile(path):\n        return path',
+     'tests/core/test_reference_config.py -k "vqa and raw and (FIFO or folder or zero)"'),
+    ('config.yaml: read with yaml.safe_load',
+     SP + 'config.py',
+     '        config = safe_yaml.load_text(safe_yaml.decode(raw))',
+     '        import yaml; config = yaml.safe_load(raw)',
+     'tests/core/test_reference_config.py -k "vqa and raw and score_py"'),
+    ('config.yaml: task quoted in full',
+     SP + 'config.py',
+     '        raise _refused("unknown task {} (known: {})".format(brief(name),',
+     '        raise _refused("unknown task {!r} (known: {})".format(name,',
+     'tests/core/test_reference_config.py -k "vqa and raw and 100"'),
+    ('storm_damage quoted in full',
+     SP + 'tasks/agrivision/task.py',
+     '                ", ".join(STORM_POLICIES), brief(policy)))',
+     '                ", ".join(STORM_POLICIES), repr(policy)))',
+     'tests/core/test_reference_config.py -k storm'),
+    ('JSON: the integer hook checks nothing',
+     SP + 'readers/bounded_json.py',
+     '    if len(text) > MAX_INT_DIGITS and len(text.lstrip("-")) > MAX_INT_DIGITS:',
+     '    if False:',
+     'tests/core/test_bounded_json.py'),
+    ('JSON: the interpreter limit not caught',
+     SP + 'readers/bounded_json.py',
+     '    except ValueError:     # "Exceeds the limit (4300 digits) for integer string conversion"',
+     '    except ZeroDivisionError:',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "participants and list"'),
+    ('VQA: the results file opened by following links',
+     SP + 'tasks/planetscapes_vqa/results.py',
+     '        raw = bounded_json.read_bytes(path, follow_links=follow_links, max_bytes=cap)',
+     '        raw = bounded_json.read_bytes(path, follow_links=True, max_bytes=cap)',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "link and regular"'),
+    ('VQA: the results file read with plain open()',
+     SP + 'tasks/planetscapes_vqa/results.py',
+     '        raw = bounded_json.read_bytes(path, follow_links=follow_links, max_bytes=cap)',
+     '        raw = open(path, "rb").read(cap + 1)',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "regular and zero"'),
+    ('VQA: question ids quoted in full',
+     SP + 'tasks/planetscapes_vqa/results.py',
+     '            log.add(UNKNOWN_IDS, "question_id {}".format(brief(qid)))',
+     '            log.add(UNKNOWN_IDS, "question_id {}".format(qid))',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "participants and unknown"'),
+    ('discovery: links to folders walked into',
+     SP + 'submission/discovery.py',
+     '            elif is_real_dir(e):\n                subdirs.append(e.name)',
+     '            elif e.is_dir():\n                subdirs.append(e.name)',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k listed_not_followed'),
+    ('VQA reference: a FIFO opened',
+     SP + 'tasks/planetscapes_vqa/reference.py',
+     '        doc = bounded_json.load_file(os.path.join(root, name), follow_links=True)',
+     '        doc = json.load(open(os.path.join(root, name)))',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "raw_reference and FIFO"'),
+    ('VQA packed payload read whole, whatever it is',
+     SP + 'tasks/planetscapes_vqa/packed.py',
+     '        data = bounded_json.read_bytes(os.path.join(root, PAYLOAD), follow_links=True,\n'
+     '                                       max_bytes=size)',
+     '        data = open(os.path.join(root, PAYLOAD), "rb").read()',
+     'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_hostile.py -k "packed_reference and zero"'),
+    ('VQA packed: a bug blamed on the reference',
+     SP + 'tasks/planetscapes_vqa/packed.py',
+     'PAYLOAD_ERRORS = (Damaged, ValueError, RecursionError, bounded_json.LongInteger)',
+     'PAYLOAD_ERRORS = (Exception,)',
+     'tests/core/test_honest_errors.py'),
+    ('score.py: stdout not guarded',
+     SP + 'cli.py',
+     '    stdout = console.guard(stdout or sys.stdout)',
+     '    stdout = console.Guarded(stdout or sys.stdout); stdout.write = stdout.stream.write',
+     'tests/core/test_entry_points.py -k "score_py and head"'),
+    ('pack.py: stderr not guarded',
+     SP + 'pack_command.py',
+     '    stderr = console.guard(stderr or sys.stderr)',
+     '    stderr = console.Guarded(stderr or sys.stderr); stderr.write = stderr.stream.write',
+     'tests/core/test_entry_points.py -k "gone and pack"'),
+    ('score.py: a missing package not explained at the entry point',
+     'scoring_program/score.py',
+     '    deps.exit_if_missing(exc)',
+     '    raise',
+     'tests/core/test_entry_points.py -k "without_pyyaml and score"'),
+    ('score.py: a missing numpy an internal error',
+     SP + 'cli.py',
+     '        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task',
+     '        missing = None',
+     'tests/core/test_entry_points.py -k "numpy and score"'),
+    ('pack.py: OUT_DIR not checked before the work',
+     SP + 'pack_command.py',
+     '    _check_paths(args.raw, args.out)',
+     '    pass',
+     'tests/core/test_entry_points.py -k usage_errors'),
 ]
 
 
@@ -462,15 +554,17 @@ def main(only) -> int:
             f.write(src.replace(old, new))
         try:
             proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
-                                   "no:cacheprovider"] + tests.split(), cwd=ROOT,
+                                   "no:cacheprovider"] + shlex.split(tests), cwd=ROOT,
                                   capture_output=True, text=True, timeout=900)
         finally:
             with open(full, "w") as f:
                 f.write(src)
         lines = [line for line in proc.stdout.splitlines() if line.strip()]
         failed = [line[7:] for line in lines if line.startswith("FAILED")]
-        missed += not proc.returncode
-        print("%-48s %s  %s | %s" % (name, "CAUGHT" if proc.returncode else "MISSED", tests,
+        # Failed, crashed or killed; not 4 (a -k pytest cannot parse) nor 5 (no test selected).
+        caught = proc.returncode not in (0, 4, 5)
+        missed += not caught
+        print("%-48s %s  %s | %s" % (name, "CAUGHT" if caught else "MISSED", tests,
                                      (failed or lines[-1:] or [""])[0][:100]), flush=True)
     return 1 if missed else 0
 

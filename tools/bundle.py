@@ -111,14 +111,12 @@ def open_reference(ref_dir: str):
     """(task, reference, task's configuration) as the scorer opens them; Refused with the
     scorer's own message if the reference is broken: better now than on the first
     participant's submission."""
-    from scoring.config import read_config
+    from scoring.config import read_config, task_name
     from scoring.problems import ScoringError
     from scoring.registry import DEFAULT, TASKS
     try:
         config = read_config(ref_dir)
-        name = config.get("task", DEFAULT)
-        if name not in TASKS:
-            raise Refused("{}/config.yaml names an unknown task {!r}".format(ref_dir, name))
+        name = task_name(config, DEFAULT, TASKS)
         task = TASKS[name]
         config = task.configure(None, config)
         reference = task.open_reference(ref_dir, config)

@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Dict, List, Optional
 
-from . import __version__, confidence, engine
+from . import __version__, confidence, console, deps, engine
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
@@ -239,13 +239,23 @@ def tolerant_streams(*streams) -> None:
 
 
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
+    # A reader that goes away (`score.py ... | head -1`) ends the printing, never the run: the
+    # scores are written and the exit status is the usual one (console.py).
+    stdout = console.guard(stdout or sys.stdout)
+    stderr = console.guard(stderr or sys.stderr)
+    tolerant_streams(stdout.stream, stderr.stream)
+    try:
+        return _main(argv, stdout, stderr)
+    finally:
+        console.finish(stdout)
+        console.finish(stderr)
+
+
+def _main(argv: Optional[List[str]], stdout, stderr) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
-    tolerant_streams(stdout, stderr)
     shown_paths: Dict[str, str] = {}
     try:
         with without_cycle_collector():
@@ -265,6 +275,10 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except Exception as exc:
         out = args.output or args.out
         _discard_scores(out)
+        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
+        if missing:
+            stderr.write(missing + "\n")
+            return deps.EXIT_MISSING
         private = _write_traceback(out)
         stderr.write(internal_error_message(exc, private))
         if os.environ.get("SCORING_DEBUG"):

@@ -6,63 +6,140 @@ docs/vqa-packed-format.md). Every layer of every image (every annotation) is rea
 the way (a broken raw reference is refused with the same messages the scorer
 gives), the work is spread over the usable CPUs, and the packed reference's manifest is written
 last, so an interrupted run never leaves something that looks like a packed reference.
+
+Exit status, as score.py's: 0 packed; 2 bad command line (RAW_DIR not a folder, OUT_DIR not a
+new or empty folder or not writable, a task without a packed layout, a reference already packed;
+also a missing package); 3 the raw reference is broken (the scorer's message); 4 internal error.
+A reader of the output that goes away (`pack.py ... | head -1`) does not stop the packing.
 """
 import argparse
 import os
+import stat
 import sys
+import tempfile
 import time
+import traceback
 from typing import List, Optional
 
-from . import engine
+from . import console, deps, engine
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
-from .problems import ScoringError
+from .problems import ScoringError, UsageError, shown
 from .registry import DEFAULT, TASKS
+
+EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 4   # 3: the reference (ScoringError.exit_code)
 
 
 def folder_bytes(root: str) -> int:
-    return sum(os.path.getsize(os.path.join(d, f)) for d, _, files in os.walk(root) for f in files)
+    """Bytes of the regular files under root (links are neither followed nor counted)."""
+    total = 0
+    for d, _, files in os.walk(root):
+        for f in files:
+            try:
+                st = os.lstat(os.path.join(d, f))
+            except OSError:
+                continue
+            total += st.st_size if stat.S_ISREG(st.st_mode) else 0
+    return total
 
 
-def main(argv: Optional[List[str]] = None) -> int:
-    p = argparse.ArgumentParser(prog="pack.py", description=__doc__.split("\n\n")[0].split(": ", 1)[1])
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(prog="pack.py",
+                                description=__doc__.split("\n\n")[0].split(": ", 1)[1])
     p.add_argument("raw", metavar="RAW_DIR", help="reference in the dataset's raw layout")
     p.add_argument("out", metavar="OUT_DIR", help="where to write the packed reference (new or empty)")
     p.add_argument("--workers", type=int, default=None, metavar="N",
                    help="processes (default: the usable CPUs, {})".format(engine.usable_cpus()))
     p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
-    args = p.parse_args(argv)
-    with without_cycle_collector():
-        return _pack(args)
+    return p
 
 
-def _pack(args: argparse.Namespace) -> int:
-    if os.path.exists(args.out) and os.listdir(args.out):
-        sys.stderr.write("ERROR: {} exists and is not empty; give a new folder.\n".format(args.out))
-        return 2
-    started = time.monotonic()
+def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
+    stdout = console.guard(stdout or sys.stdout)
+    stderr = console.guard(stderr or sys.stderr)
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+    created = not os.path.lexists(args.out)
     try:
-        ref_config = read_config(args.raw)
-        task = TASKS[task_name(ref_config, DEFAULT, TASKS)]
-        if task is None or task.packed_layout is None:
-            sys.stderr.write("ERROR: {}'s task has no packed layout; score it as it is.\n".format(
-                args.raw))
-            return 2
-        reference = task.open_reference(args.raw, task.configure(None, ref_config))
-        if reference.layout != "raw":
-            sys.stderr.write("ERROR: {} is already {}.\n".format(args.raw, reference.layout))
-            return 2
-        total, noun = task.pack_units(reference)
-        print("Packing {:,} {} from {} into {}".format(total, noun, args.raw, args.out),
-              flush=True)
-        units, _ = task.pack(reference, args.out, args.workers or engine.default_workers(total),
-                             engine.Progress(total, sys.stdout, args.progress_every, "packed",
-                                             noun))
+        with without_cycle_collector():
+            code = _pack(args, stdout)
+        created = False
+        return code
     except ScoringError as exc:
-        sys.stderr.write(exc.message())
+        stderr.write(exc.message())
         return exc.exit_code
+    except UsageError as exc:
+        stderr.write("ERROR: {}\n".format(exc))
+        return EXIT_USAGE
+    except KeyboardInterrupt:
+        stderr.write("Interrupted.\n")
+        return 130
+    except Exception as exc:
+        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
+        if missing:
+            stderr.write(missing + "\n")
+            return deps.EXIT_MISSING
+        stderr.write("INTERNAL ERROR in pack.py: {} (not a problem with the reference). Set "
+                     "SCORING_DEBUG=1 to see the traceback.\n".format(type(exc).__name__))
+        if os.environ.get("SCORING_DEBUG"):
+            traceback.print_exc(file=stderr)
+        return EXIT_INTERNAL
+    finally:
+        if created:       # made by this run, which failed: leave nothing behind
+            _remove_if_empty(args.out)
+        console.finish(stdout)
+        console.finish(stderr)
+
+
+def _remove_if_empty(folder: str) -> None:
+    try:
+        os.rmdir(folder)
+    except OSError:       # not empty (a failed pack's files, without packed.json), or gone
+        pass
+
+
+def _check_paths(raw: str, out: str) -> None:
+    """Usage errors, found before any work: RAW_DIR a folder; OUT_DIR a new or empty folder,
+    created here, in which a file can be written."""
+    if not os.path.isdir(raw):
+        raise UsageError("RAW_DIR {} {}: give the folder of the raw reference".format(
+            shown(raw), "is not a folder" if os.path.lexists(raw) else "does not exist"))
+    if os.path.lexists(out) and not os.path.isdir(out):
+        raise UsageError("OUT_DIR {} exists and is not a folder; give a new folder".format(
+            shown(out)))
+    try:
+        if os.path.isdir(out) and os.listdir(out):
+            raise UsageError("OUT_DIR {} exists and is not empty; give a new folder".format(
+                shown(out)))
+        os.makedirs(out, exist_ok=True)
+        with tempfile.TemporaryFile(dir=out):
+            pass
+    except OSError as exc:
+        raise UsageError("cannot write into OUT_DIR {} ({})".format(
+            shown(out), exc.strerror or type(exc).__name__)) from None
+
+
+def _pack(args: argparse.Namespace, stdout) -> int:
+    _check_paths(args.raw, args.out)
+    started = time.monotonic()
+    ref_config = read_config(args.raw)
+    task = TASKS[task_name(ref_config, DEFAULT, TASKS)]
+    if task.packed_layout is None:
+        raise UsageError("{}'s task has no packed layout; score it as it is".format(
+            shown(args.raw)))
+    reference = task.open_reference(args.raw, task.configure(None, ref_config))
+    if reference.layout != "raw":
+        raise UsageError("{} is already {}".format(shown(args.raw), reference.layout))
+    total, noun = task.pack_units(reference)
+    stdout.write("Packing {:,} {} from {} into {}\n".format(total, noun, shown(args.raw),
+                                                           shown(args.out)))
+    stdout.flush()
+    units, _ = task.pack(reference, args.out, args.workers or engine.default_workers(total),
+                         engine.Progress(total, stdout, args.progress_every, "packed", noun))
     raw_bytes, packed_bytes = folder_bytes(reference.root), folder_bytes(args.out)
-    print("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x smaller)"
-          .format(units, noun, time.monotonic() - started, raw_bytes, packed_bytes,
-                  raw_bytes / max(packed_bytes, 1)))
-    return 0
+    stdout.write("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x "
+                 "smaller)\n".format(units, noun, time.monotonic() - started, raw_bytes,
+                                     packed_bytes, raw_bytes / max(packed_bytes, 1)))
+    return EXIT_OK

@@ -38,6 +38,10 @@ class _Registry(Mapping):
             self._tasks[name] = task
         return self._tasks[name]
 
+    def __contains__(self, name: object) -> bool:
+        # A config.yaml's `task:` may be any YAML value (a list is unhashable): never an error.
+        return isinstance(name, str) and name in self._entries
+
     def __iter__(self) -> Iterator[str]:
         return iter(self._entries)
 

@@ -30,6 +30,13 @@ class Refused(Exception):
         self.reason = reason
         self.what = what
 
+    def detail(self) -> str:
+        """The refusal as the detail of a problem about the file: 'it is a FIFO (named pipe)',
+        'it is a folder, not a file', 'it is larger than ...', 'it cannot be read (...)'."""
+        if self.kind == NOT_REGULAR:
+            return "it is " + (self.what or self.reason)
+        return ("it " if self.kind == UNREADABLE else "it is ") + self.reason
+
 
 def kind_of_file(mode: int) -> Optional[str]:
     """None for a regular file, else what it is ('a folder', 'a FIFO (named pipe)', ...)."""

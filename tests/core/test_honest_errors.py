@@ -53,3 +53,31 @@ def test_a_damaged_payload_is_still_the_organizers(tmp_path):
     code, out, err = run_main(cli.main, ["--ref", str(tmp_path / "pk"), "--res", VQA_RES])
     assert code == 3, err
     assert "packed.json" in err and "not a planetscapes-vqa-packed v1 manifest" in err
+
+
+@pytest.mark.parametrize("module, name, error", [
+    # KeyError and TypeError were once caught as "a foreign payload": a bug of ours is not one.
+    ("scoring.tasks.planetscapes_vqa.packed", "_read_strings", KeyError),
+    ("scoring.tasks.planetscapes_vqa.packed", "_look_up", TypeError),
+    ("scoring.safe_yaml", "load_text", KeyError),             # reading config.yaml
+    ("scoring.readers.bounded_json", "loads", TypeError),      # every JSON file of the task
+    ("scoring.tasks.planetscapes_vqa.results", "check_entries", ValueError),
+    ("scoring.submission.discovery", "discover_one", OSError),  # finding the results file
+])
+def test_a_bug_in_the_vqa_path_is_exit_4(monkeypatch, tmp_path, module, name, error):
+    import importlib
+    from scoring import pack_command
+    assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
+    res = tmp_path / "res"
+    res.mkdir()
+    (res / "results.json").write_text("[]")       # every question missing: check_entries runs
+
+    def raise_it(*args, **kwargs):
+        raise error("a bug of ours")
+    monkeypatch.setattr(importlib.import_module(module), name, raise_it)
+    for ref in (VQA_REF, str(tmp_path / "pk")):
+        code, out, err = run_main(cli.main, ["--ref", ref, "--res", str(res)])
+        if name in ("_read_strings", "_look_up") and ref == VQA_REF:
+            continue                               # the raw layout does not decode a payload
+        assert code == 4, (ref, err)
+        assert err.startswith("INTERNAL ERROR") and error.__name__ in err, err

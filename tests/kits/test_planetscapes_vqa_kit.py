@@ -51,6 +51,20 @@ def test_check_results_accepts_the_sample_file_folder_and_zip(kit, tmp_path):
     assert proc.returncode == 0 and proc.stdout.startswith("OK: results.json"), proc.stderr
 
 
+def test_a_results_file_named_through_a_link_is_checked(kit, tmp_path):
+    """The file the participant names is theirs, link or not; links inside a submission folder
+    are never followed (test_planetscapes_vqa_hostile.py)."""
+    link = tmp_path / "latest.json"
+    os.symlink(SAMPLE, str(link))
+    proc = kit("check_results.py", link, "--questions", QUESTIONS)
+    assert proc.returncode == 0, proc.stderr
+    folder = tmp_path / "res"
+    folder.mkdir()
+    os.symlink(SAMPLE, str(folder / "results.json"))
+    proc = kit("check_results.py", folder, "--questions", QUESTIONS)
+    assert proc.returncode == 1 and "symbolic link" in proc.stderr, proc.stderr
+
+
 def test_check_results_refuses_what_the_scorer_refuses(kit, tmp_path):
     with open(SAMPLE) as f:
         entries = json.load(f)

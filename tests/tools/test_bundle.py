@@ -632,3 +632,13 @@ def test_the_template_and_the_check_agree_on_any_schedule(start, days, seconds, 
     assert page.startswith(str(end.year) + " <ul>")
     assert bundle_dates.stray_dates(page, bundle_dates.spans(v15, False)) == []
     assert bundle_dates.stray_dates(page, bundle_dates.spans(v2, True)) == []
+
+
+@pytest.mark.parametrize("task", ["[a, b]", "{x: 1}", "7", "nope"])
+def test_a_reference_whose_task_is_not_a_task_name_is_refused(tmp_path, task):
+    """task: [a, b] was a TypeError in bundle.py (the registry's `in` on an unhashable key)."""
+    ref = tmp_path / "ref"
+    rawdata.write_small_reference(str(ref))
+    (ref / "config.yaml").write_text("task: {}\n".format(task))
+    with pytest.raises(bundle.Refused, match="unknown task"):
+        bundle.open_reference(str(ref))

@@ -1,11 +1,13 @@
 """What every task's packed reference shares: a manifest (format, version; for the image tasks the
 ids, beside a folder of one PNG per image). Reading it checks them, so a half-written or foreign
 pack is the organizers' error with the file named, whatever the task."""
-import json
 import os
 from typing import Any, Dict, List
 
+from .. import regular_file
 from ..folders import png_stems
+from ..quoting import brief
+from . import bounded_json
 from ..problems import BrokenReference, Kind, ProblemLog
 
 
@@ -14,14 +16,17 @@ def read_manifest(root: str, manifest: str, fmt: str, version: int,
     """The manifest's JSON object; BrokenReference if it is unreadable or not this format and
     version (a half-written pack has none: the manifest is written last)."""
     try:
-        with open(os.path.join(root, manifest), encoding="utf-8") as f:
-            data = json.load(f)
-    except (OSError, ValueError) as exc:  # ValueError: JSON, UTF-8
+        # A regular file (a link to one is followed: the organizers' own data), never a FIFO
+        # or a device; integers of at most 4,300 digits on every Python.
+        data = bounded_json.load_file(os.path.join(root, manifest), follow_links=True)
+    except regular_file.Refused as exc:
+        raise _not_manifest(manifest, fmt, version, layout_kind, exc.detail()) from None
+    except (ValueError, RecursionError, bounded_json.LongInteger) as exc:  # JSON, UTF-8
         raise _not_manifest(manifest, fmt, version, layout_kind, exc) from None
     if not isinstance(data, dict) or data.get("format") != fmt or data.get("version") != version:
         found = data if isinstance(data, dict) else {}
-        raise _not_manifest(manifest, fmt, version, layout_kind, "format {!r} version {!r}".format(
-            found.get("format"), found.get("version")))
+        raise _not_manifest(manifest, fmt, version, layout_kind, "format {} version {}".format(
+            brief(found.get("format")), brief(found.get("version"))))
     return data
 
 

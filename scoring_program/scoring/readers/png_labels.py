@@ -12,16 +12,15 @@ Low bit depths: the class id of a pixel is the sample stored in the file, whatev
 (1, 2, 4, 8 or 16 bits, grayscale or palette index). Pillow scales 2- and 4-bit grayscale samples
 to 0-255 (sample 2 of a 4-bit file reads as 34); we undo that scaling exactly.
 """
-import errno
 import io
 import os
-import stat
 from typing import Optional, Sequence, Tuple
 
 import numpy as np
 from PIL import Image
 
 from . import png
+from .. import regular_file
 from ..metrics.histogram import histogram
 from ..submission import discovery
 from .decode_errors import IMAGE_ERRORS
@@ -129,50 +128,15 @@ def check_values(arr: np.ndarray, max_id: int) -> np.ndarray:
     raise PredictionProblem(BAD_VALUES, "{} pixels hold values {}".format(bad.size, shown))
 
 
-def _kind_of_file(mode: int) -> Optional[str]:
-    """None for a regular file, else what it is."""
-    if stat.S_ISREG(mode):
-        return None
-    if stat.S_ISDIR(mode):
-        return "a folder"
-    if stat.S_ISLNK(mode):
-        return "a symbolic link"
-    if stat.S_ISFIFO(mode):
-        return "a FIFO (named pipe)"
-    if stat.S_ISCHR(mode) or stat.S_ISBLK(mode):
-        return "a device file"
-    if stat.S_ISSOCK(mode):
-        return "a socket"
-    return "not a regular file"
-
-
 def _open_regular(path: str) -> int:
-    """A descriptor on path if it is a regular file. Links are not followed and a FIFO is opened
-    without blocking (then refused), so nothing but a regular file is ever read."""
+    """A descriptor on path if it is a regular file (regular_file.py: links are not followed, a
+    FIFO is opened without blocking and refused, what is read is what was checked); a
+    PredictionProblem naming what it is otherwise."""
     try:
-        st = os.lstat(path)
-    except OSError as exc:
-        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
-            exc.strerror or type(exc).__name__)) from None
-    what = _kind_of_file(st.st_mode)
-    if what == "a folder":
-        raise PredictionProblem(NOT_PNG, "it is a folder, not a file")
-    if what:
-        raise PredictionProblem(NOT_REGULAR, "it is {}".format(what))
-    flags = os.O_RDONLY | getattr(os, "O_NOFOLLOW", 0) | getattr(os, "O_NONBLOCK", 0) | \
-        getattr(os, "O_BINARY", 0)
-    try:
-        fd = os.open(path, flags)
-    except OSError as exc:
-        if exc.errno == errno.ELOOP:  # replaced by a link since lstat
-            raise PredictionProblem(NOT_REGULAR, "it is a symbolic link") from None
-        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
-            exc.strerror or type(exc).__name__)) from None
-    what = _kind_of_file(os.fstat(fd).st_mode)
-    if what:
-        os.close(fd)
-        raise PredictionProblem(NOT_REGULAR, "it is {}".format(what))
-    return fd
+        return regular_file.open_regular(path, follow_links=False)
+    except regular_file.Refused as exc:
+        raise PredictionProblem(NOT_REGULAR if exc.kind == regular_file.NOT_REGULAR else NOT_PNG,
+                                exc.detail()) from None
 
 
 def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:

@@ -1,9 +1,12 @@
-"""Find the predictions inside an unpacked submission and match them to image ids.
+"""Find the predictions inside an unpacked submission: one file per unit (discover: a PNG per
+image, matched to the image ids) or exactly one file (discover_one: a VQA results file).
 
 Platforms hand us `$input/res` as the participant zipped it: the files may sit at the root or in
 one top-level folder, next to Codabench's `metadata`, macOS's `__MACOSX/` and `.DS_Store`, and
-whatever else the participant zipped. We locate the one folder that holds the predictions, refuse
-ambiguity, and list (not score) everything else.
+whatever else the participant zipped. We locate the one folder (or the one file) that holds the
+predictions, refuse ambiguity, and list (not score) everything else. One walk serves both
+(_walk): links are never followed and special files never opened, so a link loop, a link to /
+or a FIFO leads nowhere.
 """
 import os
 import shutil
@@ -13,9 +16,10 @@ import zipfile
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
 from . import archive
+from .. import regular_file
 from ..folders import ignored, is_real_dir
 from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISNAMED, MISSING,
-                        NO_PREDICTIONS, ProblemLog, UsageError)
+                        NO_PREDICTIONS, Kind, ProblemLog, UsageError, shown)
 from ..task_api import Submission
 
 # Written by the platform, never by the participant on purpose: ignored silently.
@@ -65,11 +69,10 @@ def _what_else(path: str) -> str:
         mode = os.lstat(path).st_mode
     except OSError:
         return ""
-    if stat.S_ISLNK(mode):
-        return "a symbolic link, not followed"
-    if not stat.S_ISREG(mode):
-        return "not a regular file, not opened"
-    return ""
+    what = regular_file.kind_of_file(mode)
+    if what is None:
+        return ""
+    return what + (", not followed" if stat.S_ISLNK(mode) else ", not opened")
 
 
 def _rel(top: str, path: str) -> str:
@@ -98,13 +101,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     if not candidates and len(with_pngs) == 1:
         candidates = with_pngs  # PNGs in one place, none named right: report them by name
     if not with_pngs:
-        others = [os.path.join(d, o) for d, _, oo, _ in listing for o in oo]
-        zips = [_rel(res_dir, o) for o in others if o.lower().endswith(".zip")]
-        detail = ("it contains another zip ({}): zip the {}, not a zip".format(
-            ", ".join(zips[:3]), noun) if zips else "found {} other files".format(len(others)))
-        log.add(NO_PREDICTIONS, "submission", detail)
-        for o in others:
-            log.add(EXTRA_FILE, _rel(res_dir, o), _what_else(o))
+        _nothing_found(res_dir, listing, NO_PREDICTIONS, EXTRA_FILE, noun, log)
         return Submission("", {}, log)
     if not candidates:  # PNGs in several folders, none named like a test image
         for d, p in with_pngs:
@@ -169,6 +166,42 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     return Submission(root, files, log)
 
 
+def _nothing_found(res_dir: str, listing: list, none: Kind, extra: Kind, noun: str,
+                   log: ProblemLog) -> None:
+    """No file with the suffix: say so (pointing at a zip inside the zip) and list the others."""
+    others = [os.path.join(d, o) for d, _, oo, _ in listing for o in oo]
+    zips = [_rel(res_dir, o) for o in others if o.lower().endswith(".zip")]
+    detail = ("it contains another zip ({}): zip the {}, not a zip".format(
+        ", ".join(zips[:3]), noun) if zips else "found {} other files".format(len(others)))
+    log.add(none, "submission", detail)
+    for o in others:
+        log.add(extra, _rel(res_dir, o), _what_else(o))
+
+
+def discover_one(res_dir: str, suffix: str, unit: str, none: Kind, several: Kind, extra: Kind,
+                 noun: str) -> Submission:
+    """Exactly one file ending in suffix, anywhere under res_dir (any name): {unit: its path}.
+    None is the problem `none`, two or more are each a problem `several`; every other file is
+    listed as `extra` (warnings: not scored). noun names the file in the messages."""
+    log = ProblemLog()
+    unreadable: List[str] = []
+    listing = list(_walk(res_dir, suffix, unreadable))
+    for d in unreadable:
+        log.add(extra, _rel(res_dir, d) + "/", "a folder that cannot be read")
+    found = [os.path.join(d, n) for d, names, _, _ in listing for n in names]
+    if not found:
+        _nothing_found(res_dir, listing, none, extra, noun, log)
+        return Submission("", {}, log)
+    for d, _, others, _ in listing:
+        for n in others:
+            log.add(extra, _rel(res_dir, os.path.join(d, n)), _what_else(os.path.join(d, n)))
+    if len(found) > 1:
+        for f in found:
+            log.add(several, _rel(res_dir, f))
+        return Submission("", {}, log)
+    return Submission(os.path.dirname(found[0]), {unit: found[0]}, log)
+
+
 def named_around(missing: Set[str], stems: List[str]) -> Dict[str, Tuple[str, str, str]]:
     """missing id -> (stem, what comes before the id, what comes after) for file stems that hold
     a missing id with something around it (pred_<id>, <id>_leftImg8bit, <id>.jpg). A stem that
@@ -206,12 +239,15 @@ def unpack_if_zip(path: str) -> "tuple":
     be unpacked raises archive.ArchiveProblem: the caller knows whose zip it is."""
     if os.path.isdir(path):
         return path, lambda: None
-    if not os.path.exists(path):
-        raise UsageError("no such file or folder: {}".format(path))
-    if not os.path.isfile(path):  # a FIFO or a device: opening it could block forever
-        raise UsageError("{} is neither a folder nor a zip file".format(path))
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):     # missing, a dangling link, a NUL byte in the name
+        raise UsageError("no such file or folder: {}".format(shown(path))) from None
+    what = regular_file.kind_of_file(mode)
+    if what:  # a FIFO or a device: opening it could block forever or never end
+        raise UsageError("{} is {}: neither a folder nor a zip file".format(shown(path), what))
     if not zipfile.is_zipfile(path):
-        raise UsageError("{} is neither a folder nor a zip file".format(path))
+        raise UsageError("{} is neither a folder nor a zip file".format(shown(path)))
     tmp = tempfile.mkdtemp(prefix="submission-")
     try:
         extract_zip(path, tmp)

@@ -415,10 +415,10 @@ INCONSISTENT = {
         ["yes/no", "number", "colour"])), "answer type"),
     "lengths do not add up": (lambda d: d["forms"].__setitem__("utf8", d["forms"]["utf8"][4:]),
                               "lengths"),
-    "width 3": (lambda d: d["records"].__setitem__("width", 3), "KeyError"),
+    "width 3": (lambda d: d["records"].__setitem__("width", 3), "records: width 3 is none of"),
     "twins malformed": (lambda d: d.__setitem__("twins", [[0, [0, 1]]] + d["twins"][1:]),
                         "twins"),
-    "not an object": (lambda d: d.clear(), "KeyError"),
+    "not an object": (lambda d: d.clear(), "the payload has no field 'questions'"),
 }
 
 

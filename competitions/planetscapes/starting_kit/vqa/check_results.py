@@ -80,7 +80,9 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
             stderr.write(SubmissionError(log).message())
             return 1
         try:
-            answers = read_results(path, shown, ids)
+            # A file named on the command line is the participant's own choice: a link to it is
+            # followed; inside a submission folder nothing is (log is that folder's listing).
+            answers = read_results(path, shown, ids, follow_links=log is None)
         except ResultsProblems as exc:
             if log is not None:
                 exc.log.merge(log)

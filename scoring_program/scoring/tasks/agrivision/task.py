@@ -4,6 +4,7 @@ from typing import Any, Dict, List, Optional, Tuple
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
+from ...quoting import brief
 from ...task_api import Reference, Resampling, RunFacts, Task
 from . import metric, report
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
@@ -25,8 +26,8 @@ class AgricultureVision(Task):
         policy = getattr(args, "storm_damage", None) or ref_config.get("storm_damage", "background")
         if policy not in STORM_POLICIES:
             log = ProblemLog()
-            log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {!r}".format(
-                ", ".join(STORM_POLICIES), policy))
+            log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {}".format(
+                ", ".join(STORM_POLICIES), brief(policy)))
             raise BrokenReference(log)
         return {"storm_damage": policy}
 

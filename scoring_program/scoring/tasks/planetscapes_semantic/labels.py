@@ -6,13 +6,13 @@ optional `average_instance_size:` {class name: pixels}. Everything is checked he
 main process: a table the metric cannot use is the organizers' mistake (exit 3), reported with the
 row it is in.
 """
-import math
 import re
 from typing import Any, Dict, List, NamedTuple, Optional
 
 import numpy as np
 
 from ...problems import BrokenReference, ProblemLog
+from ...quoting import brief
 from .problems import REF_CONFIG
 from . import cityscapes_labels
 
@@ -33,6 +33,12 @@ def key_name(name: str) -> str:
     """Leaderboard key part of a class or category name: lowercased, every run of characters
     other than a-z0-9 replaced by one underscore."""
     return re.sub("[^a-z0-9]+", "_", name.lower())
+
+
+def _key_shown(key: str) -> str:
+    """A score key or field name in a message, cut if long (a score key is as long as the name it
+    comes from)."""
+    return key if len(key) <= 80 else "{}... ({:,} characters)".format(key[:60], len(key))
 
 
 class Label(NamedTuple):
@@ -113,7 +119,7 @@ def _type_name(value: Any) -> str:
 
 def _row_name(i: int, row: Any) -> str:
     if isinstance(row, dict) and isinstance(row.get("name"), str):
-        return "labels row {} ({!r})".format(i + 1, row["name"])
+        return "labels row {} ({})".format(i + 1, brief(row["name"]))
     return "labels row {}".format(i + 1)
 
 
@@ -135,12 +141,13 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
                 log.add(REF_CONFIG, CONFIG, "{}: missing field `{}`".format(where, field))
                 bad = True
             elif not isinstance(row[field], kind) or (kind is int and isinstance(row[field], bool)):
-                log.add(REF_CONFIG, CONFIG, "{}: `{}` must be {}, not {} ({!r})".format(
-                    where, field, _type_name(kind()), _type_name(row[field]), row[field]))
+                log.add(REF_CONFIG, CONFIG, "{}: `{}` must be {}, not {} ({})".format(
+                    where, field, _type_name(kind()), _type_name(row[field]), brief(row[field])))
                 bad = True
-        for field in sorted(set(row) - {f for f, _ in REQUIRED} - set(OPTIONAL)):
+        # Keys may be of any YAML type (1, null, a date): sorted and shown as text.
+        for field in sorted(set(row) - {f for f, _ in REQUIRED} - set(OPTIONAL), key=str):
             log.add(REF_CONFIG, CONFIG, "{}: unknown field `{}` (known: {})".format(
-                where, field, ", ".join([f for f, _ in REQUIRED] + list(OPTIONAL))))
+                where, _key_shown(str(field)), ", ".join([f for f, _ in REQUIRED] + list(OPTIONAL))))
             bad = True
         if bad:
             continue
@@ -149,7 +156,8 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
             continue
         if not -1 <= row["id"] <= MAX_ID:
             log.add(REF_CONFIG, CONFIG, "{}: id {} is outside 0-{} (label images are 8-bit; "
-                    "-1 marks a label that never occurs in images)".format(where, row["id"], MAX_ID))
+                    "-1 marks a label that never occurs in images)".format(where, brief(row["id"]),
+                                                                          MAX_ID))
             continue
         if row["has_instances"] and row["id"] > MAX_INSTANCE_CLASS:
             log.add(REF_CONFIG, CONFIG, "{}: a class with instances needs an id of at most {} "
@@ -166,8 +174,8 @@ def _check_unique(labels: List[Label], log: ProblemLog) -> None:
 
     def claim(what: Any, shown: str, lab: Label) -> None:
         if what in seen:
-            log.add(REF_CONFIG, CONFIG, "labels row {} ({!r}): {} (also row {}, {!r})".format(
-                lab.row, lab.name, shown, seen[what].row, seen[what].name))
+            log.add(REF_CONFIG, CONFIG, "labels row {} ({}): {} (also row {}, {})".format(
+                lab.row, brief(lab.name), shown, seen[what].row, brief(seen[what].name)))
         else:
             seen[what] = lab
 
@@ -179,13 +187,13 @@ def _check_unique(labels: List[Label], log: ProblemLog) -> None:
             continue
         claim(("name", lab.name), "duplicate name", lab)
         claim(("class key", key_name(lab.name)), "score key `{}` of another label".format(
-            key_name(lab.name)), lab)
+            _key_shown(key_name(lab.name))), lab)
     keys = {}  # type: Dict[str, str]
     for lab in labels:
         k = key_name(lab.category)
         if keys.setdefault(k, lab.category) != lab.category:
-            log.add(REF_CONFIG, CONFIG, "categories {!r} and {!r} have the same score key "
-                    "`{}`".format(keys[k], lab.category, k))
+            log.add(REF_CONFIG, CONFIG, "categories {} and {} have the same score key "
+                    "`{}`".format(brief(keys[k]), brief(lab.category), _key_shown(k)))
     if labels and not any(lab.id >= 0 and not lab.ignore_in_eval for lab in labels):
         log.add(REF_CONFIG, CONFIG, "no label is evaluated (every label has ignore_in_eval: "
                 "true or id -1)")
@@ -203,27 +211,19 @@ def _parse_sizes(value: Any, labels: List[Label], log: ProblemLog) -> Dict[str, 
     for name, size in value.items():
         lab = by_name.get(name)
         if lab is None:
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} is not a label name".format(name))
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} is not a label name".format(
+                brief(name)))
         elif not lab.has_instances:
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} has has_instances: false".format(
-                name))
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} has has_instances: false".format(
+                brief(name)))
         elif (isinstance(size, bool) or not isinstance(size, (int, float))
               or not 1 <= size <= MAX_AVERAGE_SIZE):  # exact for any int; False for NaN
-            log.add(REF_CONFIG, CONFIG, "average_instance_size: {!r} must be a positive number of "
+            log.add(REF_CONFIG, CONFIG, "average_instance_size: {} must be a positive number of "
                     "pixels, from 1 to {:.2g} (the pixels of the largest PNG image), not {}".format(
-                        name, float(MAX_AVERAGE_SIZE), _shown(size)))
+                        brief(name), float(MAX_AVERAGE_SIZE), brief(size)))
         else:
             sizes[name] = float(size)
     return sizes
-
-
-def _shown(value: Any) -> str:
-    """A configuration value in a message: short, whatever its size (an integer of thousands of
-    digits cannot even be converted to text by Python 3.11+)."""
-    if isinstance(value, int) and not isinstance(value, bool) and abs(value) >= 10 ** 30:
-        return "an integer of about {} digits".format(int(value.bit_length() * math.log10(2)) + 1)
-    text = repr(value)
-    return text if len(text) <= 60 else text[:57] + "..."
 
 
 def load(config: Dict[str, Any]) -> LabelTable:
@@ -237,7 +237,8 @@ def load(config: Dict[str, Any]) -> LabelTable:
         rows, default_sizes, source = cityscapes_labels.rows(), \
             dict(cityscapes_labels.AVERAGE_INSTANCE_SIZE), "cityscapes"
     elif isinstance(spec, str):
-        log.add(REF_CONFIG, CONFIG, "`labels: {}`: the only named table is `cityscapes`".format(spec))
+        log.add(REF_CONFIG, CONFIG, "`labels: {}`: the only named table is `cityscapes`".format(
+            brief(spec)))
         raise BrokenReference(log)
     else:
         rows, default_sizes, source = spec, {}, CONFIG

@@ -35,7 +35,9 @@ import zlib
 from itertools import accumulate, chain
 from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
 
-from ...readers import packed_manifest
+from ... import regular_file
+from ...quoting import brief
+from ...readers import bounded_json, packed_manifest
 from ...problems import BrokenReference, Kind, ProblemLog, ScoringError
 from .problems import REF_PACKED
 from .normalize import Normalizer
@@ -74,9 +76,12 @@ class Damaged(Exception):
 
 
 # What a payload that passed the CRC check but is not this format's (written by another tool)
-# makes the decoder raise: json and base64 (ValueError), a field missing or of another type
-# (KeyError, TypeError), an array too short (IndexError). Anything else is a bug (exit 4).
-PAYLOAD_ERRORS = (Damaged, ValueError, KeyError, TypeError, IndexError, OverflowError)
+# makes the decoder raise: Damaged (every field's presence and type is checked), json, base64,
+# array and the UTF-8 codec's ValueError, json's RecursionError and LongInteger. Anything else
+# is a bug of ours (exit 4), not the organizers' reference.
+PAYLOAD_ERRORS = (Damaged, ValueError, RecursionError, bounded_json.LongInteger)
+
+_TYPE_NAMES = {dict: "an object", list: "a list", str: "a string", int: "an integer"}
 
 
 # --- writing --------------------------------------------------------------------------------
@@ -133,11 +138,26 @@ def encode(truth: Truth) -> Tuple[bytes, Dict[str, int]]:
 
 # --- reading --------------------------------------------------------------------------------
 
+def _field(obj: Any, key: str, kind: type, where: str) -> Any:
+    """obj[key] if obj is an object holding key with a value of type kind; Damaged otherwise."""
+    if type(obj) is not dict:
+        raise Damaged("{} is not {}".format(where, _TYPE_NAMES[dict]))
+    if key not in obj:
+        raise Damaged("{} has no field {}".format(where, brief(key)))
+    value = obj[key]
+    if type(value) is not kind:
+        raise Damaged("{}: {} is not {}".format(where, brief(key), _TYPE_NAMES[kind]))
+    return value
+
+
 def _read_ints(field: Dict[str, Any], name: str, count: Optional[int]) -> Sequence[int]:
     """`count` unsigned integers (any number if None): bytes or an array, both iterate as ints.
     Indexes are not compared with their table here: looking them up raises IndexError."""
-    width = field["width"]
-    raw = base64.b64decode(field["data"])
+    width = _field(field, "width", int, name)
+    if width not in _TYPECODES:
+        raise Damaged("{}: width {} is none of {}".format(
+            name, brief(width), ", ".join(map(str, sorted(_TYPECODES)))))
+    raw = base64.b64decode(_field(field, "data", str, name))
     if width == 1:
         values = raw  # type: Sequence[int]
     else:
@@ -158,67 +178,76 @@ def _look_up(table: List[str], indexes: Sequence[int], name: str) -> List[str]:
 
 
 def _read_strings(field: Dict[str, Any], name: str, count: Optional[int]) -> List[str]:
-    lengths = _read_ints(field["lengths"], name, count)
-    text = base64.b64decode(field["utf8"]).decode("utf-8", "surrogatepass")
+    lengths = _read_ints(_field(field, "lengths", dict, name), name, count)
+    text = base64.b64decode(_field(field, "utf8", str, name)).decode("utf-8", "surrogatepass")
     ends = list(accumulate(lengths))
     if (ends[-1] if ends else 0) != len(text):
         raise Damaged("{}: the lengths do not add up to the text".format(name))
     return list(map(text.__getitem__, map(slice, [0] + ends[:-1], ends)))
 
 
+# No payload holds more of anything: a count above it is not one (and is not printed whole).
+MAX_COUNT = 1 << 48
+
+
 def _count(manifest: Dict[str, Any], key: str) -> int:
     value = manifest.get(key)
-    if type(value) is not int or value < 0:
-        raise Damaged("{} has no count of {}".format(MANIFEST, key))
+    if type(value) is not int or not 0 <= value < MAX_COUNT:
+        raise Damaged("{} has no count of {} ({})".format(MANIFEST, key, brief(value)))
     return value
 
 
 def _types(doc: Dict[str, Any], table_key: str, index_key: str, n: int,
            count: Optional[int]) -> List[str]:
     """A type per question, from its table and the questions' indexes into it."""
-    table = _read_strings(doc[table_key], table_key, count)
+    table = _read_strings(_field(doc, table_key, dict, "the payload"), table_key, count)
     if len(set(table)) != len(table):
         raise Damaged("{} lists a type twice".format(table_key))
-    return _look_up(table, _read_ints(doc[index_key], index_key, n), index_key)
+    return _look_up(table, _read_ints(_field(doc, index_key, dict, "the payload"), index_key, n),
+                    index_key)
 
 
 def decode(data: bytes, manifest: Dict[str, Any]) -> Truth:
-    """The Truth of a payload, checked against its manifest: Damaged, or any exception of a
-    malformed payload (the caller reports them all as damage), otherwise."""
+    """The Truth of a payload, checked against its manifest: Damaged, or one of PAYLOAD_ERRORS
+    (the caller reports them all as damage), otherwise."""
     if manifest.get("task") != TASK:
-        raise Damaged("{} is for task {!r}, not {}".format(MANIFEST, manifest.get("task"), TASK))
+        raise Damaged("{} is for task {}, not {}".format(MANIFEST, brief(manifest.get("task")),
+                                                         TASK))
     size, crc = manifest.get("bytes"), manifest.get("crc32")
     if len(data) != size:
         raise Damaged("{:,} bytes, {} says {} (truncated or changed after packing)".format(
-            len(data), MANIFEST, size))
+            len(data), MANIFEST, brief(size)))
     if zlib.crc32(data) != crc:
         raise Damaged("CRC-32 {}, {} says {} (damaged or changed after packing)".format(
-            zlib.crc32(data), MANIFEST, crc))
+            zlib.crc32(data), MANIFEST, brief(crc)))
     n, n_forms, n_qtypes, n_twins, n_disagree = (_count(manifest, k) for k in COUNTS)
-    doc = json.loads(data.decode("ascii"))
-    if doc["questions"] != n or not n:
-        raise Damaged("{} questions, {} says {}".format(doc["questions"], MANIFEST, n))
-    qids = doc["qids"]
-    if type(qids) is not list or len(qids) != n or set(map(type, qids)) != {int} or \
-            len(set(qids)) != n:
+    doc = bounded_json.loads(data.decode("ascii"))
+    questions = _field(doc, "questions", int, "the payload")
+    if questions != n or not n:
+        raise Damaged("{} questions, {} says {:,}".format(brief(questions), MANIFEST, n))
+    qids = _field(doc, "qids", list, "the payload")
+    if len(qids) != n or set(map(type, qids)) != {int} or len(set(qids)) != n:
         raise Damaged("qids is not a list of {:,} distinct integers".format(n))
-    table = _read_strings(doc["forms"], "forms", n_forms)
-    flat = _look_up(table, _read_ints(doc["records"], "records", HUMANS * n), "records")
+    table = _read_strings(_field(doc, "forms", dict, "the payload"), "forms", n_forms)
+    flat = _look_up(table, _read_ints(_field(doc, "records", dict, "the payload"), "records",
+                                      HUMANS * n), "records")
     forms = list(zip(*[iter(flat)] * HUMANS))  # back to ten per question
     del flat, table
     answer_types = _types(doc, "answer_types", "answer_type", n, None)
     if not set(answer_types) <= set(ANSWER_TYPES):
         raise Damaged("an answer type is none of {}".format(", ".join(ANSWER_TYPES)))
     question_types = _types(doc, "question_types", "question_type", n, n_qtypes)
-    flags = _read_ints(doc["disagree"], "disagree", n)
-    if doc["disagree"]["width"] != 1 or flags.translate(None, b"\0\1"):
+    flags_field = _field(doc, "disagree", dict, "the payload")
+    flags = _read_ints(flags_field, "disagree", n)
+    if flags_field["width"] != 1 or flags.translate(None, b"\0\1"):
         raise Damaged("disagree holds another value than 0 and 1")
     disagree = list(map(bool, flags))
     if sum(disagree) != n_disagree:
         raise Damaged("{:,} disagreeing questions, {} says {:,}".format(
             sum(disagree), MANIFEST, n_disagree))
     twins = {}
-    for i, classes in doc["twins"]:
+    for entry in _field(doc, "twins", list, "the payload"):
+        i, classes = entry if type(entry) is list and len(entry) == 2 else (None, None)
         if type(i) is not int or not 0 <= i < n or i in twins or type(classes) is not list or \
                 len(classes) != HUMANS or set(map(type, classes)) != {int}:
             raise Damaged("twins: an entry is not [question index, {} classes]".format(HUMANS))
@@ -236,7 +265,9 @@ def _broken(name: str, detail: str) -> BrokenReference:
 
 
 def is_packed(root: str) -> bool:
-    return os.path.isfile(os.path.join(root, MANIFEST))
+    """packed.json is there: whatever it is (a FIFO, a folder), it is then read as the manifest
+    and refused if it is not one, never skipped."""
+    return os.path.lexists(os.path.join(root, MANIFEST))
 
 
 def read_packed(root: str, questions: Dict[int, Any],
@@ -246,11 +277,18 @@ def read_packed(root: str, questions: Dict[int, Any],
     BrokenReference, saying to pack again, on any problem."""
     if manifest is None:
         manifest = packed_manifest.read_manifest(root, MANIFEST, FORMAT, VERSION, REF_PACKED)
+    size = manifest.get("bytes")
+    if type(size) is not int or size < 0:
+        raise _broken(MANIFEST, "it states no size of {}".format(PAYLOAD))
     try:
-        with open(os.path.join(root, PAYLOAD), "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise _broken(PAYLOAD, "it cannot be read ({})".format(exc.strerror or exc)) from None
+        # A regular file (a link to one is followed), read only up to the size the manifest
+        # states: a FIFO, a device or a payload grown since packing costs nothing.
+        data = bounded_json.read_bytes(os.path.join(root, PAYLOAD), follow_links=True,
+                                       max_bytes=size)
+    except regular_file.Refused as exc:
+        raise _broken(PAYLOAD, "{}{}".format(exc.detail(), "; {} says {:,} bytes (truncated or "
+                      "changed after packing)".format(MANIFEST, size)
+                      if exc.kind == regular_file.TOO_LARGE else "")) from None
     try:
         truth = decode(data, manifest)
     except PAYLOAD_ERRORS as exc:

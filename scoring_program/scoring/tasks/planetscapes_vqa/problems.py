@@ -15,6 +15,10 @@ NO_RESULTS = Kind(
 TWO_RESULTS = Kind(
     "vqa_two_results", ".json files that each could be the results",
     "keep exactly one .json file in the submission.")
+NOT_REGULAR = Kind(
+    "vqa_not_regular", "results file that is a link or a special file, not a regular file",
+    "put the .json file itself in the submission: links, FIFOs and device files are never "
+    "followed or read.")
 TOO_LARGE = Kind(
     "vqa_too_large", "results file above the size limit",
     "write one short answer per question (VQA answers are a few words).")

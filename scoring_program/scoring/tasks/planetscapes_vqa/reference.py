@@ -20,8 +20,10 @@ import os
 from itertools import chain
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from ... import folders
+from ... import folders, regular_file
 from ...problems import BrokenReference, ProblemLog
+from ...quoting import brief
+from ...readers import bounded_json
 from .problems import REF_ANSWERS, REF_DISAGREE, REF_DUPLICATE, REF_EMPTY, REF_FILE, REF_FORMAT
 from .normalize import Normalizer
 
@@ -59,30 +61,34 @@ class Truth(NamedTuple):
 
 
 def find_root(ref_dir: str) -> str:
-    """ref_dir, or its only sub-folder, whichever holds questions.json."""
-    return folders.find_root(ref_dir, lambda d: os.path.isfile(os.path.join(d, QUESTIONS))) \
+    """ref_dir, or its only sub-folder, whichever holds questions.json (whatever it is: a FIFO of
+    that name is then refused by name, not reported missing)."""
+    return folders.find_root(ref_dir, lambda d: os.path.lexists(os.path.join(d, QUESTIONS))) \
         or ref_dir
 
 
 def _load(root: str, name: str, key: str, log: ProblemLog) -> Optional[list]:
     """The list under `key` of a reference JSON file, or None (problem logged)."""
-    path = os.path.join(root, name)
     try:
-        # Text, not bytes: json.loads(bytes) would hold the file twice (bytes and text).
-        with open(path, encoding="utf-8-sig") as f:
-            doc = json.load(f)
-    except OSError as exc:
-        log.add(REF_FILE, name, "it cannot be read ({})".format(exc.strerror or exc))
+        # A regular file (a link to one is followed: the organizers' own data); a FIFO or a
+        # device is refused, never read.
+        doc = bounded_json.load_file(os.path.join(root, name), follow_links=True)
+    except regular_file.Refused as exc:
+        log.add(REF_FILE, name, exc.detail())
         return None
     except json.JSONDecodeError as exc:
         log.add(REF_FILE, name, "not valid JSON: line {}, column {}: {}".format(
             exc.lineno, exc.colno, exc.msg))
         return None
+    except bounded_json.LongInteger as exc:
+        log.add(REF_FILE, name, "it holds {}, more than Python reads ({:,}): question ids are "
+                "integers of a few digits".format(exc, bounded_json.MAX_INT_DIGITS))
+        return None
     except (UnicodeDecodeError, RecursionError) as exc:
         log.add(REF_FILE, name, "not valid JSON ({})".format(type(exc).__name__))
         return None
     if not isinstance(doc, dict) or not isinstance(doc.get(key), list):
-        log.add(REF_FORMAT, name, "expected an object with a list {!r}".format(key))
+        log.add(REF_FORMAT, name, "expected an object with a list {}".format(brief(key)))
         return None
     return doc[key]
 
@@ -113,7 +119,7 @@ def read_questions(root: str, name: str = QUESTIONS) -> Dict[int, Any]:
             continue
         qid = q["question_id"]
         if qid in questions:
-            log.add(REF_DUPLICATE, "question_id {}".format(qid), "twice in " + name)
+            log.add(REF_DUPLICATE, "question_id {}".format(brief(qid)), "twice in " + name)
         questions[qid] = q["image_id"]
     if not entries:
         log.add(REF_EMPTY, name)
@@ -201,20 +207,22 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
             _explain(ann, n, log, seen)
             continue
         if len(forms) != HUMANS:
-            log.add(REF_ANSWERS, "question_id {}".format(qid), "{} answers".format(len(forms)))
+            log.add(REF_ANSWERS, "question_id {}".format(brief(qid)), "{} answers".format(
+                len(forms)))
             seen.add(qid)
             continue
         if qid in seen:
-            log.add(REF_DUPLICATE, "question_id {}".format(qid), "twice in " + ANNOTATIONS)
+            log.add(REF_DUPLICATE, "question_id {}".format(brief(qid)), "twice in " + ANNOTATIONS)
             continue
         seen.add(qid)
         image = questions.get(qid, _ABSENT)
         if image is _ABSENT:
-            log.add(REF_DISAGREE, "question_id {}".format(qid), "in {} only".format(ANNOTATIONS))
+            log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "in {} only".format(
+                ANNOTATIONS))
             continue
         if ann.get("image_id", image) != image:
-            log.add(REF_DISAGREE, "question_id {}".format(qid), "image_id {!r} in {}, {!r} in {}"
-                    .format(ann.get("image_id"), ANNOTATIONS, image, QUESTIONS))
+            log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "image_id {} in {}, {} in {}"
+                    .format(brief(ann.get("image_id")), ANNOTATIONS, brief(image), QUESTIONS))
             continue
         differ = forms.count(forms[0]) != HUMANS
         if differ:
@@ -228,7 +236,7 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
         atypes.append(key[0])
         qtypes.append(key[1])
     for qid in questions.keys() - seen:
-        log.add(REF_DISAGREE, "question_id {}".format(qid), "in {} only".format(QUESTIONS))
+        log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "in {} only".format(QUESTIONS))
     if not entries:
         log.add(REF_EMPTY, ANNOTATIONS)
     if log.fatal:
@@ -273,10 +281,10 @@ def _explain(ann: Any, n: int, log: ProblemLog, seen: set) -> None:
         log.add(REF_FORMAT, name, "question_id is not an integer")
         return
     seen.add(ann["question_id"])
-    name = "question_id {}".format(ann["question_id"])
+    name = "question_id {}".format(brief(ann["question_id"]))
     if ann.get("answer_type") not in ANSWER_TYPES:
-        log.add(REF_FORMAT, name, "answer_type {!r} is none of {}".format(
-            ann.get("answer_type"), ", ".join(ANSWER_TYPES)))
+        log.add(REF_FORMAT, name, "answer_type {} is none of {}".format(
+            brief(ann.get("answer_type")), ", ".join(ANSWER_TYPES)))
     elif type(ann.get("question_type")) is not str:
         log.add(REF_FORMAT, name, "question_type is missing or not a string")
     elif not isinstance(ann.get("answers"), list):

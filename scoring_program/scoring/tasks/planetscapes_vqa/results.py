@@ -10,10 +10,14 @@ import operator
 import os
 from typing import AbstractSet, Any, Dict, Optional
 
+from ... import regular_file
 from ...problems import ProblemLog
+from ...quoting import brief
+from ...readers import bounded_json
 from ...task_api import PredictionProblem
 from .problems import (BAD_ANSWER, BAD_QUESTION_ID, DUPLICATED_IDS, MISSING_IDS, NO_ANSWER,
-                    NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, TOO_LARGE, UNKNOWN_IDS)
+                       NO_QUESTION_ID, NOT_JSON, NOT_LIST, NOT_OBJECT, NOT_REGULAR, TOO_LARGE,
+                       UNKNOWN_IDS)
 
 # Size limit: generous for any real answer (VQA answers are a few words; a pretty-printed entry
 # is about 80 bytes), small enough that json.loads of a file at the limit stays within the
@@ -39,6 +43,13 @@ class ResultsProblems(PredictionProblem):
 
     def __reduce__(self):  # picklable across worker processes
         return (ResultsProblems, (self.log,))
+
+
+def _size_of(path: str) -> str:
+    try:
+        return "{:,} bytes".format(os.stat(path).st_size)
+    except OSError:
+        return "larger"
 
 
 def describe(value: Any) -> str:
@@ -78,17 +89,17 @@ def _as_number(qid: Any, expected_ids: AbstractSet[int]) -> str:
 
 
 def parse(text: str, shown: str, log: ProblemLog) -> Optional[Any]:
-    """json.loads with the failure turned into a problem (line and column); None on failure."""
+    """The JSON document, or None with the failure logged as a problem (line and column)."""
     try:
-        return json.loads(text)
+        return bounded_json.loads(text)
     except json.JSONDecodeError as exc:
         log.add(NOT_JSON, shown, "line {}, column {}: {}{}".format(
             exc.lineno, exc.colno, exc.msg, _json_lines_hint(text, exc)))
     except RecursionError:
         log.add(NOT_JSON, shown, "it is nested too deeply")
-    except ValueError:  # Python 3.11+: an integer of more than 4,300 digits
-        log.add(NOT_JSON, shown, "it holds a number with more digits than Python reads "
-                "(4,300): question ids are integers of a few digits")
+    except bounded_json.LongInteger as exc:
+        log.add(NOT_JSON, shown, "it holds {}, more than Python reads ({:,}): question ids are "
+                "integers of a few digits".format(exc, bounded_json.MAX_INT_DIGITS))
     return None
 
 
@@ -100,29 +111,36 @@ def _json_lines_hint(text: str, exc: json.JSONDecodeError) -> str:
     return ""
 
 
-def read_results(path: str, shown: str, expected_ids: AbstractSet[int]) -> Dict[int, str]:
+def read_results(path: str, shown: str, expected_ids: AbstractSet[int],
+                 follow_links: bool = False) -> Dict[int, str]:
     """{question_id: answer} for exactly the expected ids; raises ResultsProblems otherwise.
 
-    shown is the file's name as the participant knows it (its path inside the submission)."""
+    shown is the file's name as the participant knows it (its path inside the submission).
+    follow_links: a file named on the command line (a participant's own check) may be a link
+    to a regular file; a file of a submission never is."""
     log = ProblemLog()
     cap = size_cap(len(expected_ids))
     try:
-        size = os.path.getsize(path)
-        if size > cap:
-            log.add(TOO_LARGE, shown, "{:,} bytes; the limit for {:,} questions is {:,} bytes "
-                    "(1 MiB + 1,000 bytes a question)".format(size, len(expected_ids), cap))
-            raise ResultsProblems(log)
-        # Text, not bytes: json.loads(bytes) would hold the file twice (bytes and text).
-        # UTF-8, as the official code reads it; a byte-order mark is tolerated.
-        with open(path, encoding="utf-8-sig") as f:
-            text = f.read()  # the whole file is decoded at once: exc.start is its offset
-    except OSError as exc:
-        log.add(NOT_JSON, shown, "it cannot be read ({})".format(exc.strerror or exc))
+        # A regular file only, never a link (regular_file.py): a FIFO would block forever and
+        # a link to /dev/zero would be read until memory runs out.
+        raw = bounded_json.read_bytes(path, follow_links=follow_links, max_bytes=cap)
+    except regular_file.Refused as exc:
+        if exc.kind == regular_file.TOO_LARGE:
+            log.add(TOO_LARGE, shown, "{}; the limit for {:,} questions is {:,} bytes (1 MiB + "
+                    "1,000 bytes a question)".format(_size_of(path), len(expected_ids), cap))
+        else:
+            log.add(NOT_REGULAR if exc.kind == regular_file.NOT_REGULAR else NOT_JSON, shown,
+                    exc.detail())
         raise ResultsProblems(log) from None
+    try:
+        # UTF-8, as the official code reads it; a byte-order mark is tolerated. Text, not
+        # bytes, goes to the parser (json.loads(bytes) would hold the file twice).
+        text = bounded_json.decode(raw)
     except UnicodeDecodeError as exc:
         log.add(NOT_JSON, shown, "it is not UTF-8 text (byte {} is {!r})".format(
             exc.start, exc.object[exc.start:exc.start + 1]))
         raise ResultsProblems(log) from None
+    del raw
     entries = parse(text, shown, log)
     del text
     if log.fatal:
@@ -170,7 +188,7 @@ def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog
             qid = None
         else:
             times[qid] = times.get(qid, 0) + 1
-        about = name if qid is None else "{} (question_id {})".format(name, qid)
+        about = name if qid is None else "{} (question_id {})".format(name, brief(qid))
         if "answer" not in entry:
             log.add(NO_ANSWER, about, "its keys: {}".format(", ".join(sorted(entry))[:80]))
         elif type(entry["answer"]) is not str:
@@ -179,9 +197,10 @@ def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog
         if n == 0:  # only seen with an id of the wrong type (reported above)
             continue
         if n > 1:
-            log.add(DUPLICATED_IDS, "question_id {}".format(qid), "answered {} times".format(n))
+            log.add(DUPLICATED_IDS, "question_id {}".format(brief(qid)),
+                    "answered {} times".format(n))
         if qid not in expected_ids:
-            log.add(UNKNOWN_IDS, "question_id {}".format(qid))
+            log.add(UNKNOWN_IDS, "question_id {}".format(brief(qid)))
     for qid in expected_ids:
         if qid not in times:
-            log.add(MISSING_IDS, "question_id {}".format(qid))
+            log.add(MISSING_IDS, "question_id {}".format(brief(qid)))

@@ -1,0 +1,204 @@
+"""The reference's config.yaml, hostile or careless (issue 14, item 4), for every task and both
+layouts, through the real commands (score.py, and pack.py on the raw layout): alias bombs,
+recursive aliases, absurd nesting, integers beyond 4,300 digits, a FIFO, a device, a folder, a
+file above 1 MiB: exit 3 with one clear message, quickly, in little memory; a value quoted in a
+message is cut (a 226 MB message was once made from a 280-byte file)."""
+import os
+import shutil
+import subprocess
+import sys
+import textwrap
+
+import pytest
+
+from conftest import PROGRAM, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
+from measured import run_measured
+
+SAMPLES = {
+    "agriculture-vision": ("reference_data", "starting_kit/sample_submission"),
+    "planetscapes-semantic": (SEM_REF, os.path.join(SEM_KIT, "sample_submission")),
+    "planetscapes-vqa": (VQA_REF, os.path.join(VQA_KIT, "sample_submission")),
+}
+
+BILLION_LAUGHS = textwrap.dedent("""
+    a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
+    b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
+    c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
+    d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
+    e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
+    f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
+    g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
+    h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
+    i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
+    task: *i
+""").lstrip()
+
+
+def _fifo(path):
+    os.mkfifo(path)
+
+
+def _dev_zero(path):
+    os.symlink("/dev/zero", path)
+
+
+def _folder(path):
+    os.mkdir(path)
+
+
+def _text(text):
+    def write(path):
+        with open(path, "w", encoding="utf-8") as f:
+            f.write(text)
+    return write
+
+
+def _bytes(data):
+    def write(path):
+        with open(path, "wb") as f:
+            f.write(data)
+    return write
+
+
+# name -> (what config.yaml becomes, phrases of the message)
+HOSTILE = {
+    "billion laughs": (_text(BILLION_LAUGHS), ("line 5", "alias bomb")),
+    "recursive alias": (_text("task: &a [1, *a]\n"), ("recursive alias",)),
+    "deep nesting": (_text("task: " + "[" * 100000 + "\n"), ("nested more than 64 levels",)),
+    "integer of 5,000 digits": (_text("task: " + "9" * 5000 + "\n"), ("longer than 4,300 digits",)),
+    "python tag": (_text("task: !!python/object/apply:os.system ['true']\n"), ("is not allowed",)),
+    "key given twice": (_text("task: a\ntask: b\n"), ("appears twice",)),
+    "not UTF-8": (_bytes(b"task: caf\xe9\n"), ("unreadable YAML", "not UTF-8 text")),
+    "above 1 MiB": (_text("# " + "x" * (1 << 20) + "\n"), ("larger than 1,048,576 bytes",)),
+    "a FIFO": (_fifo, ("FIFO",)),
+    "a link to /dev/zero": (_dev_zero, ("device file",)),
+    "a folder": (_folder, ("a folder, not a file",)),
+    "task is a list": (_text("task: [a, b]\n"), ("unknown task ['a', 'b']",)),
+    "task of 100,000 characters": (_text("task: " + "t" * 100000 + "\n"),
+                                   ("unknown task 'ttt", "(100,000 characters)")),
+}
+
+
+@pytest.fixture(scope="module")
+def references(tmp_path_factory):
+    """task -> {layout: folder}: each sample reference, raw and packed by pack.py."""
+    out = {}
+    for task, (raw, _) in SAMPLES.items():
+        packed = str(tmp_path_factory.mktemp("packed") / "ref")
+        proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"),
+                               os.path.join(ROOT, raw), packed], capture_output=True, text=True,
+                              timeout=300)
+        assert proc.returncode == 0, proc.stderr
+        out[task] = {"raw": os.path.join(ROOT, raw), "packed": packed}
+    return out
+
+
+def _with_config(references, task, layout, tmp_path, make):
+    ref = str(tmp_path / "ref")
+    shutil.copytree(references[task][layout], ref)
+    config = os.path.join(ref, "config.yaml")
+    if os.path.lexists(config):
+        os.remove(config)
+    make(config)
+    return ref
+
+
+def assert_refused(r, phrases, code=3):
+    """A measured run: the exit status, one message naming config.yaml, short; bounded."""
+    out = r["out"] + r["err"]
+    assert r["rc"] == code, out
+    assert "Traceback" not in out and "INTERNAL ERROR" not in out, out
+    assert r["err"].startswith("ERROR: the REFERENCE data"), r["err"]
+    assert "config.yaml" in r["err"], r["err"]
+    for phrase in phrases:
+        assert phrase in r["err"], r["err"]
+    assert len(r["err"]) < 1500, len(r["err"])
+    # Quickly and in little memory (a loaded 2-CPU machine: generous bounds; the figures
+    # measured are in the closing note of the issue).
+    assert r["wall"] < 20 and r["rss"] < 150, (r["wall"], r["rss"])
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+@pytest.mark.parametrize("layout", ["raw", "packed"])
+@pytest.mark.parametrize("task", sorted(SAMPLES))
+def test_hostile_config_is_refused_by_score_py(references, tmp_path, task, layout, case):
+    make, phrases = HOSTILE[case]
+    ref = _with_config(references, task, layout, tmp_path, make)
+    sub = os.path.join(ROOT, SAMPLES[task][1])
+    r = run_measured("score.py", "--ref", ref, "--res", sub, "--out", tmp_path / "out",
+                     timeout=60)
+    assert_refused(r, phrases)
+    assert not os.path.exists(str(tmp_path / "out" / "scores.json"))
+
+
+@pytest.mark.parametrize("case", sorted(HOSTILE))
+@pytest.mark.parametrize("task", sorted(SAMPLES))
+def test_hostile_config_is_refused_by_pack_py(references, tmp_path, task, case):
+    make, phrases = HOSTILE[case]
+    ref = _with_config(references, task, "raw", tmp_path, make)
+    r = run_measured("pack.py", ref, tmp_path / "packed", timeout=60)
+    assert_refused(r, phrases)
+    assert not os.path.exists(str(tmp_path / "packed"))     # made by the run, removed
+
+
+def test_the_same_message_from_score_py_and_pack_py(references, tmp_path):
+    ref = _with_config(references, "planetscapes-vqa", "raw", tmp_path,
+                       _text("task: [a, b]\n"))
+    scored = run_score("--ref", ref, "--res", os.path.join(ROOT, SAMPLES["planetscapes-vqa"][1]))
+    packed = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), ref,
+                             str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
+    assert scored.returncode == packed.returncode == 3
+    assert scored.stderr == packed.stderr and packed.stdout == ""
+
+
+def test_a_config_inside_a_wrapped_reference_is_read_the_same_way(references, tmp_path):
+    """The reference zipped as one folder: its config.yaml, a FIFO, is refused, not skipped."""
+    wrapped = tmp_path / "wrap" / "test"
+    shutil.copytree(references["planetscapes-vqa"]["raw"], str(wrapped))
+    os.remove(str(wrapped / "config.yaml"))
+    os.mkfifo(str(wrapped / "config.yaml"))
+    r = run_measured("score.py", "--ref", tmp_path / "wrap", "--res",
+                     os.path.join(ROOT, SAMPLES["planetscapes-vqa"][1]), timeout=60)
+    assert_refused(r, ("FIFO",))
+
+
+def test_a_link_to_a_regular_config_is_followed(references, tmp_path):
+    """The organizers' own file: a link to a regular config.yaml is read."""
+    ref = _with_config(references, "planetscapes-vqa", "raw", tmp_path,
+                       lambda p: os.symlink(os.path.join(VQA_REF,
+                                                         "config.yaml"), p))
+    proc = run_score("--ref", ref, "--res", os.path.join(ROOT, SAMPLES["planetscapes-vqa"][1]))
+    assert proc.returncode == 0, proc.stderr
+
+
+def test_long_storm_damage_value_is_quoted_briefly(references, tmp_path):
+    ref = _with_config(references, "agriculture-vision", "raw", tmp_path,
+                       _text("storm_damage: " + "b" * 200000 + "\n"))
+    proc = run_score("--ref", ref, "--res", os.path.join(ROOT, SAMPLES["agriculture-vision"][1]))
+    assert proc.returncode == 3, proc.stderr
+    assert "storm_damage must be one of background, ignore, not 'bbb" in proc.stderr
+    assert "(200,000 characters)" in proc.stderr and len(proc.stderr) < 1500
+
+
+@pytest.mark.parametrize("config,phrase", [
+    ("labels: " + "m" * 200000 + "\n", "`labels: 'mmm"),
+    ("labels:\n  - {name: " + "n" * 200000 + ", id: 1, category: c, has_instances: 2, "
+     "ignore_in_eval: false}\n", "labels row 1 ('nnn"),
+    ("labels:\n  - {name: a, id: " + "7" * 4000 + ", category: c, has_instances: false, "
+     "ignore_in_eval: false}\n", "is outside 0-255"),
+    ("labels:\n  - {name: a, id: 1, category: c, has_instances: true, ignore_in_eval: false}\n"
+     "average_instance_size: {a: " + "9" * 4000 + "}\n", "must be a positive number of pixels"),
+    ("labels:\n  - {name: a, id: 1, category: c, has_instances: false, ignore_in_eval: false, "
+     "1: x, null: y}\n", "unknown field `1`"),
+], ids=["long table name", "long label name", "id of 4,000 digits", "size of 4,000 digits",
+        "keys of other types"])
+def test_label_table_values_are_quoted_briefly(references, tmp_path, config, phrase):
+    """Values of the semantic task's label table: cut in the message, and an id or a size of
+    4,000 digits (which no float holds) is a refusal, not an internal error."""
+    ref = _with_config(references, "planetscapes-semantic", "raw", tmp_path,
+                       _text("task: planetscapes-semantic\n" + config))
+    proc = run_score("--ref", ref, "--res",
+                     os.path.join(ROOT, SAMPLES["planetscapes-semantic"][1]))
+    assert proc.returncode == 3, proc.stderr
+    assert "Traceback" not in proc.stderr and "INTERNAL ERROR" not in proc.stderr
+    assert phrase in proc.stderr and len(proc.stderr) < 2500, proc.stderr
