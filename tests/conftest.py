@@ -48,3 +48,14 @@ def score_either(argv, real):
 @pytest.fixture
 def score():
     return run_score
+
+
+def pytest_configure(config):
+    # CI (.ci/run) runs the whole suite once on current versions, then only the tests marked
+    # `compat` on the oldest numpy / Pillow / PyYAML and on the worker's Python 3.7: the modules
+    # whose results can depend on those versions (decoding, numpy arithmetic and random streams,
+    # YAML, the scorer and the starting kits end to end). A module opts in with
+    # `pytestmark = pytest.mark.compat`.
+    config.addinivalue_line(
+        "markers", "compat: can differ with numpy / Pillow / PyYAML / Python versions; CI runs "
+                   "it on the oldest supported versions too")

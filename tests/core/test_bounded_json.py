@@ -12,6 +12,9 @@ from hypothesis import strategies as st
 from scoring import regular_file
 from scoring.readers import bounded_json
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 LIMIT = bounded_json.MAX_INT_DIGITS
 
 

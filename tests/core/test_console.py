@@ -7,6 +7,10 @@ import sys
 from scoring import console
 
 from conftest import ROOT  # noqa: E402
+import pytest
+
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
 
 # Prints a lot, then writes a file: the file must exist whatever happened to stdout.
 SCRIPT = """

@@ -5,6 +5,9 @@ import pytest
 
 from scoring import deps
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 @pytest.mark.parametrize("name, pip_name, minimum", [
     ("yaml", "PyYAML", "5.1"), ("numpy", "numpy", "1.16"), ("PIL", "Pillow", "6.1"),

@@ -12,6 +12,9 @@ import pytest
 from conftest import PROGRAM, ROOT, VQA_KIT, VQA_REF, run_main
 from scoring import pack_command
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 SAMPLES = {
     "agriculture-vision": ("reference_data", "starting_kit/sample_submission"),
     "planetscapes-vqa": (VQA_REF, os.path.join(VQA_KIT, "sample_submission")),

@@ -11,6 +11,9 @@ from scoring.regular_file import Refused
 
 from conftest import ROOT  # noqa: E402
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 def refused(path, max_bytes=100, follow_links=False):
     with pytest.raises(Refused) as info:

@@ -15,6 +15,9 @@ from generalist_util import SAMPLE, by_model, rank_case, run_generalist
 from scoring.generalist import consistency as cons
 from scoring.generalist.consistency import Board
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 EPS = 1e-12
 
 # Three boards, hand-computed (see the comments): ties on a score board, a lower-is-better

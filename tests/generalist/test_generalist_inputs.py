@@ -6,6 +6,9 @@ import pytest
 
 from generalist_util import CONFIG, GOOD, rank_case, run_generalist, write_case
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 
 def case(config=CONFIG, **files):

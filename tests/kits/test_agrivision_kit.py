@@ -26,6 +26,9 @@ from conftest import run_main  # noqa: E402
 from scoring import cli  # noqa: E402
 from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 SIZE = (48, 64)  # (height, width): not square, so a swapped size is caught too
 
 

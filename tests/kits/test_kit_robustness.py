@@ -22,6 +22,9 @@ from conftest import SEM_REF, VQA_REF, run_score
 from kits_util import session_kits
 from scoring import deps
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 # tool, its kit, its arguments ({val}: a validation folder, {out}: a new file), what it needs
 TOOLS = [
     ("check_submission.py", "semantic", ["sample_submission"], ("numpy", "PIL")),

@@ -10,6 +10,9 @@ import pytest
 
 from kits_util import built_bundle, session_kits
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 MERGED_BUNDLE = "planetscapes2027-codabench.zip"
 
 

@@ -15,6 +15,9 @@ import pytest
 from conftest import ROOT, SEM_REF, VQA_REF, run_score
 from kits_util import session_kits
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 AV_REF = os.path.join(ROOT, "reference_data")
 # kit -> the organizers' sample reference (with its config.yaml)
 KITS = {"supervised": AV_REF, "semantic": SEM_REF, "vqa": VQA_REF}

@@ -19,6 +19,9 @@ for path in (HERE, os.path.join(ROOT, "tools")):
 import dry_run  # noqa: E402
 import agrivision_data as rawdata  # noqa: E402
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 @pytest.fixture(scope="module")
 def data(tmp_path_factory):

@@ -1,7 +1,8 @@
 """The real anchor: cityscapesScripts' evalPixelLevelSemanticLabeling on the same files.
 
 Runs where the `cityscapesscripts` package is installed with a numpy that still has np.in1d
-(< 2.4): CI's oldest-versions environment (requirements-oldest.txt). Elsewhere it is skipped.
+(< 2.4): CI's oldest-versions environment (requirements-oldest.txt, then
+`pip install --no-deps -r requirements-anchor.txt`). Elsewhere it is skipped.
 Every key the anchor computes is compared: per class and per category IoU and iIoU and the four
 means; a NaN of the anchor must be an absent key of ours.
 """
@@ -16,6 +17,9 @@ from scoring import engine
 from scoring.registry import TASKS
 from scoring.tasks.planetscapes_semantic import cityscapes_labels, labels as ps_labels
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 if not hasattr(np, "in1d"):
     pytest.skip("cityscapesScripts calls np.in1d, which numpy {} no longer has (the anchor runs "
                 "in the oldest-versions environment)".format(np.__version__),
@@ -23,7 +27,7 @@ if not hasattr(np, "in1d"):
 ev = pytest.importorskip(
     "cityscapesscripts.evaluation.evalPixelLevelSemanticLabeling",
     reason="the anchor package cityscapesscripts is not installed (pip install -r "
-           "requirements-oldest.txt installs it)")
+           "requirements-anchor.txt installs it)")
 
 IDS = [lab[1] for lab in cityscapes_labels.LABELS if lab[1] >= 0]
 STUFF = [lab[1] for lab in cityscapes_labels.LABELS if lab[1] >= 0 and not lab[4]]

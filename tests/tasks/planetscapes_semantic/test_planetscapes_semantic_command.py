@@ -16,6 +16,9 @@ from html_checks import (assert_balanced, assert_chart_text_at_least,
                          assert_every_table_and_chart_scrolls, assert_self_contained)
 from planetscapes_util import ROWS, random_images, save_16bit, write_predictions, write_reference
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 IDS = ["site%d_img%02d" % (k % 2, k) for k in range(5)]
 SIZE = (20, 30)
 

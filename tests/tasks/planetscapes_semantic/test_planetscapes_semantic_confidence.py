@@ -14,6 +14,9 @@ import planetscapes_oracle as oracle
 import planetscapes_util as util
 from conftest import run_score
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 def whole_reference_sizes(images, configured):
     """Average instance size per class name: configured, else the mean over every image."""

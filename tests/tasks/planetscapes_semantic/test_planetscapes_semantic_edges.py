@@ -21,6 +21,9 @@ from scoring.task_api import PredictionProblem
 from scoring.tasks.planetscapes_semantic import labels as ps_labels
 from scoring.tasks.planetscapes_semantic import metric, packed, reference
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 TASK = TASKS["planetscapes-semantic"]
 PACK = os.path.join(PROGRAM, "pack.py")
 CHECK_SUBMISSION = os.path.join(ROOT, "starting_kit", "check_submission.py")

@@ -9,6 +9,9 @@ import pytest
 
 from conftest import PROGRAM
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 CHURN = """
 import resource, sys
 import numpy as np

@@ -14,6 +14,9 @@ from conftest import ROOT, run_score
 from scoring.metrics import bootstrap
 from vqa_util import write_vqa_reference
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 POOL = ["yes", "no", "2", "two", "Red", "red.", "a crater", "dont know", "1,000", "blue"]
 
 

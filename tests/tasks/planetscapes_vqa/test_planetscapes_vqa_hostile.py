@@ -18,6 +18,9 @@ from measured import run_measured
 from kits_util import session_kits
 from vqa_util import write_vqa_reference
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 QIDS = [4100 + 7 * i for i in range(12)]
 HUGE = "9" * 5000          # beyond Python's int/str limit (4,300 digits)
 LONG = "8" * 4000          # within it, but no question id
