@@ -90,8 +90,9 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
     for m, name in enumerate(shown):
         cy = top + step * (m + 0.5)
         out.append(_text(left - 8, cy + 4, name, size=font, anchor="end"))
-        if rank_ci[m]:
-            lo, hi = rank_ci[m]
+        span = rank_ci[m]
+        if span:
+            lo, hi = span
             out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f" stroke-width="2"/>'
                        % (_num(left + step * (lo - 0.5)), _num(cy), _num(left + step * (hi - 0.5)),
                           _num(cy)))
