@@ -9,7 +9,7 @@ import os
 import sys
 import time
 import traceback
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, cast
 
 from . import __version__, confidence, console, deps, engine
 from .batch_run import without_cycle_collector
@@ -146,14 +146,16 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             except OSError as exc:
                 raise UsageError("cannot write into the output folder {} ({})".format(
                     paths["out"], exc.strerror or type(exc).__name__)) from None
-        ref_dir, cleanup = unpack(paths["ref"], "ref")
+        # _paths gives both (UsageError otherwise); only "out" may be None.
+        ref_path, res_path = cast(str, paths["ref"]), cast(str, paths["res"])
+        ref_dir, cleanup = unpack(ref_path, "ref")
         cleanups.append(cleanup)
-        if ref_dir != paths["ref"]:
-            shown_paths[ref_dir] = paths["ref"]
-        res_dir, cleanup = unpack(paths["res"], "res")
+        if ref_dir != ref_path:
+            shown_paths[ref_dir] = ref_path
+        res_dir, cleanup = unpack(res_path, "res")
         cleanups.append(cleanup)
-        if res_dir != paths["res"]:
-            shown_paths[res_dir] = paths["res"]
+        if res_dir != res_path:
+            shown_paths[res_dir] = res_path
 
         # Task and options: command line, then the reference's config.yaml, then defaults.
         ref_config = read_config(ref_dir)
@@ -191,7 +193,8 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             say("WARNING: " + w)
         if not args.quiet:
             stdout.write("\n")
-            print_table(*task.table(summary), stream=stdout)
+            headers, rows = task.table(summary)
+            print_table(headers, rows, stream=stdout)
             stdout.write("\n")
             if with_intervals:
                 for line in confidence_report.console_lines(summary["confidence"], task.title):

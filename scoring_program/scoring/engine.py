@@ -14,14 +14,14 @@ import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .problems import ProblemLog
-from .task_api import PredictionProblem, ReferenceProblem
+from .task_api import MetricState, PredictionProblem, ReferenceProblem
 
 # (unit id, prediction path, name shown in messages)
 Item = Tuple[str, str, str]
 
 
 class Accumulated(NamedTuple):
-    state: object
+    state: MetricState
     submission_log: ProblemLog
     reference_log: ProblemLog
     units: int  # units processed (scored or refused)

@@ -47,7 +47,7 @@ class Kind:
         self.order = len(_KINDS)
         _KINDS[code] = self
         self.code = code
-        self.headline = headline
+        self.headline = headline  # type: str
         self.fix = fix
         self.fatal = fatal
 

@@ -23,7 +23,7 @@ module-level hook, `add_options(parser)`: the command line is built before any t
 so a task's command-line options are added from there (the registry calls it for every task).
 """
 import abc
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Callable, Dict, Generic, List, NamedTuple, Optional, Sequence, Tuple, TypeVar
 
 from .problems import Kind, ProblemLog
 
@@ -76,6 +76,10 @@ class RunFacts(NamedTuple):
     task_facts: List[Tuple[str, Any]]  # Task.run_facts(state): e.g. [("Pixels scored", 123)]
 
 
+# A state's own class, in merge(): a state merges only states of its own task.
+_Self = TypeVar("_Self", bound="MetricState")
+
+
 class MetricState(abc.ABC):
     """Additive metric state. `units` counts the units folded in."""
 
@@ -86,7 +90,7 @@ class MetricState(abc.ABC):
         """Fold in one unit."""
 
     @abc.abstractmethod
-    def merge(self, other: "MetricState") -> "MetricState":
+    def merge(self: _Self, other: _Self) -> _Self:
         """Add another state of the same task into this one; return self."""
 
     def update_unit(self, unit_id: str, prediction: Any, truth: Any) -> None:
@@ -151,7 +155,14 @@ class SubmissionFormat(abc.ABC):
         PredictionProblem if it is unusable."""
 
 
-class Task(abc.ABC):
+# A task's metric state (what its new_state() returns) and its reference (what its
+# open_reference() returns): a task declares both, e.g. Task[AccuracyState, VQAReference], so its
+# methods take them as they are.
+StateT = TypeVar("StateT", bound=MetricState)
+RefT = TypeVar("RefT", bound=Reference)
+
+
+class Task(abc.ABC, Generic[StateT, RefT]):
     """One challenge task: everything the shared pipeline needs to score and report it."""
 
     name = ""         # the `task:` value of the reference's config.yaml
@@ -183,7 +194,7 @@ class Task(abc.ABC):
     # -- scoring ---------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
+    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> RefT:
         """Open (and cheaply check) the reference; BrokenReference if it is unusable."""
 
     @abc.abstractmethod
@@ -191,11 +202,11 @@ class Task(abc.ABC):
         """How this task's predictions are found and checked."""
 
     @abc.abstractmethod
-    def new_state(self, config: Dict[str, Any]) -> MetricState:
+    def new_state(self, config: Dict[str, Any]) -> StateT:
         """An empty metric state."""
 
     @abc.abstractmethod
-    def summarize(self, state: MetricState, reference: Reference,
+    def summarize(self, state: StateT, reference: RefT,
                   config: Dict[str, Any]) -> Dict[str, Any]:
         """The scores and what the reports need: a dict whose "scores" is a Scores list, the
         ranking score first. BrokenReference if the reference makes the ranking score
@@ -207,12 +218,12 @@ class Task(abc.ABC):
     # ranking score(s). Empty: the task gives no interval (resampling() is not needed).
     interval_keys = []  # type: List[str]
 
-    def resampling(self, state: MetricState, summary: Dict[str, Any],
+    def resampling(self, state: StateT, summary: Dict[str, Any],
                    config: Dict[str, Any]) -> Optional[Resampling]:
         """The per-unit rows of this run for the bootstrap; None: no interval."""
         return None
 
-    def run_facts(self, state: MetricState) -> List[Tuple[str, Any]]:
+    def run_facts(self, state: StateT) -> List[Tuple[str, Any]]:
         """Facts of the run beyond the engine's, for the page: (label, value), e.g.
         [("Pixels scored", 262144)]."""
         return []
@@ -231,7 +242,7 @@ class Task(abc.ABC):
     # -- the label-free check --------------------------------------------------------------
 
     @abc.abstractmethod
-    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+    def make_manifest(self, reference: RefT) -> Dict[str, Any]:
         """Public, label-free facts (ids, sizes...) that let a participant check a submission
         (validate.py). Must hold "task" = self.name."""
 
@@ -242,14 +253,14 @@ class Task(abc.ABC):
 
     # -- packing (pack.py), for tasks with a packed_layout ----------------------------------
 
-    def pack(self, reference: Reference, out_dir: str, workers: int,
+    def pack(self, reference: RefT, out_dir: str, workers: int,
              progress: Any = None) -> Tuple[int, int]:
         """Convert the raw reference (as open_reference returned it) into the packed layout in
         out_dir, checking it on the way; returns (units converted, bytes written). Only if
         packed_layout is set."""
         raise NotImplementedError("{} has no packed layout".format(self.name))
 
-    def pack_units(self, reference: Reference) -> Tuple[int, str]:
+    def pack_units(self, reference: RefT) -> Tuple[int, str]:
         """(how many, what) pack() converts, for pack.py's progress: the reference's images by
         default."""
         return len(reference.ids), "images"

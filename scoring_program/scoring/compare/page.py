@@ -1,6 +1,6 @@
 """comparison.html: the ranking with each score's interval, the significance map and the rank
 stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates only."""
-from typing import Any, Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..report import html
 from ..report.html import _colour, _num, _svg_open, _text, _text_width, _truncate
@@ -90,8 +90,9 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
     for m, name in enumerate(shown):
         cy = top + step * (m + 0.5)
         out.append(_text(left - 8, cy + 4, name, size=font, anchor="end"))
-        if rank_ci[m]:
-            lo, hi = rank_ci[m]
+        span = rank_ci[m]
+        if span:
+            lo, hi = span
             out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f" stroke-width="2"/>'
                        % (_num(left + step * (lo - 0.5)), _num(cy), _num(left + step * (hi - 0.5)),
                           _num(cy)))
@@ -108,7 +109,7 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
     return "".join(out)
 
 
-def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[List[float]]],
+def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[float, float]]],
            shares: Optional[List[List[float]]], invalid: List[Dict[str, str]],
            facts: List[List[Any]]) -> str:
     """doc: comparison.json's content; intervals: model -> its own score interval."""

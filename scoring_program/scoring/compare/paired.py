@@ -57,16 +57,19 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
     for m, name in enumerate(names):
         rank_ci = None
         if per_resample_ranks is not None:
-            rank_ci = list(bootstrap.percentile_interval([r[m] for r in per_resample_ranks],
-                                                         level_permille))
+            rank_ends = bootstrap.percentile_interval([r[m] for r in per_resample_ranks],
+                                                      level_permille)
+            rank_ci = list(rank_ends) if rank_ends else None
         models.append({"model": name, "score": points[m], "rank": ranks[m], "rank_ci": rank_ci})
     pairs = []
     for a, name_a in enumerate(names):
         for b, name_b in enumerate(names):
             if a == b:
                 continue
-            diff = None if points[a] is None or points[b] is None else points[a] - points[b]
-            pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None, "p_a_better": None}
+            point_a, point_b = points[a], points[b]
+            diff = None if point_a is None or point_b is None else point_a - point_b
+            pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None,
+                    "p_a_better": None}  # type: Dict[str, Any]
             if values is not None:
                 diffs = [None if x is None or y is None else x - y
                          for x, y in zip(values[a], values[b])]

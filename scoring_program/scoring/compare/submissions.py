@@ -12,6 +12,7 @@ from ..folders import ignored, is_real_dir
 from ..problems import ProblemLog, UsageError, shown
 from ..submission.archive import ArchiveProblem
 from ..submission.discovery import PLATFORM_FILES, unpack_if_zip
+from ..task_api import Submission
 
 
 class Entry(NamedTuple):
@@ -85,7 +86,7 @@ def first_problem(log: ProblemLog, words: Dict[str, str]) -> str:
                             if more else "")
 
 
-def open_all(entries: List[Entry], discover: Callable[[str], object],
+def open_all(entries: List[Entry], discover: Callable[[str], Submission],
              words: Dict[str, str]) -> Tuple[List[Opened], List[Callable[[], None]]]:
     """Unpack (zips) and discover every submission; (opened, cleanups to call at the end)."""
     opened, cleanups = [], []

@@ -14,7 +14,7 @@ import hashlib
 import io
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Dict, FrozenSet, List, NamedTuple, Optional
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, cast
 
 from .. import regular_file
 from ..problems import shown
@@ -237,7 +237,8 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
                   "model_column:".format(brief(spec.name)))
         return None
     mcol = _find_column(table, model_col_name, fmt, "model", fp)
-    vcol = _find_column(table, score_column or rank_column, fmt,
+    # rank_column is set above when both are None
+    vcol = _find_column(table, cast(str, score_column or rank_column), fmt,
                         "score" if score_column else "rank", fp)
     if mcol is None or vcol is None:
         return None
@@ -296,6 +297,7 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
     # handled inline, anything unusual by the helpers that name the problem.
     show_other = show_col is not None and show_col != vcol    # compare.py: the key column
     keep_shown = show_col is not None
+    show_at = vcol if show_col is None else show_col        # = show_col where it is read
     for line, cells in table.rows:
         n_cells = len(cells)
         if is_codalab and cells:
@@ -333,7 +335,7 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
                          "configuration counts the model as absent from this leaderboard)".format(
                              kind, brief(column)))
             continue
-        value = None
+        value: Any = None          # scores: the text or a Decimal; ranks: an int
         if want_score:
             # Kept as the text, checked here, made exact numbers once per board (exact_scores);
             # 1e999 (no float) goes the slow way, and so does anything that is not a number.
@@ -348,7 +350,7 @@ def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: i
                 if value is None:
                     continue
         if keep_shown:
-            written = (cells[show_col].strip() if show_col < n_cells else "") if show_other \
+            written = (cells[show_at].strip() if show_at < n_cells else "") if show_other \
                 else cell
         k = index.get(name)
         if k is not None:

@@ -191,7 +191,7 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
                      "higher_is_better only goes with score_column (a rank column is used as it "
                      "stands)")
         ok = False
-    if not ok:
+    if not ok or duplicates is None or missing is None:  # either None made ok False already
         return None
     return BoardSpec(fields["name"], os.path.normpath(os.path.join(config_dir, fields["file"])),
                      y.line, fmt, table, fields["model_column"], fields["score_column"], hib,

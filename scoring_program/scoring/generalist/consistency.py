@@ -166,7 +166,7 @@ def rank_models(boards: Sequence[Board], eps: float = EPS_DEFAULT, min_leaderboa
                                            zip(*s_columns)):
         low = min(s_values)
         if s_values.count(low) == 1:
-            weakest = (s_values.index(low),)
+            weakest = (s_values.index(low),)  # type: Tuple[int, ...]
         else:
             weakest = tuple(i for i, s in enumerate(s_values) if s == low)
         results.append(ModelResult(name, _c(fsum(logs), m, eps), None, m - ranks.count(None),
@@ -199,6 +199,7 @@ def _leave_one_out(results: List[ModelResult], ranked: List[int], all_logs: List
     for j in ranked:
         logs = list(all_logs[j])
         parts = exact_partials(logs)
+        row: List[Optional[float]]  # None once unranked, below
         row = [min(1.0, max(eps, exp(fsum(parts + [-x]) / m1))) for x in logs]
         r = results[j]
         if r.boards_present == min_leaderboards:

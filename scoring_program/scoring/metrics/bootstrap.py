@@ -60,7 +60,9 @@ def binomial(rand: Callable[[], float], n: int, p: float) -> int:
     a = -0.0873 + 0.0248 * b + 0.01 * p
     c = n * p + 0.5
     vr = 0.92 - 4.2 / b
-    alpha = lpq = m = h = None
+    alpha = None  # type: Optional[float]
+    lpq = h = 0.0  # set with alpha, below, before any use; so is m
+    m = 0
     while True:
         u = rand() - 0.5
         v = rand()
@@ -240,7 +242,10 @@ def resample_sums(rows: Any = None, resamples: int = RESAMPLES, seed: int = SEED
     n = sum(groups.values())
     if uses_groups(n, len(groups)):
         return group_sums(groups, resamples, seed)
-    return unit_sums(rows if rows is not None else rows_of(), resamples, seed)
+    if rows is None:
+        assert rows_of is not None, "groups without rows need rows_of"
+        rows = rows_of()
+    return unit_sums(rows, resamples, seed)
 
 
 # --- intervals --------------------------------------------------------------------------------
@@ -254,8 +259,9 @@ def percentile_interval(values: Sequence[Optional[float]],
                         level_permille: int = LEVEL_PERMILLE) -> Optional[Tuple[float, float]]:
     """The percentile interval: with B values sorted, the (t+1)-th smallest and the (t+1)-th
     largest, t = tail(B) (no interpolation). None if any value is undefined."""
-    if not values or any(v is None for v in values):
+    defined = [v for v in values if v is not None]
+    if not values or len(defined) != len(values):
         return None
-    ordered = sorted(values)
+    ordered = sorted(defined)
     t = tail(len(ordered), level_permille)
     return ordered[t], ordered[len(ordered) - 1 - t]

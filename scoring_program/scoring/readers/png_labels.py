@@ -80,7 +80,7 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     with img:
         if img.format != "PNG":
             raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
-        tile = img.tile[0] if len(img.tile) == 1 else ()
+        tile = img.tile[0] if len(img.tile) == 1 else ()  # type: Tuple[object, ...]
         rawmode = tile[3] if len(tile) > 3 else None
         if img.size != (header.width, header.height) or \
                 img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):
@@ -102,7 +102,7 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     return arr
 
 
-def _corrupt(exc: BaseException) -> PredictionProblem:
+def _corrupt(exc: Exception) -> PredictionProblem:
     return PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
         pillow_says(exc)))
 
@@ -177,7 +177,7 @@ class PngLabels(SubmissionFormat):
             "files": "PNG files", "file": "PNG", "ext": ".png", "unit": "image",
             "units": "images",
             "allowed_values": allowed_values or "a class id from 0 to {}".format(max_id),
-        }  # type: Dict[str, str]
+        }
 
     def discover(self, res_dir: str, expected_ids) -> Submission:
         return discovery.discover(res_dir, expected_ids, ".png")

@@ -32,6 +32,7 @@ only down to that, then scrolls.
 from html import escape as _html_escape
 import math
 import re
+from typing import Any, Optional, Sequence, Tuple
 
 __all__ = [
     "scores_table",
@@ -74,8 +75,7 @@ _BAR = "#2f6fbd"
 # small helpers
 # --------------------------------------------------------------------------
 
-def _esc(value):
-    # type: (Any) -> str
+def _esc(value: Any) -> str:
     """HTML-escape any value (quotes included)."""
     return _html_escape(str(value), quote=True)
 
@@ -83,8 +83,7 @@ def _esc(value):
 escape = _esc
 
 
-def _is_missing(value):
-    # type: (Any) -> bool
+def _is_missing(value: Any) -> bool:
     if value is None:
         return True
     if isinstance(value, float) and (math.isnan(value) or math.isinf(value)):
@@ -92,22 +91,19 @@ def _is_missing(value):
     return False
 
 
-def format_score(value):
-    # type: (Optional[float]) -> str
+def format_score(value: Optional[float]) -> str:
     """0.51234 -> '0.5123'; None/NaN -> 'n/a'."""
-    if _is_missing(value):
+    if value is None or _is_missing(value):
         return NA
     return "%.4f" % float(value)
 
 
-def format_int(value):
-    # type: (Any) -> str
+def format_int(value: Any) -> str:
     """1234567 -> '1,234,567'."""
     return "{:,}".format(int(value))
 
 
-def _format_compact(value):
-    # type: (int) -> str
+def _format_compact(value: int) -> str:
     """1234567 -> '1.2M' (for tight spaces; exact value goes in a tooltip)."""
     value = int(value)
     for limit, suffix in ((10 ** 12, "T"), (10 ** 9, "G"), (10 ** 6, "M"), (10 ** 3, "k")):
@@ -119,8 +115,7 @@ def _format_compact(value):
     return str(value)
 
 
-def _format_share(share, precise):
-    # type: (float, bool) -> str
+def _format_share(share: float, precise: bool) -> str:
     """Share in [0, 1] as a percentage for a heat-map cell."""
     if share <= 0:
         return "0%"
@@ -133,22 +128,19 @@ def _format_share(share, precise):
     return "%d%%" % int(round(share * 100.0))
 
 
-def _text_width(text, font_size):
-    # type: (str, float) -> float
+def _text_width(text: str, font_size: float) -> float:
     """Rough width estimate of sans-serif text (no font metrics available)."""
     return len(text) * font_size * 0.62
 
 
-def _truncate(text, max_chars):
-    # type: (str, int) -> str
+def _truncate(text: str, max_chars: int) -> str:
     text = str(text)
     if len(text) <= max_chars:
         return text
     return text[: max_chars - 1] + "\u2026"
 
 
-def _num(value):
-    # type: (float) -> str
+def _num(value: float) -> str:
     """Compact number for SVG attributes."""
     out = "%.1f" % value
     if out.endswith(".0"):
@@ -156,8 +148,7 @@ def _num(value):
     return out
 
 
-def _colour(share):
-    # type: (float) -> str
+def _colour(share: float) -> str:
     share = min(1.0, max(0.0, share))
     for (p0, c0), (p1, c1) in zip(_BLUES, _BLUES[1:]):
         if share <= p1:
@@ -167,8 +158,7 @@ def _colour(share):
     return "#%02x%02x%02x" % _BLUES[-1][1]
 
 
-def _svg_open(width, height, label, kind):
-    # type: (float, float, str, str) -> str
+def _svg_open(width: float, height: float, label: str, kind: str) -> str:
     return (
         '<svg class="chart %s" width="%s" height="%s" viewBox="0 0 %s %s" role="img" '
         'aria-label="%s" font-family="%s">'
@@ -176,8 +166,8 @@ def _svg_open(width, height, label, kind):
     )
 
 
-def _text(x, y, content, size=12, anchor="start", fill=_TEXT, extra=""):
-    # type: (float, float, str, float, str, str, str) -> str
+def _text(x: float, y: float, content: str, size: float = 12, anchor: str = "start",
+          fill: str = _TEXT, extra: str = "") -> str:
     return '<text x="%s" y="%s" font-size="%s" text-anchor="%s" fill="%s"%s>%s</text>' % (
         _num(x), _num(y), _num(size), anchor, fill, extra, _esc(content))
 
@@ -190,8 +180,7 @@ MIN_FONT = 11.0  # px: no chart text is ever drawn smaller, at any page width
 _FONT_SIZES = re.compile(r'font-size="([0-9.]+)"')
 
 
-def scroll(fragment):
-    # type: (str) -> str
+def scroll(fragment: str) -> str:
     """fragment in a box that scrolls sideways when it is wider than the page, with a hint at
     its right edge (a shaded strip reading "scroll ->") only while part of it is out of view.
     Pure CSS: the strip sticks to the box's right edge and, when the content's right end is in
@@ -202,8 +191,7 @@ def scroll(fragment):
             '</div></div>' % fragment)
 
 
-def _figure(title, kind, width, height, body):
-    # type: (str, str, float, float, Sequence[str]) -> str
+def _figure(title: str, kind: str, width: float, height: float, body: Sequence[str]) -> str:
     """An SVG chart in a figure: it may shrink with the page only while its smallest text stays
     at MIN_FONT px or more (its min-width); narrower pages scroll it, with the hint."""
     inner = "".join(body)
@@ -220,8 +208,7 @@ def _figure(title, kind, width, height, body):
 # generic building blocks
 # --------------------------------------------------------------------------
 
-def scores_table(rows):
-    # type: (Sequence[Tuple[str, Optional[float], str]]) -> str
+def scores_table(rows: Sequence[Tuple[str, Optional[float], str]]) -> str:
     """Table of (label, value or None, note). Values shown with 4 decimals."""
     show_notes = any(len(r) > 2 and r[2] for r in rows)
     out = ['<table class="scores">']
@@ -242,8 +229,8 @@ def scores_table(rows):
     return scroll("".join(out))
 
 
-def bar_chart(labels, values, title, percent=False, show_values=True):
-    # type: (Sequence[str], Sequence[Optional[float]], str, bool, bool) -> str
+def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: str,
+              percent: bool = False, show_values: bool = True) -> str:
     """Horizontal bar chart (inline SVG); None -> 'n/a'.
 
     Values in [0, 1], or in [0, 100] with percent=True (the axis then reads 0% to 100%, in the
@@ -267,8 +254,7 @@ def bar_chart(labels, values, title, percent=False, show_values=True):
     width = left + plot_w + right
     height = top + plot_h + bottom
 
-    def shown_value(v):
-        # type: (float) -> str
+    def shown_value(v: float) -> str:
         return "%.2f%%" % v if percent else format_score(v)
 
     out = []
@@ -288,13 +274,13 @@ def bar_chart(labels, values, title, percent=False, show_values=True):
         value = values[idx]
         y = top + row_h * idx
         cy = y + row_h / 2.0
-        if _is_missing(value):
+        if value is None or _is_missing(value):
             tip = "%s: %s" % (full, NA)
         else:
             tip = "%s: %s" % (full, shown_value(value)) if show_values else full
         out.append('<g class="bar-row"><title>%s</title>' % _esc(tip))
         out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
-        if _is_missing(value):
+        if value is None or _is_missing(value):
             out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
         else:
             v = float(value)
@@ -316,8 +302,9 @@ _CELL_MIN = 34.0  # px: "100%" at MIN_FONT fits in a cell
 _CELL_MAX = 56.0
 
 
-def confusion_matrix(matrix, reference_labels, predicted_labels, note_html="", diagonal=None):
-    # type: (Sequence[Sequence[int]], Sequence[str], Sequence[str], str, Optional[Sequence[Optional[int]]]) -> str
+def confusion_matrix(matrix: Sequence[Sequence[int]], reference_labels: Sequence[str],
+                     predicted_labels: Sequence[str], note_html: str = "",
+                     diagonal: Optional[Sequence[Optional[int]]] = None) -> str:
     """The confusion matrix as every image task's page shows it: its explanation in words, then a
     heat map (inline SVG). One orientation for every task, as most tools print it:
 
@@ -473,16 +460,14 @@ _NUMBER_TEXT = re.compile(r"^[<>]?[-+]?[0-9][0-9,]*(\.[0-9]+)?%?$")
 _NEUTRAL = (NA, "-", "\u2013", "")
 
 
-def _is_number(v):
-    # type: (Any) -> bool
+def _is_number(v: Any) -> bool:
     """An int or float, or a number already formatted as text ("72.23", "23.00%", "1,234")."""
     if isinstance(v, bool):
         return False
     return isinstance(v, (int, float)) or (isinstance(v, str) and bool(_NUMBER_TEXT.match(v)))
 
 
-def counts_table(headers, rows):
-    # type: (Sequence[str], Sequence[Sequence[Any]]) -> str
+def counts_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     """Generic table; ints get thousands separators; numeric columns (numbers, formatted
     numbers, and n/a or - where a value is missing) are right-aligned."""
     ncols = max([len(headers)] + [len(r) for r in rows])
@@ -519,8 +504,7 @@ def counts_table(headers, rows):
     return scroll("".join(out))
 
 
-def warnings_list(warnings):
-    # type: (Optional[Sequence[str]]) -> str
+def warnings_list(warnings: Optional[Sequence[str]]) -> str:
     """Styled list of warnings, or 'No warnings.'."""
     items = [w for w in (warnings or []) if w is not None and str(w) != ""]
     if not items:
@@ -576,8 +560,7 @@ footer{margin-top:3em;padding-top:.8em;border-top:1px solid var(--border);color:
 """
 
 
-def page(title, sections, footer):
-    # type: (str, Sequence[Tuple[str, str]], str) -> str
+def page(title: str, sections: Sequence[Tuple[str, str]], footer: str) -> str:
     """Full HTML document. sections: (heading, html_fragment); empty heading -> no <h2>."""
     out = [
         "<!DOCTYPE html>\n",
@@ -600,8 +583,7 @@ def page(title, sections, footer):
     return "".join(out)
 
 
-def headline(label, value, subline_html):
-    # type: (str, Optional[float], str) -> str
+def headline(label: str, value: Optional[float], subline_html: str) -> str:
     """The page's main score in large type; subline_html is already escaped."""
     value_html = (_esc(format_score(value)) if not _is_missing(value)
                   else '<span class="na">%s</span>' % NA)
@@ -609,6 +591,5 @@ def headline(label, value, subline_html):
             '<span class="sub">%s</span></div>' % (_esc(label), value_html, subline_html))
 
 
-def notes_list(notes):
-    # type: (Sequence[str]) -> str
+def notes_list(notes: Sequence[str]) -> str:
     return '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(x) for x in notes)

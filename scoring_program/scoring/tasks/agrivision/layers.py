@@ -10,7 +10,7 @@ a LayerReader's (one per reference, and so one per worker process), never module
 """
 import io
 import struct
-from typing import NamedTuple, Optional, Tuple
+from typing import Dict, NamedTuple, Optional, Tuple
 
 import numpy as np
 from PIL import Image
@@ -47,7 +47,7 @@ class LayerReader:
     """Reads layers, remembering the bytes of small uniform ones."""
 
     def __init__(self) -> None:
-        self.uniform = {}  # type: Dict[bytes, int]
+        self.uniform: Dict[bytes, int] = {}
 
     def read(self, data: bytes, modes: Tuple[str, ...]) -> Layer:
         """Decode one layer's PNG bytes (Pillow's errors propagate; mode checked against

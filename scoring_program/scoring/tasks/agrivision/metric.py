@@ -31,7 +31,7 @@ class CodedLabels(NamedTuple):
     table: np.ndarray   # 1-D uint16 codes
 
     @property
-    def shape(self) -> Tuple[int, ...]:
+    def shape(self) -> Tuple[int, int]:
         return self.labels.shape
 
 

@@ -36,6 +36,8 @@ def read_layer(reader: LayerReader, path: str, name: str) -> Layer:
 class CodedReference(Reference):
     """An Agriculture-Vision reference in any layout: read() gives CodedLabels."""
 
+    root: str  # a folder, in every layout (the label-free check's stand-in is not one of these)
+
     def expect(self, unit_id: str, truth: CodedLabels) -> Tuple[int, int]:
         """A prediction must have the image's (height, width)."""
         return truth.shape[:2]

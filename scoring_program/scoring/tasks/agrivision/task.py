@@ -1,19 +1,19 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Dict, List, Optional, Tuple, cast
 
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
 from ...quoting import brief
-from ...task_api import Reference, Resampling, RunFacts, Task
+from ...task_api import Resampling, RunFacts, Task
 from . import metric, report
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
 from .problems import REF_EMPTY, REF_LAYOUT
-from .reference import find_root, open_raw
+from .reference import CodedReference, RawReference, find_root, open_raw
 
 
-class AgricultureVision(Task):
+class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
     name = "agriculture-vision"
     title = "Agriculture-Vision"
     max_id = MAX_ID
@@ -34,15 +34,16 @@ class AgricultureVision(Task):
     def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
         return [("storm_damage policy", config["storm_damage"])]
 
-    def open_reference(self, ref_dir: str, config: Dict[str, Any] = None) -> Reference:
+    def open_reference(self, ref_dir: str,
+                       config: Optional[Dict[str, Any]] = None) -> CodedReference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
         return open_packed(root) if is_packed(root) else open_raw(root)
 
-    def submission_format(self, config: Dict[str, Any] = None) -> PngLabels:
+    def submission_format(self, config: Optional[Dict[str, Any]] = None) -> PngLabels:
         return PngLabels(MAX_ID)
 
-    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+    def make_manifest(self, reference: CodedReference) -> Dict[str, Any]:
         """Image ids and sizes (from the raw layout's boundaries/), no labels."""
         return image_manifest(self.name, reference.root, reference.ids, "boundaries",
                               max_id=MAX_ID)
@@ -50,14 +51,15 @@ class AgricultureVision(Task):
     def open_manifest(self, manifest: Dict[str, Any]):
         return image_sizes(manifest), self.submission_format()
 
-    def pack(self, reference: Reference, out_dir: str, workers: int,
+    def pack(self, reference: CodedReference, out_dir: str, workers: int,
              progress=None) -> Tuple[int, int]:
-        return pack(reference, out_dir, workers, progress)
+        # pack.py packs a raw layout only (it refuses any other before this call).
+        return pack(cast(RawReference, reference), out_dir, workers, progress)
 
-    def new_state(self, config: Dict[str, Any] = None) -> metric.LabelSetHistogram:
+    def new_state(self, config: Optional[Dict[str, Any]] = None) -> metric.LabelSetHistogram:
         return metric.LabelSetHistogram(config["storm_damage"] if config else None)
 
-    def summarize(self, state: metric.LabelSetHistogram, reference: Reference,
+    def summarize(self, state: metric.LabelSetHistogram, reference: CodedReference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
         m = metric.confusion(state.counts, config["storm_damage"])
         tp, fp, fn = metric.pixel_counts(m)

@@ -14,7 +14,7 @@ Merging adds counts. Floats appear only in summarize().
 """
 import math
 from fractions import Fraction
-from typing import Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
@@ -125,7 +125,7 @@ class SemanticState(MetricState):
         counts = np.bincount(key.ravel().astype(np.intp), minlength=k * k)
         self.matrix += counts.reshape(k, k)
         where, values = truth.where, truth.ids
-        if where is None:
+        if where is None or values is None:  # the reader gives both or neither
             where = truth.instances >= 1000
             values = truth.instances[where]
         if values.size:
@@ -249,7 +249,7 @@ def average_sizes(state: SemanticState, table: LabelTable) -> Dict[int, Optional
     """Average instance size per class with an iIoU: configured, else the mean size of the class's
     instances over the reference (None when neither exists: the class has no instance, so its
     weighted sums are 0 whatever the size)."""
-    out = {}
+    out = {}  # type: Dict[int, Optional[Fraction]]
     for lab in table.instance_classes():
         if lab.name in table.average_sizes:
             out[lab.id] = Fraction(table.average_sizes[lab.name])
@@ -279,6 +279,7 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
         counted_rows[lab.id] = True
     counted_col_sums = m[counted_rows].sum(axis=0)
     sizes = average_sizes(state, table)
+    row: Dict[str, Any]  # the fields of a ClassRow, then of a CategoryRow
 
     classes = []
     for lab in table.evaluated():
@@ -325,10 +326,11 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
             ifp = int(m[np.ix_(np.flatnonzero(outside), inst_ids)].sum()) if inst_ids else 0
             itp_terms, ifn_terms = [], []
             for lab in table.members[cat]:
-                if lab.id < 0 or lab.ignore_in_eval or sizes.get(lab.id) is None:
+                avg = sizes.get(lab.id)
+                if lab.id < 0 or lab.ignore_in_eval or avg is None:
                     continue
                 by_size = state.instances.get(lab.id, {})
-                f_avg = float(sizes[lab.id])
+                f_avg = float(avg)
                 itp_terms.append(f_avg * _weighted(by_size, 2))
                 ifn_terms.append(f_avg * _weighted(by_size, -2))
             itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
@@ -351,7 +353,7 @@ def score_list(result: Result, table: LabelTable) -> List[Tuple[str, Optional[fl
         values["iou_class_" + key_name(row.name)] = row.iou
         if row.has_instances:
             values["iiou_class_" + key_name(row.name)] = row.iiou
-    for row in result.categories:
-        values["iou_category_" + key_name(row.name)] = row.iou
-        values["iiou_category_" + key_name(row.name)] = row.iiou
+    for cat_row in result.categories:
+        values["iou_category_" + key_name(cat_row.name)] = cat_row.iou
+        values["iiou_category_" + key_name(cat_row.name)] = cat_row.iiou
     return [(k, values.get(k)) for k in table.score_keys()]

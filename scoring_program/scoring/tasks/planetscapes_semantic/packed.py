@@ -111,6 +111,7 @@ def decode(data: bytes, name: str, spec: CheckSpec) -> PackedTruth:
 
 class PackedReference(Reference):
     layout = "packed"
+    root: str
 
     def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
         self.root, self.ids, self.table = root, ids, table

@@ -166,6 +166,7 @@ def find_root(ref_dir: str) -> str:
 
 class SemanticReference(Reference):
     layout = "raw"
+    root: str
 
     def __init__(self, root: str, ids: List[str], table: LabelTable) -> None:
         self.root = root

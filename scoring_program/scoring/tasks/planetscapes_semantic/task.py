@@ -1,17 +1,20 @@
 """The Planetscapes pixel-level semantic labeling task, as the shared engine sees it."""
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
-from ...task_api import Reference, Resampling, RunFacts, Task
+from ...task_api import Resampling, RunFacts, Task
 from . import intervals, metric, report
 from . import labels as ps_labels
-from .packed import is_packed, open_packed, pack
+from .packed import PackedReference, is_packed, open_packed, pack
 from .problems import REF_EMPTY
-from .reference import LABELS, find_root, open_raw
+from .reference import LABELS, SemanticReference, find_root, open_raw
 
 MEANS = ["iou_class", "iiou_class", "iou_category", "iiou_category"]
+
+# What open_reference() returns: the raw or the packed layout.
+AnyReference = Union[SemanticReference, PackedReference]
 
 
 def _ranges(ids: Sequence[int]) -> str:
@@ -33,7 +36,7 @@ def _format(ids: Sequence[int]) -> PngLabels:
                      "column, not trainId or a colour)".format(_ranges(ids)))
 
 
-class PlanetscapesSemantic(Task):
+class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
     name = "planetscapes-semantic"
     title = "Planetscapes pixel-level semantic labeling"
     # The per-class and per-category keys follow the label table: keys(config) lists them all.
@@ -58,15 +61,16 @@ class PlanetscapesSemantic(Task):
     def keys(self, config: Dict[str, Any]) -> List[str]:
         return config["table"].score_keys()
 
-    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> Reference:
+    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> AnyReference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
         table = config["table"]
         return open_packed(root, table) if is_packed(root) else open_raw(root, table)
 
-    def pack(self, reference: Reference, out_dir: str, workers: int,
+    def pack(self, reference: AnyReference, out_dir: str, workers: int,
              progress=None) -> Tuple[int, int]:
-        return pack(reference, out_dir, workers, progress)
+        # pack.py packs a raw layout only (it refuses any other before this call).
+        return pack(cast(SemanticReference, reference), out_dir, workers, progress)
 
     def submission_format(self, config: Dict[str, Any]) -> PngLabels:
         return _format([lab.id for lab in config["table"].in_images])
@@ -89,7 +93,7 @@ class PlanetscapesSemantic(Task):
         return Resampling("images", state.units, lambda: intervals.unit_table(state),
                           lambda sums: intervals.scores_of_sums(layout, averages, sums))
 
-    def summarize(self, state: metric.SemanticState, reference: Reference,
+    def summarize(self, state: metric.SemanticState, reference: AnyReference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
         table = config["table"]
         result = metric.summarize(state, table)
@@ -123,7 +127,7 @@ class PlanetscapesSemantic(Task):
                              summary["table"], warnings, run, self.config_facts(config),
                              summary.get("confidence"))
 
-    def make_manifest(self, reference: Reference) -> Dict[str, Any]:
+    def make_manifest(self, reference: AnyReference) -> Dict[str, Any]:
         """Image ids and sizes (from labels/ headers) and the label ids; no labels."""
         table = reference.table
         return image_manifest(self.name, reference.root, reference.ids, LABELS,

@@ -13,7 +13,7 @@ id (the lists update() builds anyway): the bootstrap resamples questions.
 """
 import operator
 from collections import Counter
-from typing import Dict, List, Mapping, Sequence, Tuple
+from typing import Dict, List, Mapping, Sequence, Tuple, cast
 
 from ...task_api import MetricState
 from .reference import HUMANS, Truth
@@ -94,7 +94,7 @@ class AccuracyState(MetricState):
         """{answer type (by=0) or question type (by=1): (questions, sum of n)}."""
         out: Dict[str, List[int]] = {}
         for key, c in self.counts.items():
-            t = out.setdefault(key[by], [0, 0])
+            t = out.setdefault(cast(str, key[by]), [0, 0])  # by is 0 or 1: a type
             t[0] += c
             t[1] += c * key[2]
         return {k: (v[0], v[1]) for k, v in out.items()}

@@ -69,9 +69,9 @@ def digits_articles(text: str) -> str:
         return " ".join(words)
     out = []
     for w in words:
-        w = _WORDS.get(w, w)
-        if w is not None:
-            out.append(w)
+        mapped = _WORDS.get(w, w)
+        if mapped is not None:
+            out.append(mapped)
     return " ".join(out)
 
 

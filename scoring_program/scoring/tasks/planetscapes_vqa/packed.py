@@ -33,7 +33,7 @@ import shutil
 import sys
 import zlib
 from itertools import accumulate, chain
-from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple
+from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, cast
 
 from ... import regular_file
 from ...quoting import brief
@@ -239,7 +239,8 @@ def decode(data: bytes, manifest: Dict[str, Any]) -> Truth:
     question_types = _types(doc, "question_types", "question_type", n, n_qtypes)
     flags_field = _field(doc, "disagree", dict, "the payload")
     flags = _read_ints(flags_field, "disagree", n)
-    if flags_field["width"] != 1 or flags.translate(None, b"\0\1"):
+    # width 1: _read_ints gives the bytes themselves
+    if flags_field["width"] != 1 or cast(bytes, flags).translate(None, b"\0\1"):
         raise Damaged("disagree holds another value than 0 and 1")
     disagree = list(map(bool, flags))
     if sum(disagree) != n_disagree:
@@ -312,8 +313,8 @@ def pack(root: str, out_root: str, progress=None) -> Tuple[int, int]:
     truth = read_annotations(root, questions, Normalizer())
     data, counts = encode(truth)
     os.makedirs(out_root, exist_ok=True)
-    with open(os.path.join(out_root, PAYLOAD), "wb") as f:
-        f.write(data)
+    with open(os.path.join(out_root, PAYLOAD), "wb") as payload:
+        payload.write(data)
     for name in (QUESTIONS, CONFIG):
         if os.path.isfile(os.path.join(root, name)):
             shutil.copyfile(os.path.join(root, name), os.path.join(out_root, name))
@@ -325,8 +326,8 @@ def pack(root: str, out_root: str, progress=None) -> Tuple[int, int]:
     differ = [f for f in FIELDS if getattr(again, f) != getattr(truth, f)]
     if differ:
         log = ProblemLog()
-        for f in differ:
-            log.add(PACK_MISMATCH, "Truth." + f)
+        for field in differ:
+            log.add(PACK_MISMATCH, "Truth." + field)
         raise PackMismatch(log)
     with open(os.path.join(out_root, MANIFEST), "w") as f:  # last: marks the pack complete
         json.dump(manifest, f, indent=0)

@@ -18,7 +18,7 @@ import json
 import operator
 import os
 from itertools import chain
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ... import folders, regular_file
 from ...problems import BrokenReference, ProblemLog
@@ -191,7 +191,7 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
     atypes: List[str] = []
     qtypes: List[str] = []
     twins: Dict[int, Tuple[int, ...]] = {}
-    seen = set()
+    seen: Set[Any] = set()  # question ids as given, any JSON value
     for n, ann in enumerate(entries, 1):
         try:
             qid = ann["question_id"]

@@ -183,8 +183,9 @@ def check_entries(entries: list, expected_ids: AbstractSet[int], log: ProblemLog
             log.add(BAD_QUESTION_ID, name, "question_id is {}{}".format(
                 describe(qid), _as_number(qid, expected_ids)))
             # A test question given with an id of the wrong type is not also "missing".
-            if meant_id(qid) is not None:
-                times.setdefault(meant_id(qid), 0)
+            meant = meant_id(qid)
+            if meant is not None:
+                times.setdefault(meant, 0)
             qid = None
         else:
             times[qid] = times.get(qid, 0) + 1

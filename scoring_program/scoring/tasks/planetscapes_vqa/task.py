@@ -7,7 +7,7 @@ raw (questions.json + annotations.json) or packed by pack.py (packed.py: packed.
 detected from the folder; both give the same Truth, so the same scores.
 """
 import os
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple
+from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
 
 from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Task
 from . import packed, report
@@ -58,7 +58,7 @@ class ResultsFormat(SubmissionFormat):
         return read_results(path, os.path.basename(path), expectation)
 
 
-class PlanetscapesVQA(Task):
+class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
     name = "planetscapes-vqa"
     title = "Planetscapes VQA"
     score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
@@ -74,11 +74,12 @@ class PlanetscapesVQA(Task):
         truth = read_annotations(root, questions, Normalizer())
         return VQAReference(root, frozenset(questions), truth)
 
-    def pack(self, reference: Reference, out_dir: str, workers: int,
+    def pack(self, reference: VQAReference, out_dir: str, workers: int,
              progress=None) -> Tuple[int, int]:
         """Checked as the scorer checks it; one process (workers is not used). Returns
         (questions, payload bytes)."""
-        return packed.pack(reference.root, out_dir, progress)
+        # open_reference's root is a folder (None is the label-free check's stand-in).
+        return packed.pack(cast(str, reference.root), out_dir, progress)
 
     def pack_units(self, reference: VQAReference) -> Tuple[int, str]:
         """What pack.py counts: the questions (the engine's unit is the results file)."""
@@ -90,7 +91,7 @@ class PlanetscapesVQA(Task):
     def new_state(self, config: Dict[str, Any]) -> AccuracyState:
         return AccuracyState()
 
-    def summarize(self, state: AccuracyState, reference: Reference,
+    def summarize(self, state: AccuracyState, reference: VQAReference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
         return {"scores": summary_scores(state), "state": state}
 
