@@ -1,9 +1,11 @@
 """Broken submissions, one builder per participant mistake, shared by the scorer's and the
 starting kit's tests so both tools are held to the same cases.
 
-Each builder(res_dir, ids, size) writes a submission for reference images `ids` of `size`
-(height, width) into res_dir, with one mistake; CASES maps a name to (builder, the file the
-message must name, a phrase the message must contain).
+Each builder(res_dir, ids, size, classes=9) writes a submission for reference images `ids` of
+`size` (height, width) into res_dir, with one mistake. Its valid images hold class ids 0 to
+classes - 1; every case's wrong value is 9 or more, so a task with fewer classes reuses them.
+CASES maps a name to (builder, the file the message must name, a phrase the message must
+contain).
 """
 import io
 import os
@@ -14,17 +16,17 @@ import numpy as np
 from PIL import Image
 
 
-def good(res_dir, ids, size, skip=()):
+def good(res_dir, ids, size, skip=(), classes=9):
     os.makedirs(res_dir, exist_ok=True)
     rng = np.random.RandomState(len(ids))
     for i in ids:
         if i not in skip:
-            Image.fromarray(rng.randint(0, 9, size=size).astype(np.uint8), "L").save(
+            Image.fromarray(rng.randint(0, classes, size=size).astype(np.uint8), "L").save(
                 os.path.join(res_dir, i + ".png"))
 
 
-def _replace(res_dir, ids, size, writer):
-    good(res_dir, ids, size, skip=ids[:1])
+def _replace(res_dir, ids, size, writer, classes=9):
+    good(res_dir, ids, size, skip=ids[:1], classes=classes)
     writer(os.path.join(res_dir, ids[0] + ".png"), size)
 
 
@@ -82,22 +84,22 @@ def _bomb(path, size):
         f.write(bomb_png(60000, 60000))
 
 
-def _missing(res_dir, ids, size):
-    good(res_dir, ids, size, skip=ids[:1])
+def _missing(res_dir, ids, size, classes=9):
+    good(res_dir, ids, size, skip=ids[:1], classes=classes)
 
 
-def _duplicate(res_dir, ids, size):
-    good(res_dir, ids, size)
+def _duplicate(res_dir, ids, size, classes=9):
+    good(res_dir, ids, size, classes=classes)
     Image.new("L", (size[1], size[0])).save(os.path.join(res_dir, ids[0] + ".PNG"))
 
 
-def _two_folders(res_dir, ids, size):
-    good(os.path.join(res_dir, "run1"), ids, size)
-    good(os.path.join(res_dir, "run2"), ids, size)
+def _two_folders(res_dir, ids, size, classes=9):
+    good(os.path.join(res_dir, "run1"), ids, size, classes=classes)
+    good(os.path.join(res_dir, "run2"), ids, size, classes=classes)
 
 
 def _replacing(writer):
-    return lambda res_dir, ids, size: _replace(res_dir, ids, size, writer)
+    return lambda res_dir, ids, size, classes=9: _replace(res_dir, ids, size, writer, classes)
 
 
 def _wrong(dh, dw):
@@ -173,14 +175,14 @@ def _fifo(path, size):
     os.mkfifo(path)
 
 
-def _symlink(res_dir, ids, size):
+def _symlink(res_dir, ids, size, classes=9):
     """<id0>.png is a link to another image: it must not be followed."""
-    good(res_dir, ids, size, skip=ids[:1])
+    good(res_dir, ids, size, skip=ids[:1], classes=classes)
     os.symlink(os.path.join(res_dir, ids[1] + ".png"), os.path.join(res_dir, ids[0] + ".png"))
 
 
-def _symlink_loop(res_dir, ids, size):
-    good(res_dir, ids, size, skip=ids[:1])
+def _symlink_loop(res_dir, ids, size, classes=9):
+    good(res_dir, ids, size, skip=ids[:1], classes=classes)
     os.symlink(ids[0] + ".png", os.path.join(res_dir, ids[0] + ".png"))
 
 
@@ -210,8 +212,8 @@ CASES = {
 
 
 def _values(mode, value, dtype=np.uint8):
-    def build(res_dir, ids, size):
-        _replace(res_dir, ids, size, _img(mode, value, dtype))
+    def build(res_dir, ids, size, classes=9):
+        _replace(res_dir, ids, size, _img(mode, value, dtype), classes)
     return build
 
 

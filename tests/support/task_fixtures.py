@@ -25,18 +25,21 @@ from agrivision_data import random_image, write_reference
 
 
 class PngLabelFixtures:
-    """Both image tasks take one label PNG per image: broken_cases' valid predictions (values
-    0-8) and its mistakes apply to either."""
+    """For a task that takes one label PNG per image (both image tasks): broken_cases' valid
+    predictions (values 0 to classes - 1) and its mistakes apply to it. A new task of that
+    kind subclasses this, sets `classes` if it has fewer than 9 and writes make_reference."""
 
     size = (24, 24)
+    classes = 9
 
     def make_submission(self, res_dir, root, ids, seed=0):
-        broken_cases.good(res_dir, ids, self.size)
+        broken_cases.good(res_dir, ids, self.size, classes=self.classes)
 
     @property
     def broken(self):
-        return {name: ((lambda builder: lambda res, root, ids: builder(res, ids, self.size))(b),
-                       broken_cases.KINDS[name], shown)
+        def bound(builder):
+            return lambda res, root, ids: builder(res, ids, self.size, classes=self.classes)
+        return {name: (bound(b), broken_cases.KINDS[name], shown)
                 for name, (b, shown, _) in broken_cases.CASES.items()}
 
 
