@@ -25,7 +25,7 @@ import numpy as np
 from PIL import Image
 
 from ...packing import convert_units
-from ...readers import packed_manifest, png
+from ...readers import packed_manifest, png, reference_file
 from ...problems import BrokenReference
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -120,11 +120,8 @@ class PackedReference(Reference):
     def read(self, unit_id: str) -> PackedTruth:
         keep_freed_memory()
         rel = "{}/{}.png".format(FOLDER, unit_id)
-        try:
-            with open(os.path.join(self.root, rel), "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise ReferenceProblem(REF_MISSING, rel, exc.strerror or str(exc)) from None
+        data = reference_file.read(os.path.join(self.root, rel), rel, REF_UNREADABLE,
+                                   missing=REF_MISSING)   # never a FIFO or a device
         return decode(data, rel, self.spec)
 
     def expect(self, unit_id: str, truth: PackedTruth) -> Tuple[int, int]:
