@@ -11,7 +11,8 @@ table of the pairs present, kept in a tEXt chunk `ps-codes` as "label:instance" 
 = none). 8-bit when at most 256 pairs, 16-bit otherwise. Rows use PNG filter None, so the reader
 inflates the data and views it as an array (Pillow reads the same files when another tool
 re-encoded them). pack() reads the raw reference with every check of the raw reader: the packed
-data is verified, and the scores of both layouts are identical (tests/test_planetscapes_packed.py).
+data is verified, and the scores of both layouts are identical
+(tests/tasks/planetscapes_semantic/test_planetscapes_semantic_packed.py).
 """
 import io
 import json
