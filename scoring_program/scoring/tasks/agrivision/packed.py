@@ -1,4 +1,4 @@
-"""The packed reference: one small 8-bit PNG per image instead of 11-12 layer PNGs.
+"""The packed reference: one small 8-bit PNG per image instead of 10-11 layer PNGs.
 
 Layout (docs/packed-format.md has the full description):
 

@@ -1,5 +1,6 @@
-"""Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
-(see classes.py): the only thing the metric needs, whatever the layout on disk."""
+"""Readers of the Agriculture-Vision ground truth. Each yields, per image, its CodedLabels
+(metric.py: per pixel an index into a table of the image's codes, see classes.py): the only
+thing the metric needs, whatever the layout on disk."""
 import os
 from typing import List, Tuple
 
