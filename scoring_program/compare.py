@@ -5,7 +5,12 @@ import sys
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 
-from scoring.compare.cli import main  # noqa: E402
+from scoring import deps  # noqa: E402  (standard library only)
+
+try:
+    from scoring.compare.cli import main  # noqa: E402
+except ModuleNotFoundError as exc:  # PyYAML (or numpy, Pillow) missing: one line, the command
+    deps.exit_if_missing(exc)
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -131,7 +131,12 @@ def open_reference(ref_dir: str):
 
 def manifest_bytes(task, reference) -> bytes:
     """Test image names and sizes (no labels) for the kit's check_submission.py."""
-    manifest = task.make_manifest(reference)
+    from scoring.readers.png import NotPNG
+    try:
+        manifest = task.make_manifest(reference)
+    except NotPNG as exc:   # read before the packing checks every file: a broken one, named
+        raise Refused("the reference {} is broken: {}".format(shown(reference.root), exc)) \
+            from None
     if "images" not in manifest:
         return (json.dumps(manifest, sort_keys=True) + "\n").encode("utf-8")
     # One image a line: readable, diffable, and about 50 bytes an image for the real test set.

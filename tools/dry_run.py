@@ -394,12 +394,28 @@ def v1_flatten(path: str) -> Optional[str]:
     return None
 
 
+def _copy_regular(src: str, dst: str) -> str:
+    """shutil.copy2 for a regular file (or a link to one); ZipProblem for anything else."""
+    try:
+        mode = os.stat(src).st_mode
+    except OSError:
+        mode = None
+    if mode is not None and not stat.S_ISREG(mode):
+        raise ZipProblem("{} is not a regular file ({}), which no zip can hold: remove it".format(
+            src, "a FIFO" if stat.S_ISFIFO(mode) else "a device or a socket"))
+    return shutil.copy2(src, dst)
+
+
 def unpack(source: str, dest: str, platform: str, what: str) -> List[str]:
     """Put a zip's content (or a folder's) into dest as the platform's worker would; ZipProblem
     if it cannot be unpacked. Returns notes on what happened."""
     notes = []
     if os.path.isdir(source):
-        shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"))
+        # A submission folder's links are copied as links, never followed: the scorer then
+        # names them (make_submission.py refuses them too). A FIFO or a device is refused,
+        # never read: no zip can hold one, and a copy of /dev/zero would fill the disk.
+        shutil.copytree(source, dest, ignore=shutil.ignore_patterns("__pycache__", "*.pyc"),
+                        symlinks=what == "submission", copy_function=_copy_regular)
         return notes
     if not zipfile.is_zipfile(source):
         raise ZipProblem("{} is neither a folder nor a zip file: upload a .zip".format(

@@ -8,11 +8,14 @@ import json
 import os
 from typing import Any, Dict
 
+from . import regular_file
 from .readers import png
 from .problems import UsageError
 from .task_api import Reference
 
 MANIFEST_VERSION = 1
+# A manifest holds about 50 bytes an image: 19,708 test images take 1 MB.
+MAX_MANIFEST_BYTES = 64 << 20
 
 
 class ManifestReference(Reference):
@@ -34,10 +37,15 @@ class ManifestReference(Reference):
 def image_manifest(task_name: str, ref_root: str, ids, size_layer: str,
                    **extra: Any) -> Dict[str, Any]:
     """Manifest of an image task: ids and [width, height] read from one layer's PNG headers
-    (size_layer: the reference's folder of one PNG per image)."""
+    (size_layer: the reference's folder of one PNG per image); png.NotPNG naming the file if
+    one is not a PNG (or is a FIFO, a device: never opened)."""
     images = {}
     for image_id in ids:
-        h = png.read_header(os.path.join(ref_root, size_layer, image_id + ".png"))
+        rel = "{}/{}.png".format(size_layer, image_id)
+        try:
+            h = png.read_header(os.path.join(ref_root, rel))
+        except png.NotPNG as exc:
+            raise png.NotPNG("{}: {}".format(rel, exc)) from None
         images[image_id] = [h.width, h.height]
     manifest = {"version": MANIFEST_VERSION, "task": task_name}  # type: Dict[str, Any]
     manifest.update(extra)
@@ -52,12 +60,11 @@ def image_sizes(manifest: Dict[str, Any]) -> ManifestReference:
 
 def load_manifest(path: str) -> Dict[str, Any]:
     """A manifest file as the starting kit ships it; UsageError if it is not one."""
-    try:
-        with open(path) as f:
-            manifest = json.load(f)
+    try:   # the kit's own file, yet never a FIFO or a device (regular_file.py)
+        manifest = json.loads(regular_file.read_bytes(path, MAX_MANIFEST_BYTES, follow_links=True))
         if not isinstance(manifest, dict) or not isinstance(manifest.get("images"), dict):
             raise ValueError("no 'images' table")
         return manifest
-    except (OSError, ValueError) as exc:
+    except (OSError, ValueError, regular_file.Refused) as exc:
         raise UsageError("{} is not a readable manifest ({}): re-download the starting kit".format(
             path, getattr(exc, "strerror", None) or exc)) from None

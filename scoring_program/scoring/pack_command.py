@@ -1,11 +1,12 @@
 """`pack.py RAW_DIR OUT_DIR`: convert a raw reference into its task's packed layout.
 
 The task is the reference's (config.yaml `task:`, as the scorer decides it); tasks with a packed
-layout provide pack() (Agriculture-Vision: docs/packed-format.md; Planetscapes VQA:
-docs/vqa-packed-format.md). Every layer of every image (every annotation) is read and checked on
-the way (a broken raw reference is refused with the same messages the scorer
-gives), the work is spread over the usable CPUs, and the packed reference's manifest is written
-last, so an interrupted run never leaves something that looks like a packed reference.
+layout provide pack() (Agriculture-Vision: docs/packed-format.md; Planetscapes semantic
+labeling: docs/planetscapes.md; Planetscapes VQA: docs/vqa-packed-format.md). Every layer of
+every image (every annotation) is read and checked on the way (a broken raw reference is refused
+with the same messages the scorer gives), the work is spread over the usable CPUs (VQA: one
+process), and the packed reference's manifest is written last, so an interrupted run never
+leaves something that looks like a packed reference.
 
 Exit status, as score.py's: 0 packed; 2 bad command line (RAW_DIR not a folder, OUT_DIR not a
 new or empty folder or not writable, a task without a packed layout, a reference already packed;

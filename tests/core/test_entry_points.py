@@ -1,6 +1,6 @@
 """score.py and pack.py as commands (issue 14, items 6, 12 and 13): a reader of stdout that goes
 away (`| head -1`) loses no result; a Python without PyYAML, numpy or Pillow gets one line with
-the exact pip command; every pack.py refusal is one line or the scorer's message, never a
+the exact pip command (compare.py too); every pack.py refusal is one line or the scorer's message, never a
 traceback."""
 import os
 import shutil
@@ -164,6 +164,21 @@ def test_bundle_sh_without_a_package(tmp_path, module, pip_name, minimum):
                           capture_output=True, text=True, timeout=120, env=env)
     _one_line(proc, pip_name, minimum)
     assert proc.stdout == ""
+
+
+@pytest.mark.parametrize("module,pip_name,minimum", [("yaml", "PyYAML", "5.1"),
+                                                     ("numpy", "numpy", "1.16"),
+                                                     ("PIL", "Pillow", "6.1")])
+def test_compare_py_without_a_package(tmp_path, module, pip_name, minimum):
+    """compare.py keeps deps.py's rule too: one line, exit 2, nothing written (it was a
+    traceback without PyYAML and an INTERNAL ERROR without numpy or Pillow)."""
+    ref, res = sample("agriculture-vision")
+    out = tmp_path / "out"
+    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "compare.py"), "--ref", ref,
+                           "--out", str(out), res], capture_output=True, text=True,
+                          timeout=120, env=_blocked(tmp_path, module))
+    _one_line(proc, pip_name, minimum)
+    assert not out.exists()
 
 
 def test_the_vqa_task_needs_neither_numpy_nor_pillow(tmp_path):

@@ -13,7 +13,7 @@ import time
 import traceback
 from typing import List, Optional
 
-from .. import __version__, confidence, engine
+from .. import __version__, confidence, deps, engine
 from ..batch_run import without_cycle_collector
 from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, \
     tolerant_streams, unpack
@@ -223,6 +223,10 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
         stderr.write("Interrupted.\n")
         return 130
     except Exception as exc:
+        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
+        if missing:
+            stderr.write(missing + "\n")
+            return deps.EXIT_MISSING
         stderr.write(internal_error_message(exc, False))
         if os.environ.get("SCORING_DEBUG"):
             traceback.print_exc(file=stderr)

@@ -4,9 +4,12 @@ Every size and channel check is made from these 33 bytes before any pixel is dec
 decompression bomb (a small file declaring a huge image) is refused in microseconds without
 allocating what it declares, whatever the Pillow version.
 """
+import os
 import struct
 import zlib
 from typing import Iterator, NamedTuple, Optional, Tuple
+
+from .. import regular_file
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 
@@ -91,12 +94,16 @@ def pillow_modes(header: Header) -> Tuple[str, ...]:
 
 
 def read_header(path: str) -> Header:
-    """Header of the PNG at path; NotPNG for directories, unreadable or non-PNG files."""
+    """Header of the PNG at path (an organizer's file: a link to a regular file is followed);
+    NotPNG for folders, FIFOs, devices, unreadable or non-PNG files (regular_file.py: never
+    blocks on a FIFO)."""
     try:
-        with open(path, "rb") as f:
+        fd = regular_file.open_regular(path, follow_links=True)
+    except regular_file.Refused as exc:
+        raise NotPNG(exc.detail()) from None
+    try:
+        with os.fdopen(fd, "rb") as f:
             head = f.read(33)
-    except IsADirectoryError:
-        raise NotPNG("it is a folder, not a file") from None
     except OSError as exc:
         raise NotPNG("it cannot be read ({})".format(exc.strerror or exc)) from None
     return parse_header(head)

@@ -2,7 +2,7 @@
 
 Per pixel the rule needs only (prediction, reference label set), so the state is the joint
 histogram of those pairs over valid pixels: 9 x 512 integer counts, whatever the number of images.
-update() is one vectorised bincount per image over (prediction, reference index) pairs, folded
+update() is one exact histogram per image over (prediction, reference index) pairs, folded
 into label sets through the image's code table; merge() is a sum; both are exact and independent of
 order. The confusion matrix is derived once at the end, where the storm_damage policy is applied,
 so both policies come from the same state.

@@ -1,4 +1,4 @@
-"""The packed reference: one small 8-bit PNG per image instead of 11-12 layer PNGs.
+"""The packed reference: one small 8-bit PNG per image instead of 10-11 layer PNGs.
 
 Layout (docs/packed-format.md has the full description):
 
@@ -27,7 +27,7 @@ import numpy as np
 from PIL import Image
 
 from ...packing import convert_units
-from ...readers import packed_manifest, png
+from ...readers import packed_manifest, png, reference_file
 from ...readers.decode_errors import IMAGE_ERRORS
 from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference
@@ -101,11 +101,7 @@ def parse_table(text: str) -> np.ndarray:
 
 def decode(path: str, name: str) -> CodedLabels:
     """One packed image, checked: its indices must stay within its table."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
+    data = reference_file.read(path, name, REF_UNREADABLE)   # never a FIFO or a device
     try:
         coded = read_fast(data) or _decode_pillow(data, name)
     except BadTable as exc:

@@ -1,11 +1,13 @@
-"""Readers of the Agriculture-Vision ground truth. Each yields, per image, one uint16 code array
-(see classes.py): the only thing the metric needs, whatever the layout on disk."""
+"""Readers of the Agriculture-Vision ground truth. Each yields, per image, its CodedLabels
+(metric.py: per pixel an index into a table of the image's codes, see classes.py): the only
+thing the metric needs, whatever the layout on disk."""
 import os
 from typing import List, Tuple
 
 import numpy as np
 
 from ... import folders
+from ...readers import reference_file
 from ...readers.decode_errors import IMAGE_ERRORS
 from ...readers.pillow_array import pillow_says
 from ...problems import BrokenReference, ProblemLog
@@ -22,11 +24,7 @@ assert STORM_BIT == 1 << len(PATTERNS) and VALID_BIT == STORM_BIT << 1
 
 def read_layer(reader: LayerReader, path: str, name: str) -> Layer:
     """One single-channel reference layer (non-zero = set), uniform ones as a single value."""
-    try:
-        with open(path, "rb") as f:
-            data = f.read()
-    except OSError as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, exc.strerror or str(exc)) from None
+    data = reference_file.read(path, name, REF_UNREADABLE)   # never a FIFO or a device
     try:
         return reader.read(data, REF_MODES)
     except IMAGE_ERRORS as exc:

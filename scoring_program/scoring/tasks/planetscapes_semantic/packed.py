@@ -11,7 +11,8 @@ table of the pairs present, kept in a tEXt chunk `ps-codes` as "label:instance" 
 = none). 8-bit when at most 256 pairs, 16-bit otherwise. Rows use PNG filter None, so the reader
 inflates the data and views it as an array (Pillow reads the same files when another tool
 re-encoded them). pack() reads the raw reference with every check of the raw reader: the packed
-data is verified, and the scores of both layouts are identical (tests/test_planetscapes_packed.py).
+data is verified, and the scores of both layouts are identical
+(tests/tasks/planetscapes_semantic/test_planetscapes_semantic_packed.py).
 """
 import io
 import json
@@ -25,7 +26,7 @@ import numpy as np
 from PIL import Image
 
 from ...packing import convert_units
-from ...readers import packed_manifest, png
+from ...readers import packed_manifest, png, reference_file
 from ...problems import BrokenReference
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -121,11 +122,8 @@ class PackedReference(Reference):
     def read(self, unit_id: str) -> PackedTruth:
         keep_freed_memory()
         rel = "{}/{}.png".format(FOLDER, unit_id)
-        try:
-            with open(os.path.join(self.root, rel), "rb") as f:
-                data = f.read()
-        except OSError as exc:
-            raise ReferenceProblem(REF_MISSING, rel, exc.strerror or str(exc)) from None
+        data = reference_file.read(os.path.join(self.root, rel), rel, REF_UNREADABLE,
+                                   missing=REF_MISSING)   # never a FIFO or a device
         return decode(data, rel, self.spec)
 
     def expect(self, unit_id: str, truth: PackedTruth) -> Tuple[int, int]:

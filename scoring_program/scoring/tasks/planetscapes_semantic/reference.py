@@ -4,6 +4,7 @@ labels/ holds 8-bit label ids; instances/ 16-bit images with class_id * 1000 + k
 pixels and the label id elsewhere (the Cityscapes *_instanceIds.png convention). Every image is
 checked as it is read; a problem is the organizers' (exit 3), reported with the file.
 """
+import io
 import os
 from typing import List, Tuple
 
@@ -13,6 +14,7 @@ from PIL import Image
 from ... import folders
 from ...metrics.histogram import histogram
 from ...problems import BrokenReference, ProblemLog
+from ...readers import reference_file
 from ...readers.pillow_array import load_array
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -33,14 +35,13 @@ def _values(values: np.ndarray, limit: int = 8) -> str:
 
 
 def read_png(path: str, name: str, modes: Tuple[str, ...]) -> np.ndarray:
+    data = reference_file.read(path, name, REF_UNREADABLE, missing=REF_MISSING)  # no FIFO, device
     try:
-        with Image.open(path) as img:
+        with Image.open(io.BytesIO(data)) as img:
             if img.format != "PNG" or img.mode not in modes:
                 raise ValueError("{} image of mode {}; expected a single-channel PNG ({})".format(
                     img.format, img.mode, "/".join(modes)))
             arr = load_array(img)
-    except FileNotFoundError:
-        raise ReferenceProblem(REF_MISSING, name, "no such file") from None
     except Exception as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
             from None

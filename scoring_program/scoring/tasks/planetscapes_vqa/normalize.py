@@ -1,6 +1,6 @@
 """Answer normalization of the official VQA evaluation, result for result, but fast.
 
-The official rules (docs: tests/vqa_oracle.py applies them literally):
+The official rules (docs: tests/support/vqa_oracle.py applies them literally):
 1. clean: newlines and tabs become spaces, then strip. Always, for every answer.
 2. Only when the ten human answers are not all identical after cleaning, every human answer and
    the result answer go through punctuation() then digits_articles().
