@@ -16,6 +16,9 @@ from conftest import PROGRAM
 from measured import run_measured
 from task_fixtures import FIXTURES
 
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
 
 def _fifo(path):
     os.mkfifo(path)

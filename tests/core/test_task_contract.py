@@ -67,7 +67,8 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
     task = TASKS[name]
     keys = task.keys(task.configure(None, read_config(root)))
     assert keys[0] in v1
-    # Beside the leaderboard keys, only the ranking score's confidence interval, always there.
+    # Beside the leaderboard keys, only the ranking score's confidence interval (none for a
+    # task without interval_keys).
     assert set(v1) - set(keys) == set(interval_score_keys(task))
     assert all(math.isfinite(v) for v in v1.values())
     assert not (out / "metadata").exists()
