@@ -11,7 +11,7 @@ import time
 import traceback
 from typing import Dict, List, Optional, cast
 
-from . import __version__, confidence, console, deps, engine
+from . import __version__, confidence, console, engine, last_resort
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
@@ -25,7 +25,7 @@ from .submission.archive import ArchiveProblem
 from .submission.discovery import unpack_if_zip
 from .submission.unpack import unpack_submission
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 4  # 1 and 3: ScoringError.exit_code
+EXIT_OK = 0  # 1 and 3: ScoringError.exit_code; 2 and 4: last_resort.py
 SCORE_FILES = ("scores.txt", "scores.json")
 HTML_FILE = "detailed_results.html"
 # CodaLab v1 creates an empty detailed_results.html before the run and uploads it from a watcher
@@ -269,24 +269,12 @@ def _main(argv: Optional[List[str]], stdout, stderr) -> int:
             message = message.replace(tmp, given)
         stderr.write(message)
         return exc.exit_code
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        stderr.write("Interrupted.\n")
-        return 130
-    except Exception as exc:
+    except (KeyboardInterrupt, Exception) as exc:
         out = args.output or args.out
-        _discard_scores(out)
-        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
-        if missing:
-            stderr.write(missing + "\n")
-            return deps.EXIT_MISSING
-        private = _write_traceback(out)
-        stderr.write(internal_error_message(exc, private))
-        if os.environ.get("SCORING_DEBUG"):
-            traceback.print_exc(file=stderr)
-        return EXIT_INTERNAL
+        if not isinstance(exc, (UsageError, KeyboardInterrupt)):
+            _discard_scores(out)     # an error while scoring: no scores of this run survive
+        return last_resort.exit_code(
+            exc, stderr, lambda e: internal_error_message(e, _write_traceback(out)))
 
 
 def _discard_scores(out: Optional[str]) -> None:

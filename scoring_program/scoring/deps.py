@@ -9,7 +9,7 @@ very interpreter, and exit status 2 (the command cannot run as invoked). Use:
     except ModuleNotFoundError as exc:     # at the entry point, around the imports
         deps.exit_if_missing(exc)
 
-and, in main's last-resort handler, `message = deps.missing_message(exc)` before calling
+and main's last-resort handler (last_resort.exit_code) asks missing_message(exc) before calling
 anything an internal error (a package imported lazily fails there).
 This module itself uses the standard library only.
 """

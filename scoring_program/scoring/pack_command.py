@@ -19,16 +19,15 @@ import stat
 import sys
 import tempfile
 import time
-import traceback
 from typing import List, Optional
 
-from . import console, deps, engine
+from . import console, engine, last_resort
 from .batch_run import without_cycle_collector
 from .config import read_config, task_name
 from .problems import ScoringError, UsageError, shown
 from .registry import DEFAULT, TASKS
 
-EXIT_OK, EXIT_USAGE, EXIT_INTERNAL = 0, 2, 4   # 3: the reference (ScoringError.exit_code)
+EXIT_OK = 0   # 3: the reference (ScoringError.exit_code); 2 and 4: last_resort.py
 
 
 def folder_bytes(root: str) -> int:
@@ -71,22 +70,10 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except ScoringError as exc:
         stderr.write(exc.message())
         return exc.exit_code
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        stderr.write("Interrupted.\n")
-        return 130
-    except Exception as exc:
-        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
-        if missing:
-            stderr.write(missing + "\n")
-            return deps.EXIT_MISSING
-        stderr.write("INTERNAL ERROR in pack.py: {} (not a problem with the reference). Set "
-                     "SCORING_DEBUG=1 to see the traceback.\n".format(type(exc).__name__))
-        if os.environ.get("SCORING_DEBUG"):
-            traceback.print_exc(file=stderr)
-        return EXIT_INTERNAL
+    except (KeyboardInterrupt, Exception) as exc:
+        return last_resort.exit_code(exc, stderr, lambda e: (
+            "INTERNAL ERROR in pack.py: {} (not a problem with the reference). Set "
+            "SCORING_DEBUG=1 to see the traceback.\n".format(type(e).__name__)))
     finally:
         if created:       # made by this run, which failed: leave nothing behind
             _remove_if_empty(args.out)

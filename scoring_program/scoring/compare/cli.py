@@ -10,13 +10,11 @@ import datetime
 import os
 import sys
 import time
-import traceback
 from typing import List, Optional
 
-from .. import __version__, confidence, deps, engine
+from .. import __version__, confidence, engine, last_resort
 from ..batch_run import without_cycle_collector
-from ..cli import EXIT_INTERNAL, EXIT_OK, EXIT_USAGE, internal_error_message, print_table, \
-    tolerant_streams, unpack
+from ..cli import EXIT_OK, internal_error_message, print_table, tolerant_streams, unpack
 from ..config import read_config, task_name
 from ..metrics import bootstrap
 from ..problems import BrokenReference, ProblemLog, ScoringError, UsageError
@@ -216,19 +214,6 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except NothingScored as exc:
         stderr.write("ERROR: no submission could be scored; nothing was written.\n" + str(exc))
         return EXIT_NOTHING_SCORED
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        stderr.write("Interrupted.\n")
-        return 130
-    except Exception as exc:
-        missing = deps.missing_message(exc)   # numpy or Pillow, imported with the task
-        if missing:
-            stderr.write(missing + "\n")
-            return deps.EXIT_MISSING
-        stderr.write(internal_error_message(exc, False))
-        if os.environ.get("SCORING_DEBUG"):
-            traceback.print_exc(file=stderr)
-        return EXIT_INTERNAL
+    except (KeyboardInterrupt, Exception) as exc:
+        return last_resort.exit_code(exc, stderr, lambda e: internal_error_message(e, False))
 

@@ -7,18 +7,17 @@ written); 4 internal error.
 import argparse
 import os
 import sys
-import traceback
 from typing import List, Optional
 
-from .. import __version__, console, deps
-from ..problems import shown
+from .. import __version__, console, last_resort
+from ..problems import UsageError, shown
 from ..quoting import brief
 from . import boards as boards_mod
 from . import config as config_mod
 from . import consistency, output, page
 from .problems import Collector, InputProblems
 
-EXIT_OK, EXIT_USAGE, EXIT_INPUT, EXIT_INTERNAL = 0, 2, 3, 4
+EXIT_OK, EXIT_INPUT = 0, 3  # 2 and 4: last_resort.py
 
 EPILOG = """\
 exit status: 0 written; 2 bad command line (also: --out cannot be written, PyYAML missing); 3 the
@@ -53,10 +52,6 @@ Caps (YAML size and nesting, file sizes, regular files only...): docs/generalist
 example:
   generalist.py samples/generalist/config.yaml --out ranking
 """
-
-
-class UsageError(Exception):
-    pass
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -169,21 +164,9 @@ def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
     except InputProblems as exc:
         stderr.write(exc.message())
         return EXIT_INPUT
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return EXIT_USAGE
-    except KeyboardInterrupt:
-        stderr.write("Interrupted.\n")
-        return 130
-    except Exception as exc:
-        missing = deps.missing_message(exc)
-        if missing:
-            stderr.write(missing + "\n")
-            return deps.EXIT_MISSING
-        stderr.write("INTERNAL ERROR in generalist.py (not a problem with the inputs). "
-                     "Set SCORING_DEBUG=1 to see the traceback.\n")
-        if os.environ.get("SCORING_DEBUG"):
-            traceback.print_exc(file=stderr)
-        return EXIT_INTERNAL
+    except (KeyboardInterrupt, Exception) as exc:
+        return last_resort.exit_code(exc, stderr, lambda e: (
+            "INTERNAL ERROR in generalist.py (not a problem with the inputs). "
+            "Set SCORING_DEBUG=1 to see the traceback.\n"))
     finally:
         console.finish(stdout)
