@@ -7,12 +7,12 @@ import os
 import shutil
 import subprocess
 import sys
-import textwrap
 
 import pytest
 
 from conftest import PROGRAM, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
 from measured import run_measured
+from yaml_bombs import laughs
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -23,18 +23,7 @@ SAMPLES = {
     "planetscapes-vqa": (VQA_REF, os.path.join(VQA_KIT, "sample_submission")),
 }
 
-BILLION_LAUGHS = textwrap.dedent("""
-    a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-    b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-    c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-    d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-    e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-    f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-    g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-    h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-    i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-    task: *i
-""").lstrip()
+BILLION_LAUGHS = laughs(9, key="task")
 
 
 def _fifo(path):

@@ -10,6 +10,7 @@ from hypothesis import strategies as st
 
 from scoring import safe_yaml
 from scoring.safe_yaml import YamlError
+from yaml_bombs import laughs
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -44,13 +45,6 @@ def test_empty_documents():
 
 
 # ------------------------------------------------------------------ refusals
-
-def laughs(levels, width=9):
-    lines = ['l0: &l0 [{}]'.format(", ".join(['"lol"'] * width))]
-    for i in range(1, levels):
-        lines.append("l{0}: &l{0} [{1}]".format(i, ", ".join(["*l{}".format(i - 1)] * width)))
-    return "\n".join(lines) + "\n"
-
 
 REFUSED = {
     "billion laughs": (laughs(9), 5, "alias bomb"),

@@ -8,26 +8,15 @@ import json
 import os
 import subprocess
 import sys
-import textwrap
 import time
 
 import pytest
 
 from generalist_util import COMMAND, CONFIG, GOOD, run_generalist, write_case
+from yaml_bombs import laughs
 
 
-BILLION_LAUGHS = textwrap.dedent("""
-    a: &a ["lol","lol","lol","lol","lol","lol","lol","lol","lol"]
-    b: &b [*a,*a,*a,*a,*a,*a,*a,*a,*a]
-    c: &c [*b,*b,*b,*b,*b,*b,*b,*b,*b]
-    d: &d [*c,*c,*c,*c,*c,*c,*c,*c,*c]
-    e: &e [*d,*d,*d,*d,*d,*d,*d,*d,*d]
-    f: &f [*e,*e,*e,*e,*e,*e,*e,*e,*e]
-    g: &g [*f,*f,*f,*f,*f,*f,*f,*f,*f]
-    h: &h [*g,*g,*g,*g,*g,*g,*g,*g,*g]
-    i: &i [*h,*h,*h,*h,*h,*h,*h,*h,*h]
-    eps: *i
-""").lstrip()
+BILLION_LAUGHS = laughs(9, key="eps")
 
 
 def _bench_module():
