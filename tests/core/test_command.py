@@ -246,6 +246,28 @@ def test_the_pool_switch_is_where_all_cpus_start_to_win(cpus):
     assert engine.min_images_for_pool(cpus, engine.IMAGE_SECONDS) == n
 
 
+@pytest.mark.parametrize("images,workers", [(0, 2), (1, 2), (3, 2), (33, 2), (100, 2), (400, 2),
+                                            (19708, 2), (5000, 8), (100, 1), (19708, 1)])
+def test_chunks_cover_every_item_once_and_shrink_at_the_end(images, workers):
+    """Chunks are consecutive slices in order; with workers, never larger than a share of what is
+    left (guided scheduling), so the run ends on single images and the workers finish together;
+    never larger than CHUNK."""
+    items = list(range(images))
+    chunks = engine.chunked(items, workers)
+    assert [i for chunk in chunks for i in chunk] == items
+    assert all(1 <= len(chunk) <= engine.CHUNK for chunk in chunks)
+    if workers > 1 and images >= 2 * workers:
+        left = images
+        for chunk in chunks:
+            assert len(chunk) <= max(1, -(-left // (engine.TAIL_SHARES * workers)))
+            left -= len(chunk)
+        assert [len(chunk) for chunk in chunks[-workers:]] == [1] * workers
+        sizes = [len(chunk) for chunk in chunks]
+        assert sizes == sorted(sizes, reverse=True)
+    if workers == 1 and images:
+        assert len({len(chunk) for chunk in chunks[:-1]}) <= 1  # one process: equal chunks
+
+
 @pytest.mark.parametrize("files,expected", [
     ({"/sys/fs/cgroup/cpu.max": "150000 100000\n"}, 1),      # 1.5 CPUs: one whole CPU
     ({"/sys/fs/cgroup/cpu.max": "50000 100000\n"}, 1),
