@@ -20,6 +20,9 @@
    row is labelled by the path that installation ran (Cython extension or pure Python, read
    from the evaluator's own flag in the evaluating process). Its scores are checked against
    ours (every key).
+   (a) Lower bound (bench/planetscapes_bound.py): the three PNGs decoded with the scorer's own
+   decoder, then also one confusion count, nothing else, through the scorer's engine with all
+   CPUs, start-up included: no scorer can be faster on this machine, so a target under it shows.
 5. (c) The real command `score.py --ref REF --res PRED --workers W --quiet --out TMP` with 1 and
    with all CPUs (wall time includes start-up), peak resident memory of its process tree.
 6. Prints one Markdown report (also written to --report FILE).
@@ -173,6 +176,31 @@ def decode_floor(paths):
             with Image.open(p) as img:
                 np.asarray(img)
     return load.wall, load.percent(), time.process_time() - cpu
+
+
+BOUND = os.path.join(BENCH, "planetscapes_bound.py")
+
+
+def run_bound(ref, pred, workers, repeat, decode_only):
+    """bench/planetscapes_bound.py as a command: (wall, CPU of the process tree, other load %),
+    the fastest of `repeat` runs. Its pool forks its workers and waits for them, so
+    RUSAGE_CHILDREN holds their time."""
+    cmd = [sys.executable, BOUND, ref, pred, "--workers", str(workers)]
+    if decode_only:
+        cmd.append("--decode-only")
+    best = None
+    for _ in range(repeat):
+        before = os.times()
+        with common.OtherLoad() as load:
+            proc = subprocess.run(cmd, capture_output=True)
+        after = os.times()
+        if proc.returncode != 0:
+            raise common.BenchError("the bound exited {}: {}\n{}".format(
+                proc.returncode, " ".join(cmd), proc.stderr.decode("utf-8", "replace")))
+        run = (load.wall, after[2] + after[3] - before[2] - before[3], load.percent())
+        if best is None or run[0] < best[0]:
+            best = run
+    return best
 
 
 class Run:
@@ -348,6 +376,15 @@ def main(argv=None):
     floor, floor_load, floor_cpu = decode_floor(all_files)
     say("    {:.2f} s".format(floor))
 
+    say("(a) lower bound, {} workers".format(cpus))
+    bounds = {}
+    for decode_only in (True, False):
+        bounds[decode_only] = run_bound(os.path.join(args.data, "ref"),
+                                        os.path.join(args.data, "pred"), cpus, args.repeat,
+                                        decode_only)
+        say("    {}: {:.2f} s".format("decode only" if decode_only else "decode and confusion",
+                                      bounds[decode_only][0]))
+
     anchors = []
     for python in args.anchor_python:
         say("(b) cityscapesScripts' evaluator in {}".format(python))
@@ -396,6 +433,12 @@ def main(argv=None):
         ["(a) decode floor CPU time / {} CPUs (ideal)".format(cpus), cpus, common.f2(ideal),
          common.f1(1000 * ideal / n), "-", "-", "-"],
     ]
+    for decode_only, what in ((True, "3 PNGs decoded by the scorer's decoder"),
+                              (False, "the same and one confusion count")):
+        wall, cpu, other = bounds[decode_only]
+        rows.append(["(a) lower bound: {}, nothing else, start-up included".format(what), cpus,
+                     common.f2(wall), common.f1(1000 * wall / n), cpu_ms(cpu, n), "-",
+                     common.pct(other)])
     for a in anchors:
         rows.append(["(b) {} (evaluateImgLists)".format(a.label), 1, common.f2(a.wall),
                      common.f1(1000 * a.wall / n), cpu_ms(a.cpu, n), "-", common.pct(a.other)])
@@ -496,6 +539,18 @@ def main(argv=None):
         common.markdown_table(["target", "measured", "result"], targets, align=["l", "l", "l"]),
         "",
     ]
+    bound = bounds[False][0]
+    raw_best = runs["raw", cpus].wall
+    lines += [
+        "Lower bound of the raw layout (bench/planetscapes_bound.py, {} workers): decoding the "
+        "three PNGs and counting one confusion matrix, with no check, no instance count and no "
+        "report, takes {} s, {:.2f} x (decode floor / CPUs); decoding alone {} s ({:.2f} x). "
+        "The raw target ({} x, {} s) leaves {} s beyond the bound for everything else the "
+        "scorer must do; the scorer takes {} s beyond it.".format(
+            cpus, common.f2(bound), bound / ideal, common.f2(bounds[True][0]),
+            bounds[True][0] / ideal, FLOOR_FACTOR["raw"], common.f2(FLOOR_FACTOR["raw"] * ideal),
+            common.f2(FLOOR_FACTOR["raw"] * ideal - bound), common.f2(raw_best - bound)),
+        ""]
     if speedups:
         lines += ["Speed-ups (anchor wall / scorer wall; anchor CPU / scorer CPU, the scorer's "
                   "whole process tree):", ""] + speedups + [""]

@@ -14,6 +14,7 @@ import pytest
 from conftest import ROOT  # noqa: E402
 BENCH = os.path.join(ROOT, "bench", "planetscapes.py")
 ANCHOR = os.path.join(ROOT, "bench", "cityscapes_anchor.py")
+BOUND = os.path.join(ROOT, "bench", "planetscapes_bound.py")
 
 
 def _load(name, path):
@@ -117,8 +118,22 @@ def test_bench_end_to_end(tmp_path):
                 "| (d) confidence interval: rows kept per image (",
                 "| (d) confidence interval: bootstrap, 1,000 resamples of ",
                 "| confidence interval <= 5% of the all-CPU packed scorer run ",
-                "| confidence interval memory <= 50 MB "):
+                "| confidence interval memory <= 50 MB ",
+                "| (a) lower bound: 3 PNGs decoded by the scorer's decoder, nothing else",
+                "| (a) lower bound: the same and one confusion count, nothing else",
+                "Lower bound of the raw layout (bench/planetscapes_bound.py, "):
         assert row in text, row
+    # The bound ran on the bench's images: every pixel of the 3 images counted once.
+    data = tmp_path / "data"
+    for workers in (1, 2):
+        out = subprocess.run([sys.executable, BOUND, str(data / "ref"), str(data / "pred"),
+                              "--workers", str(workers)], capture_output=True, text=True,
+                             timeout=120)
+        assert out.returncode == 0, out.stderr
+        assert out.stdout.split() == [str(3 * 256 * 128)]
+    out = subprocess.run([sys.executable, BOUND, str(data / "ref"), str(data / "pred"),
+                          "--decode-only"], capture_output=True, text=True, timeout=120)
+    assert out.returncode == 0 and out.stdout.split() == ["0"], out.stderr
     assert ("88 keys compared" in text) == has_anchor
     if has_anchor:
         import cityscapesscripts.evaluation.evalPixelLevelSemanticLabeling as ev
