@@ -182,23 +182,15 @@ BOUND = os.path.join(BENCH, "planetscapes_bound.py")
 
 
 def run_bound(ref, pred, workers, repeat, decode_only):
-    """bench/planetscapes_bound.py as a command: (wall, CPU of the process tree, other load %),
-    the fastest of `repeat` runs. Its pool forks its workers and waits for them, so
-    RUSAGE_CHILDREN holds their time."""
+    """bench/planetscapes_bound.py as a command, timed exactly as the scorer is (the same
+    sampling of its process tree, which costs both the same): the fastest of `repeat` runs."""
     cmd = [sys.executable, BOUND, ref, pred, "--workers", str(workers)]
     if decode_only:
         cmd.append("--decode-only")
     best = None
     for _ in range(repeat):
-        before = os.times()
-        with common.OtherLoad() as load:
-            proc = subprocess.run(cmd, capture_output=True)
-        after = os.times()
-        if proc.returncode != 0:
-            raise common.BenchError("the bound exited {}: {}\n{}".format(
-                proc.returncode, " ".join(cmd), proc.stderr.decode("utf-8", "replace")))
-        run = (load.wall, after[2] + after[3] - before[2] - before[3], load.percent())
-        if best is None or run[0] < best[0]:
+        run, _ = timed_tree(cmd, "the bound")
+        if best is None or run.wall < best.wall:
             best = run
     return best
 
@@ -239,6 +231,30 @@ def tree_cpu_seconds(waited, own_sampled, descendants_sampled):
     return max(waited, own_sampled + descendants_sampled)
 
 
+def timed_tree(cmd, what):
+    """Run cmd as bench/run.py runs the scorer: (Run without scores, stdout). Wall time, peak
+    memory of the process tree, other load, and the tree's CPU time (tree_cpu_seconds)."""
+    before = os.times()
+    with common.OtherLoad() as load:
+        proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        sampler = common.TreeMemorySampler(proc.pid)
+        own = OwnTicks(proc.pid)
+        sampler.start()
+        own.start()
+        stdout, stderr = proc.communicate()
+        own_cpu = own.finish()
+        peak = sampler.finish()
+    after = os.times()
+    waited = after[2] + after[3] - before[2] - before[3]
+    cpu = tree_cpu_seconds(waited, own_cpu, sampler.descendant_cpu_seconds())
+    if load.other is not None:  # OtherLoad took the unwaited workers for others
+        load.other = max(0.0, load.other - (cpu - waited))
+    if proc.returncode != 0:
+        raise common.BenchError("{} exited {}: {}\n{}".format(
+            what, proc.returncode, " ".join(cmd), stderr.decode("utf-8", "replace")))
+    return Run(load.wall, cpu, peak, load.percent(), None), stdout
+
+
 def run_scorer(ref, pred, workers, repeat):
     """The real command, as bench/run.py runs it (wall, peak memory of the process tree, other
     load), plus the CPU time of the whole tree (tree_cpu_seconds). The fastest of `repeat`
@@ -249,29 +265,11 @@ def run_scorer(ref, pred, workers, repeat):
         try:
             cmd = [sys.executable, common.SCORE, "--ref", ref, "--res", pred, "--workers",
                    str(workers), "--quiet", "--out", out]
-            before = os.times()
-            with common.OtherLoad() as load:
-                proc = subprocess.Popen(cmd, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
-                sampler = common.TreeMemorySampler(proc.pid)
-                own = OwnTicks(proc.pid)
-                sampler.start()
-                own.start()
-                _, stderr = proc.communicate()
-                own_cpu = own.finish()
-                peak = sampler.finish()
-            after = os.times()
-            waited = after[2] + after[3] - before[2] - before[3]
-            cpu = tree_cpu_seconds(waited, own_cpu, sampler.descendant_cpu_seconds())
-            if load.other is not None:  # OtherLoad took the unwaited workers for others
-                load.other = max(0.0, load.other - (cpu - waited))
-            if proc.returncode != 0:
-                raise common.BenchError("the scorer exited {}: {}\n{}".format(
-                    proc.returncode, " ".join(cmd), stderr.decode("utf-8", "replace")))
+            run, _ = timed_tree(cmd, "the scorer")
             with open(os.path.join(out, "scores.txt"), "rb") as f:
-                scores = f.read()
+                run.scores = f.read()
         finally:
             shutil.rmtree(out, ignore_errors=True)
-        run = Run(load.wall, cpu, peak, load.percent(), scores)
         if best is not None and best.scores != run.scores:
             raise common.BenchError("scores.txt differs between repeats of the same run")
         if best is None or run.wall < best.wall:
@@ -383,7 +381,7 @@ def main(argv=None):
                                         os.path.join(args.data, "pred"), cpus, args.repeat,
                                         decode_only)
         say("    {}: {:.2f} s".format("decode only" if decode_only else "decode and confusion",
-                                      bounds[decode_only][0]))
+                                      bounds[decode_only].wall))
 
     anchors = []
     for python in args.anchor_python:
@@ -435,10 +433,10 @@ def main(argv=None):
     ]
     for decode_only, what in ((True, "3 PNGs decoded by the scorer's decoder"),
                               (False, "the same and one confusion count")):
-        wall, cpu, other = bounds[decode_only]
+        b = bounds[decode_only]
         rows.append(["(a) lower bound: {}, nothing else, start-up included".format(what), cpus,
-                     common.f2(wall), common.f1(1000 * wall / n), cpu_ms(cpu, n), "-",
-                     common.pct(other)])
+                     common.f2(b.wall), common.f1(1000 * b.wall / n), cpu_ms(b.cpu, n),
+                     common.mb(b.peak_mb), common.pct(b.other)])
     for a in anchors:
         rows.append(["(b) {} (evaluateImgLists)".format(a.label), 1, common.f2(a.wall),
                      common.f1(1000 * a.wall / n), cpu_ms(a.cpu, n), "-", common.pct(a.other)])
@@ -539,17 +537,21 @@ def main(argv=None):
         common.markdown_table(["target", "measured", "result"], targets, align=["l", "l", "l"]),
         "",
     ]
-    bound = bounds[False][0]
+    bound, decode_only = bounds[False].wall, bounds[True].wall
     raw_best = runs["raw", cpus].wall
+    room = FLOOR_FACTOR["raw"] * ideal - bound
     lines += [
-        "Lower bound of the raw layout (bench/planetscapes_bound.py, {} workers): decoding the "
-        "three PNGs and counting one confusion matrix, with no check, no instance count and no "
-        "report, takes {} s, {:.2f} x (decode floor / CPUs); decoding alone {} s ({:.2f} x). "
-        "The raw target ({} x, {} s) leaves {} s beyond the bound for everything else the "
-        "scorer must do; the scorer takes {} s beyond it.".format(
-            cpus, common.f2(bound), bound / ideal, common.f2(bounds[True][0]),
-            bounds[True][0] / ideal, FLOOR_FACTOR["raw"], common.f2(FLOOR_FACTOR["raw"] * ideal),
-            common.f2(FLOOR_FACTOR["raw"] * ideal - bound), common.f2(raw_best - bound)),
+        "Lower bound of the raw layout (bench/planetscapes_bound.py, {} workers, timed as the "
+        "scorer is): decoding the three PNGs and counting one confusion matrix, with no check, "
+        "no instance count and no report, takes {} s, {:.2f} x (decode floor / CPUs); decoding "
+        "alone {} s ({:.2f} x). The raw target ({} x, {} s) {}; the scorer takes {} s more than "
+        "the bound.".format(
+            cpus, common.f2(bound), bound / ideal, common.f2(decode_only), decode_only / ideal,
+            FLOOR_FACTOR["raw"], common.f2(FLOOR_FACTOR["raw"] * ideal),
+            "leaves {} s beyond the bound for everything else the scorer must do".format(
+                common.f2(room)) if room > 0 else
+            "is under the bound itself (by {} s): no scorer can meet it here".format(
+                common.f2(-room)), common.f2(raw_best - bound)),
         ""]
     if speedups:
         lines += ["Speed-ups (anchor wall / scorer wall; anchor CPU / scorer CPU, the scorer's "
