@@ -206,12 +206,12 @@ def warm(paths: Dict[str, str]) -> None:
 
 def run_scorer(paths: Dict[str, str], repeat: int, layout: str) -> Dict[str, object]:
     """score.py as the worker runs it, on the packed or the raw reference of a set."""
-    out_dir = tempfile.mkdtemp(prefix="vqa-bench-")
     ref = paths["packed"] if layout == "packed" else paths["ref"]
-    r = best([sys.executable, SCORE, "--ref", ref, "--res", paths["res"],
-              "--out", out_dir, "--quiet"], repeat)
-    with open(os.path.join(out_dir, "scores.json")) as f:
-        r["scores"] = json.load(f)
+    with tempfile.TemporaryDirectory(prefix="vqa-bench-") as out_dir:
+        r = best([sys.executable, SCORE, "--ref", ref, "--res", paths["res"],
+                  "--out", out_dir, "--quiet"], repeat)
+        with open(os.path.join(out_dir, "scores.json")) as f:
+            r["scores"] = json.load(f)
     return r
 
 
@@ -324,9 +324,9 @@ def main(argv=None) -> int:
     floor = best([sys.executable, "-c", FLOOR_CODE, paths["annotations"], paths["results"]],
                  args.repeat)
     scorer = run_scorer(paths, args.repeat, "packed")
-    no_interval = best([sys.executable, SCORE, "--ref", without_interval(paths["packed"]),
-                        "--res", paths["res"], "--out", tempfile.mkdtemp(prefix="vqa-bench-"),
-                        "--quiet"], args.repeat)
+    with tempfile.TemporaryDirectory(prefix="vqa-bench-") as out_dir:
+        no_interval = best([sys.executable, SCORE, "--ref", without_interval(paths["packed"]),
+                            "--res", paths["res"], "--out", out_dir, "--quiet"], args.repeat)
     # In a child process: this one must stay small (a child's peak RSS starts from it).
     interval = json.loads(subprocess.run(
         [sys.executable, os.path.abspath(__file__), "--interval-of", paths["packed"],

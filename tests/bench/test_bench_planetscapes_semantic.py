@@ -110,8 +110,12 @@ def test_bench_end_to_end(tmp_path):
            "--data", str(tmp_path / "data"), "--report", str(report)]
     if has_anchor:
         cmd += ["--anchor-python", sys.executable]
-    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600)
+    scratch = tmp_path / "tmp"  # the bench's temporary folders, which it must remove
+    scratch.mkdir()
+    proc = subprocess.run(cmd, capture_output=True, text=True, timeout=600,
+                          env=dict(os.environ, TMPDIR=str(scratch)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.listdir(str(scratch)) == []
     text = report.read_text()
     for row in ("| (a) decode floor: 3 PNGs / image", "| (c) score.py, raw reference",
                 "| (c) score.py, packed reference", "peak memory flat",

@@ -11,10 +11,14 @@ BENCH = os.path.join(ROOT, "bench", "vqa.py")
 
 def test_vqa_bench_end_to_end(tmp_path):
     report = tmp_path / "report.md"
+    scratch = tmp_path / "tmp"  # the bench's temporary folders, which it must remove
+    scratch.mkdir()
     proc = subprocess.run([sys.executable, BENCH, "--questions", "200", "--repeat", "1",
                            "--memory-sizes", "100", "--data", str(tmp_path / "data"),
-                           "--report", str(report)], capture_output=True, text=True, timeout=300)
+                           "--report", str(report)], capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, TMPDIR=str(scratch)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.listdir(str(scratch)) == []
     out = proc.stdout
     for row in ("| (a) floor", "| (b) project baseline", "| (c) scorer, packed reference",
                 "| (d) scorer, raw reference", "| startup", "Packing (once, at bundle time",
