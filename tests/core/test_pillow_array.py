@@ -1,5 +1,6 @@
 """The decoding shortcuts give exactly what the plain calls give: load_array (straight into a
-numpy array) equals np.asarray(img), png.inflate (a presized buffer) equals zlib.decompress."""
+numpy array) equals np.asarray(img) (its dtype too, but 16-bit grayscale PNGs are uint16 under
+every Pillow), png.inflate (a presized buffer) equals zlib.decompress."""
 import io
 import struct
 import zlib
@@ -11,6 +12,7 @@ from hypothesis import strategies as st
 from PIL import Image
 
 from scoring.readers import png
+from scoring.readers import pillow_array
 from scoring.readers.pillow_array import DIRECT_DTYPES, _image_over, load_array
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -26,6 +28,21 @@ def _plain(data: bytes) -> np.ndarray:
 def _fast(data: bytes) -> np.ndarray:
     with Image.open(io.BytesIO(data)) as img:
         return load_array(img)
+
+
+def _dtype_of(data: bytes, plain: np.ndarray) -> np.dtype:
+    """What load_array must give: np.asarray's dtype, except uint16 for a 16-bit grayscale PNG
+    (IHDR: bit depth at byte 24, colour type at 25), which older Pillow widens to int32."""
+    return np.dtype(np.uint16) if (data[24], data[25]) == (16, 0) else plain.dtype
+
+
+def _as_old_pillow(img: "Image.Image") -> "Image.Image":
+    """A just-opened 16-bit grayscale PNG as Pillow < 10 presents it: mode 'I', raw mode
+    I;16B (current Pillow says I;16, same tile)."""
+    assert img.mode in ("I;16", "I") and img.tile[0][3] == "I;16B"
+    if img.mode != "I":
+        pillow_array._set_mode(img, "I")
+    return img
 
 
 def _pillow_png(arr: np.ndarray, mode: str, **save) -> bytes:
@@ -101,7 +118,7 @@ def test_every_mode_equals_asarray(mode, save):
     arr = (np.arange(37 * 23).reshape(37, 23) % 7).astype(np.uint8)
     data = _pillow_png(arr, mode, **save)
     got, want = _fast(data), _plain(data)
-    assert got.dtype == want.dtype and got.shape == want.shape
+    assert got.dtype == _dtype_of(data, want) and got.shape == want.shape
     assert np.array_equal(got, want)
 
 
@@ -113,7 +130,7 @@ def test_interlaced_png_equals_asarray(dtype):
     data = _filtered_png(arr, [0, 1, 2, 3, 4], interlace=True)
     assert np.array_equal(_fast(data), arr)
     assert np.array_equal(_plain(data), arr)
-    assert _fast(data).dtype == _plain(data).dtype
+    assert _fast(data).dtype == _dtype_of(data, _plain(data)) == dtype
 
 
 @settings(max_examples=60, deadline=None)
@@ -122,12 +139,45 @@ def test_interlaced_png_equals_asarray(dtype):
        filters=st.lists(st.integers(0, 4), min_size=1, max_size=5))
 def test_16_bit_every_filter_type_decodes_as_pillow_does(h, w, top, seed, filters):
     """Instance images: 16-bit samples (big-endian in the file), decoded straight into a uint16
-    array by current Pillow (mode I;16), through np.asarray by Pillow < 10 (mode I, int32)."""
+    array by current Pillow (mode I;16) and by older Pillow (opened as mode I, 32-bit: decoded
+    as I;16B instead), with the values np.asarray gives."""
     arr = np.random.RandomState(seed).randint(0, top, size=(h, w)).astype(np.uint16)
     data = _filtered_png(arr, filters)
     got, want = _fast(data), _plain(data)
-    assert got.shape == (h, w) and got.dtype == want.dtype
+    assert got.shape == (h, w) and got.dtype == np.uint16
     assert np.array_equal(got, arr) and np.array_equal(got, want)
+    with Image.open(io.BytesIO(data)) as img:
+        old = load_array(_as_old_pillow(img))
+        assert img.mode == "I;16B"  # decoded as stored, not widened to 32 bits
+    assert old.dtype == np.uint16 and np.array_equal(old, arr)
+
+
+def test_16_bit_png_opened_as_mode_i_takes_the_ordinary_path_when_pillow_copies(monkeypatch):
+    """If the I;16B image cannot share the array, nothing is switched: Pillow decodes its mode
+    I and the values come back as uint16 all the same."""
+    arr = np.random.RandomState(5).randint(0, 65536, size=(9, 13)).astype(np.uint16)
+    data = _filtered_png(arr, [2, 4])
+
+    def copying(mode, size, data, *args):
+        return Image.frombytes(mode, size, bytes(data), *args)
+
+    monkeypatch.setattr(Image, "frombuffer", copying)
+    with Image.open(io.BytesIO(data)) as img:
+        got = load_array(_as_old_pillow(img))
+        assert img.mode == "I"
+    assert got.dtype == np.uint16 and np.array_equal(got, arr)
+
+
+def test_only_16_bit_grayscale_pngs_switch_mode():
+    """A mode-I image that is not a PNG's 16-bit grayscale (made in memory, or already loaded)
+    keeps np.asarray's int32."""
+    ints = Image.fromarray(np.arange(6, dtype=np.int32).reshape(2, 3) * 70000)
+    assert ints.mode == "I" and load_array(ints).dtype == np.int32
+    arr = np.arange(6, dtype=np.uint16).reshape(2, 3) * 9000
+    with Image.open(io.BytesIO(_filtered_png(arr, [0]))) as img:
+        _as_old_pillow(img).load()
+        got = load_array(img)
+    assert got.dtype == np.int32 and np.array_equal(got, arr)
 
 
 def test_direct_modes_have_the_dtype_asarray_gives():
