@@ -152,7 +152,8 @@ MUTATIONS = [
      'tests/core/test_pillow_array.py'),
     ('any mode-I image switched, loaded or not',
      SP + 'readers/pillow_array.py',
-     '    return (img.mode == "I" and getattr(img, "format", None) == "PNG" and rawmode == "I;16B"\n            and _not_loaded(img))',
+     '    return (img.mode == "I" and getattr(img, "format", None) == "PNG" and rawmode == "I;16B"'
+     '\n            and _not_loaded(img))',
      '    return img.mode == "I"',
      'tests/core/test_pillow_array.py'),
     ('mode 1 mishandled (bytes viewed, not compared)',
