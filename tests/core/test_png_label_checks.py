@@ -181,3 +181,24 @@ def test_reference_without_valid_pixel_blames_the_reference(tmp_path):
     assert proc.returncode == 3, proc.stderr
     assert "REFERENCE" in proc.stderr and "valid pixel" in proc.stderr
     assert not (tmp_path / "out" / "scores.txt").exists()
+
+
+@pytest.mark.parametrize("dtype", [np.uint8, np.uint16, np.int16, np.int32, np.int64])
+def test_check_values_bounds_every_integer_dtype(dtype):
+    """Values 0..max_id come back as uint8 (max_id < 256); a value above max_id, or below 0 in
+    a signed array (the minimum is skipped only where it cannot be negative), is refused with
+    the values named."""
+    from scoring.readers.png_labels import check_values
+    from scoring.problems import BAD_VALUES
+    from scoring.task_api import PredictionProblem
+    ok = np.array([[0, 3], [8, 1]], dtype=dtype)
+    got = check_values(ok, 8)
+    assert got.dtype == np.uint8 and np.array_equal(got, ok)
+    bad = [9] + ([-1] if np.dtype(dtype).kind == "i" else [])
+    for value in bad:
+        arr = ok.copy()
+        arr[1, 0] = value
+        with pytest.raises(PredictionProblem) as exc:
+            check_values(arr, 8)
+        assert exc.value.kind == BAD_VALUES and "1 pixels hold values {}".format(value) in \
+            exc.value.detail
