@@ -186,6 +186,11 @@ MUTATIONS = [
      'max(1, int(quota) // int(period))',
      'max(1, -(-int(quota) // int(period)))',
      'tests/core/test_command.py -k cgroup'),
+    ('chunks of equal size to the end (no guided tail)',
+     SP + 'engine.py',
+     'step = max(1, min(size, -(-left // (TAIL_SHARES * workers))))',
+     'step = size',
+     'tests/core/test_command.py -k chunks'),
     ('second IHDR not checked',
      SP + 'readers/png_labels.py',
      '        if img.size != (header.width, header.height) or \\\n'
