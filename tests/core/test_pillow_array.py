@@ -30,6 +30,11 @@ def _fast(data: bytes) -> np.ndarray:
         return load_array(img)
 
 
+def _copying_frombuffer(mode, size, data, *args):
+    """Image.frombuffer as some modes and versions behave: a copy, never the caller's memory."""
+    return Image.frombytes(mode, size, bytes(data), *args)
+
+
 def _dtype_of(data: bytes, plain: np.ndarray) -> np.dtype:
     """What load_array must give: np.asarray's dtype, except uint16 for a 16-bit grayscale PNG
     (IHDR: bit depth at byte 24, colour type at 25), which older Pillow widens to int32."""
@@ -158,10 +163,7 @@ def test_16_bit_png_opened_as_mode_i_takes_the_ordinary_path_when_pillow_copies(
     arr = np.random.RandomState(5).randint(0, 65536, size=(9, 13)).astype(np.uint16)
     data = _filtered_png(arr, [2, 4])
 
-    def copying(mode, size, data, *args):
-        return Image.frombytes(mode, size, bytes(data), *args)
-
-    monkeypatch.setattr(Image, "frombuffer", copying)
+    monkeypatch.setattr(Image, "frombuffer", _copying_frombuffer)
     with Image.open(io.BytesIO(data)) as img:
         got = load_array(_as_old_pillow(img))
         assert img.mode == "I"
@@ -200,10 +202,7 @@ def test_modes_pillow_copies_are_decoded_the_ordinary_way(monkeypatch):
     arr = np.random.RandomState(3).randint(0, 60000, size=(20, 30)).astype(np.uint16)
     data = _filtered_png(arr, [1, 4])
 
-    def copying(mode, size, data, *args):
-        return Image.frombytes(mode, size, bytes(data), *args)
-
-    monkeypatch.setattr(Image, "frombuffer", copying)
+    monkeypatch.setattr(Image, "frombuffer", _copying_frombuffer)
     assert np.array_equal(_fast(data), arr)
 
 

@@ -90,19 +90,16 @@ def _direct(img: "Image.Image", mode: str, dtype: np.dtype) -> Optional[np.ndarr
 def load_array(img: "Image.Image") -> np.ndarray:
     """img.load(), then its pixels as an array: the values of np.asarray(img) after load, with
     its dtype, except that a 16-bit grayscale PNG gives native uint16 under every Pillow."""
-    if img.size[0] > 0 and img.size[1] > 0 and _png_16bit_gray_as_i(img):
-        arr = _direct(img, "I;16B", np.dtype(">u2"))
-        if arr is not None:
-            return arr.astype(np.uint16)
-        img.load()
-        return np.asarray(img).astype(np.uint16)
-    dtype = DIRECT_DTYPES.get(img.mode)
+    sixteen = _png_16bit_gray_as_i(img)
+    mode = "I;16B" if sixteen else img.mode
+    dtype = DIRECT_DTYPES.get(mode)
+    arr = None
     if dtype is not None and img.size[0] > 0 and img.size[1] > 0 and _not_loaded(img):
-        arr = _direct(img, img.mode, dtype)
-        if arr is not None:
-            return arr
-    img.load()
-    return np.asarray(img)
+        arr = _direct(img, mode, dtype)
+    if arr is None:
+        img.load()
+        arr = np.asarray(img)
+    return arr.astype(np.uint16) if sixteen else arr
 
 
 # Pillow's messages may name a Python object ("<_io.BytesIO object at 0x7f...>"), which changes
