@@ -51,6 +51,15 @@ class Kind:
         self.fix = fix
         self.fatal = fatal
 
+    def __reduce__(self):
+        # By code: the kind unpickled in another process is that process's own object (its
+        # task module is imported there too), so logs and `is` comparisons agree.
+        return (kind_by_code, (self.code,))
+
+
+def kind_by_code(code: str) -> "Kind":
+    return _KINDS[code]
+
 
 # Participant-side problems (fatal unless fatal=False: those are warnings, not scored).
 BAD_ZIP = Kind(
@@ -212,8 +221,19 @@ class ProblemLog:
         return out
 
 
-class ScoringError(Exception):
-    """Base of the errors that end a run with a clear message and no traceback."""
+class Refusal(Exception):
+    """Base of every error that ends a command with its own message and exit status, no
+    traceback (commands/frame.py): a broken submission (1), a broken reference or configuration
+    of the organizer's (3)."""
+
+    exit_code = 1
+
+    def message(self) -> str:
+        raise NotImplementedError
+
+
+class ScoringError(Refusal):
+    """A problem log that ends a run: every fatal problem, with the noted ones after them."""
 
     exit_code = 1
     preamble = ""
@@ -222,6 +242,11 @@ class ScoringError(Exception):
         super().__init__()
         self.log = log
         self.words = words
+
+    def __reduce__(self):
+        # Raised in a worker process, it must unpickle in the main one (Exception's default
+        # would call ScoringError() without the log).
+        return (_rebuild_error, (type(self), self.log, self.words))
 
     def message(self) -> str:
         paras = self.log.describe(self.log.kinds(fatal=True), **self.words)
@@ -244,6 +269,10 @@ class BrokenReference(ScoringError):
     exit_code = 3
     preamble = ("ERROR: the REFERENCE data (the organizers' ground truth) is broken; this is not "
                 "a problem with the submission. Organizers: fix the reference data and re-run.")
+
+
+def _rebuild_error(cls, log: ProblemLog, words: Dict[str, str]) -> "ScoringError":
+    return cls(log, **words)
 
 
 class UsageError(Exception):

@@ -45,6 +45,11 @@ class PredictionProblem(Exception):
         self.kind = kind
         self.detail = detail
 
+    def __reduce__(self):
+        # Raised in a worker process, it must unpickle in the main one: Exception's default
+        # would call the class with args = (detail,) alone.
+        return (type(self), (self.kind, self.detail), self.__dict__)
+
 
 class ReferenceProblem(Exception):
     """One unit of the reference is broken (the organizers' data): name says which file."""
@@ -52,6 +57,9 @@ class ReferenceProblem(Exception):
     def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
         super().__init__(detail)
         self.kind, self.name, self.detail = kind, name, detail
+
+    def __reduce__(self):
+        return (type(self), (self.kind, self.name, self.detail), self.__dict__)
 
 
 class Submission(NamedTuple):

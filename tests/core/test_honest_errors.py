@@ -6,7 +6,7 @@ import os
 import pytest
 
 from conftest import ROOT, VQA_KIT, VQA_REF, run_main
-from scoring import cli
+from scoring.commands import score as cli
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -37,7 +37,7 @@ def test_a_bug_while_reading_an_image_is_exit_4(monkeypatch, module, name):
 
 
 def test_a_bug_while_reading_the_packed_vqa_payload_is_exit_4(monkeypatch, tmp_path):
-    from scoring import pack_command
+    from scoring.commands import pack as pack_command
     from scoring.tasks.planetscapes_vqa import packed
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     def attribute_bug(data, manifest):
@@ -49,7 +49,7 @@ def test_a_bug_while_reading_the_packed_vqa_payload_is_exit_4(monkeypatch, tmp_p
 
 
 def test_a_damaged_payload_is_still_the_organizers(tmp_path):
-    from scoring import pack_command
+    from scoring.commands import pack as pack_command
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     manifest = tmp_path / "pk" / "packed.json"
     manifest.write_text("[1, 2]")
@@ -69,7 +69,7 @@ def test_a_damaged_payload_is_still_the_organizers(tmp_path):
 ])
 def test_a_bug_in_the_vqa_path_is_exit_4(monkeypatch, tmp_path, module, name, error):
     import importlib
-    from scoring import pack_command
+    from scoring.commands import pack as pack_command
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     res = tmp_path / "res"
     res.mkdir()
