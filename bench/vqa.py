@@ -70,7 +70,8 @@ import make_vqa_sample  # noqa: E402
 FLOOR_CODE = ("import json, sys\n"
               "with open(sys.argv[1]) as f: json.load(f)\n"
               "with open(sys.argv[2]) as f: json.load(f)\n")
-IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); import scoring.commands.score, scoring.registry; "
+IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "
+               "import scoring.commands.score, scoring.registry; "
                "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
 # The VQA task alone (the image tasks import numpy and Pillow): what the VQA path itself needs.
 IMPORT_VQA_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "

@@ -122,7 +122,7 @@ class WorkerFailed(Exception):
     process as text (its type's name, the frames and the traceback), so that it always unpickles
     and the run ends at once as an internal error."""
 
-    def __init__(self, remote_type: str, remote_frames: List[Tuple[str, int, str]],
+    def __init__(self, remote_type: str, remote_frames: List[Tuple[str, Optional[int], str]],
                  remote_traceback: str) -> None:
         super().__init__(remote_type)
         self.remote_type, self.remote_frames = remote_type, remote_frames

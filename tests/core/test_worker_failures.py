@@ -35,9 +35,14 @@ def _all_exception_classes():
 def _samples():
     """One instance of every exception class the program defines."""
     from scoring import engine, problems, regular_file, safe_yaml, zips
+    from scoring.formats.label_png import kinds as label_png_kinds
     from scoring.commands import compare
     from scoring.generalist.problems import InputProblems
-    from scoring.readers import bounded_json, png
+    from scoring.formats.label_png import png
+    from scoring.formats.label_png.decode_errors import Undecodable
+    from scoring.readers import bounded_json
+    from scoring.tasks.agrivision.layers import WrongMode
+    from scoring.tasks.planetscapes_semantic.packed import NotPacked
     from scoring.task_api import PredictionProblem, ReferenceProblem
     from scoring.tasks.agrivision.packed import BadTable
     from scoring.tasks.planetscapes_vqa import packed as vqa_packed
@@ -52,7 +57,7 @@ def _samples():
         problems.SubmissionError(log, unit="image"),
         problems.BrokenReference(log),
         problems.UsageError("give --ref"),
-        PredictionProblem(problems.NOT_PNG, "it is a JPEG"),
+        PredictionProblem(label_png_kinds.NOT_PNG, "it is a JPEG"),
         ReferenceProblem(problems.REF_CONFIG, "config.yaml", "not a mapping"),
         ResultsProblems(log),
         vqa_packed.PackMismatch(log),
@@ -60,6 +65,9 @@ def _samples():
         BadTable("not codes"),
         bounded_json.LongInteger(5000),
         png.NotPNG("it is empty"),
+        Undecodable("image file is truncated"),
+        WrongMode("its mode is RGB"),
+        NotPacked("not a packed reference image"),
         safe_yaml.YamlError("an alias bomb", 5),
         regular_file.Refused(regular_file.NOT_REGULAR, "not a regular file", "a FIFO"),
         zips.ArchiveProblem("the entry '../x' points outside the archive"),
@@ -108,8 +116,8 @@ import sys
 sys.path.insert(0, {program!r})
 from scoring.commands import score
 from scoring.tasks.agrivision import reference, metric
-from scoring.readers import png_labels
-from scoring.problems import REF_CONFIG, NOT_PNG
+from scoring.formats.label_png import prediction as png_labels
+from scoring.problems import REF_CONFIG
 from scoring.task_api import ReferenceProblem, PredictionProblem
 from scoring import engine
 engine.FORK_BELOW_IMAGES = {fork_below}
@@ -165,3 +173,7 @@ def test_an_exception_in_a_worker_ends_the_run(case, code, text):
     assert "Traceback" not in proc.stderr and "hidden 0.987" not in proc.stderr
     assert text in proc.stderr, proc.stderr
     assert "in _score_chunk()" in proc.stderr or code == 3
+    if case == "expect":
+        # Every broken unit is listed, the run going on past the first (the loop's own log).
+        broken = [n for n in os.listdir(os.path.join(AV_REF, "boundaries")) if n.endswith("7.png")]
+        assert "unusable ({}):".format(len(broken)) in proc.stderr, proc.stderr

@@ -144,7 +144,7 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     for model, state in valid:
         summary = task.summarize(state, reference, config)
         intervals = confidence.compute(task, state, summary, config)
-        scores = dict(summary["scores"])
+        scores = dict(summary.scores)
         if intervals:
             scores.update(intervals.scores())
             own[model] = intervals.interval(key)

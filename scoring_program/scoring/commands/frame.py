@@ -22,7 +22,7 @@ import os
 import sys
 import traceback
 from contextlib import contextmanager
-from typing import Callable, Iterator, List, NamedTuple, Optional, TextIO
+from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, TextIO  # noqa: F401
 
 from .. import console, deps
 from ..problems import Refusal, UsageError
@@ -87,7 +87,7 @@ def tolerant_streams(*streams: TextIO) -> None:
     for stream in streams:
         if hasattr(stream, "reconfigure"):
             try:
-                stream.reconfigure(errors="backslashreplace")  # type: ignore[attr-defined]
+                stream.reconfigure(errors="backslashreplace")
             except (ValueError, OSError):
                 pass
 
@@ -111,8 +111,8 @@ def without_cycle_collector() -> Iterator[None]:
 def run(command: Command, argv: Optional[List[str]] = None, stdout: Optional[TextIO] = None,
         stderr: Optional[TextIO] = None) -> int:
     """The command's main: parse argv, run the body inside the frame, return the exit status."""
-    out = console.guard(stdout or sys.stdout)
-    err = console.guard(stderr or sys.stderr)
+    out = console.guard(stdout or sys.stdout)  # type: Any
+    err = console.guard(stderr or sys.stderr)  # type: Any
     tolerant_streams(out.stream, err.stream)
     io = Io(out, err)
     args = None  # type: Optional[argparse.Namespace]
@@ -137,7 +137,7 @@ def run(command: Command, argv: Optional[List[str]] = None, stdout: Optional[Tex
 
 
 def _last_resort(command: Command, args: Optional[argparse.Namespace], exc: BaseException,
-                 stderr: TextIO) -> int:
+                 stderr: Any) -> int:
     """Write what exc means and return the exit status (inside the except clause: the traceback
     is the current exception's)."""
     if isinstance(exc, UsageError):

@@ -155,10 +155,10 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
             raise SubmissionError(log, **fmt.words)
 
         summary = task.summarize(acc.state, reference, config)
-        summary["confidence"] = (confidence.compute(task, acc.state, summary, config)
-                                 if with_intervals else None)
-        scores = summary["scores"] + (summary["confidence"].scores()
-                                      if summary["confidence"] else [])
+        if with_intervals:
+            summary = summary._replace(
+                confidence=confidence.compute(task, acc.state, summary, config))
+        scores = summary.scores + (summary.confidence.scores() if summary.confidence else [])
         warnings = log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
@@ -169,7 +169,7 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
             print_table(headers, rows, stream=stdout)
             stdout.write("\n")
             if with_intervals:
-                for line in confidence_report.console_lines(summary["confidence"], task.title):
+                for line in confidence_report.console_lines(summary.confidence, task.title):
                     stdout.write(line + "\n")
                 stdout.write("\n")
         if paths["out"]:

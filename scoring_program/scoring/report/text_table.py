@@ -1,8 +1,8 @@
 """A plain-text table for the terminal (score.py's and compare.py's results)."""
-from typing import List, TextIO
+from typing import Any, List
 
 
-def print_table(headers: List[str], rows: List[List[str]], stream: TextIO) -> None:
+def print_table(headers: List[str], rows: List[List[str]], stream: Any) -> None:
     """The first column left-aligned, the others right-aligned."""
     widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
     cells = ["{{:{}{}}}".format("<" if i == 0 else ">", w) for i, w in enumerate(widths)]

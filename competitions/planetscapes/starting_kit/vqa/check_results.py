@@ -28,7 +28,7 @@ try:
     from scoring import zips  # noqa: E402
     from scoring.commands import frame  # noqa: E402
     from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
-    from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.files import UNIT, WORDS, find_results  # noqa: E402
     from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
     from scoring.tasks.planetscapes_vqa.results import (ResultsProblems, read_results,  # noqa: E402
                                                         size_cap)
@@ -64,7 +64,7 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
         cleanup = None
     else:
         try:
-            res_dir, cleanup = zips.unpack_submission(results)
+            res_dir, cleanup = zips.unpack_submission(results, **WORDS)
         except SubmissionError as exc:   # the scorer's message for a zip it cannot unpack
             stderr.write(exc.message())
             return 1
