@@ -521,7 +521,7 @@ def scorer_confusion(ref_dir, pred_dir, ids, storm_policy="background"):
     task = TASKS[TASK]
     reference = task.open_reference(ref_dir)
     items = [(i, os.path.join(pred_dir, i + ".png"), i + ".png") for i in ids]
-    acc = engine.evaluate(task, reference, task.submission_format({}), {}, items, 1)
+    acc = engine.evaluate(task, reference, task.submission_format(None), None, items, 1)
     if acc.reference_log.fatal or acc.submission_log.fatal:
         raise BenchError("the scorer refused the subset: {} {}".format(
             acc.reference_log.summary_lines(), acc.submission_log.summary_lines()))

@@ -23,6 +23,7 @@ module-level hook, `add_options(parser)`: the command line is built before any t
 so a task's command-line options are added from there (the registry calls it for every task).
 """
 import abc
+import copy
 from typing import Any, Callable, Dict, Generic, List, NamedTuple, Optional, Sequence, Tuple, TypeVar
 
 from .problems import Kind, ProblemLog
@@ -88,18 +89,50 @@ class RunFacts(NamedTuple):
 _Self = TypeVar("_Self", bound="MetricState")
 
 
+# How a declared field of a metric state merges (MetricState.fields), as torchmetrics' add_state
+# declares each state with its reduction: merge() is then written once, here.
+SUM = "sum"   # numbers and numpy arrays added; dicts key by key (any depth); lists element-wise
+CAT = "cat"   # lists: the other's items after this one's (their readers sort them: order-free)
+
+
+def _added(mine: Any, theirs: Any) -> Any:
+    if isinstance(mine, dict):
+        for key, value in theirs.items():
+            mine[key] = _added(mine[key], value) if key in mine else copy.deepcopy(value)
+        return mine
+    if isinstance(mine, list):
+        if len(mine) != len(theirs):
+            raise ValueError("a summed list field has two lengths")
+        for i, value in enumerate(theirs):
+            mine[i] = _added(mine[i], value)
+        return mine
+    mine += theirs           # in place for a numpy array, a new value for a number
+    return mine
+
+
 class MetricState(abc.ABC):
-    """Additive metric state. `units` counts the units folded in."""
+    """Additive metric state. `units` counts the units folded in. A state declares its fields
+    with their reduction (`fields`: name -> SUM or CAT) and the shared merge() adds them; every
+    other attribute is configuration, the same in every state of a run."""
 
     units = 0
+    fields = {}  # type: Dict[str, str]
 
     @abc.abstractmethod
     def update(self, prediction: Any, truth: Any) -> None:
         """Fold in one unit."""
 
-    @abc.abstractmethod
     def merge(self: _Self, other: _Self) -> _Self:
         """Add another state of the same task into this one; return self."""
+        if type(other) is not type(self):
+            raise TypeError("a {} cannot merge a {}".format(type(self).__name__,
+                                                            type(other).__name__))
+        for name, how in self.fields.items():
+            if how == CAT:
+                getattr(self, name).extend(getattr(other, name))
+            else:
+                setattr(self, name, _added(getattr(self, name), getattr(other, name)))
+        return self
 
     def update_unit(self, unit_id: str, prediction: Any, truth: Any) -> None:
         """The engine's call for one unit: update(prediction, truth). A state that keeps a row
@@ -173,13 +206,17 @@ class SubmissionFormat(abc.ABC):
 
 
 # A task's metric state (what its new_state() returns) and its reference (what its
-# open_reference() returns): a task declares both, e.g. Task[AccuracyState, VQAReference], so its
+# open_reference() returns) and its settings (configure()): a task declares them, e.g.
+# Task[AccuracyState, VQAReference, VQASettings], so its
 # methods take them as they are.
 StateT = TypeVar("StateT", bound=MetricState)
 RefT = TypeVar("RefT", bound=Reference)
+# A task's settings (what its configure() returns): a typed value of its own, as pycocotools'
+# Params (e.g. the Agriculture-Vision storm_damage policy), read by its other methods only.
+SettingsT = TypeVar("SettingsT")
 
 
-class Task(abc.ABC, Generic[StateT, RefT]):
+class Task(abc.ABC, Generic[StateT, RefT, SettingsT]):
     """One challenge task: everything the shared pipeline needs to score and report it."""
 
     name = ""         # the `task:` value of the reference's config.yaml
@@ -194,16 +231,16 @@ class Task(abc.ABC, Generic[StateT, RefT]):
 
     # -- configuration ---------------------------------------------------------------------
 
-    def configure(self, args: Any, ref_config: Dict[str, Any]) -> Dict[str, Any]:
-        """The task's options, from the command line (args: argparse's namespace, or None) and
+    @abc.abstractmethod
+    def configure(self, args: Any, ref_config: Dict[str, Any]) -> SettingsT:
+        """The task's settings, from the command line (args: argparse's namespace, or None) and
         the reference's config.yaml, validated (BrokenReference on a bad value)."""
-        return {}
 
-    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
+    def config_facts(self, config: SettingsT) -> List[Tuple[str, str]]:
         """What the page shows of the configuration: (label, value) rows."""
         return []
 
-    def keys(self, config: Dict[str, Any]) -> List[str]:
+    def keys(self, config: SettingsT) -> List[str]:
         """Every leaderboard key this configuration can produce, the ranking score first (a
         task whose keys follow a label table lists them here)."""
         return list(self.score_keys)
@@ -211,19 +248,19 @@ class Task(abc.ABC, Generic[StateT, RefT]):
     # -- scoring ---------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> RefT:
+    def open_reference(self, ref_dir: str, config: SettingsT) -> RefT:
         """Open (and cheaply check) the reference; BrokenReference if it is unusable."""
 
     @abc.abstractmethod
-    def submission_format(self, config: Dict[str, Any]) -> SubmissionFormat:
+    def submission_format(self, config: SettingsT) -> SubmissionFormat:
         """How this task's predictions are found and checked."""
 
     @abc.abstractmethod
-    def new_state(self, config: Dict[str, Any]) -> StateT:
+    def new_state(self, config: SettingsT) -> StateT:
         """An empty metric state."""
 
     @abc.abstractmethod
-    def summarize(self, state: StateT, reference: RefT, config: Dict[str, Any]) -> Summary:
+    def summarize(self, state: StateT, reference: RefT, config: SettingsT) -> Summary:
         """The scores (the ranking score first) and the task's details for its reports.
         BrokenReference if the reference makes the ranking score undefined."""
 
@@ -234,7 +271,7 @@ class Task(abc.ABC, Generic[StateT, RefT]):
     interval_keys = []  # type: List[str]
 
     def resampling(self, state: StateT, summary: Summary,
-                   config: Dict[str, Any]) -> Optional[Resampling]:
+                   config: SettingsT) -> Optional[Resampling]:
         """The per-unit rows of this run for the bootstrap; None: no interval."""
         return None
 
@@ -251,7 +288,7 @@ class Task(abc.ABC, Generic[StateT, RefT]):
 
     @abc.abstractmethod
     def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
-                    config: Dict[str, Any]) -> str:
+                    config: SettingsT) -> str:
         """detailed_results.html: aggregate results only, nothing per unit."""
 
     # -- the label-free check --------------------------------------------------------------

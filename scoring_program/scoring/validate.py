@@ -11,18 +11,16 @@ from typing import Any, Dict, Optional, Tuple
 from . import engine
 from .problems import ProblemLog
 from .registry import DEFAULT, TASKS
-from .task_api import MetricState, Reference, SubmissionFormat
+from .task_api import SUM, MetricState, Reference, SubmissionFormat
 
 
 class Counting(MetricState):
     """The state of a check: counts the units that passed, scores nothing."""
 
+    fields = {"units": SUM}
+
     def update(self, prediction, truth) -> None:
         self.units += 1
-
-    def merge(self, other: "Counting") -> "Counting":
-        self.units += other.units
-        return self
 
 
 class _CheckOnly:

@@ -192,7 +192,7 @@ def _state(ref, res, workers, order_seed):
     found = discover(res, reference.ids)
     items = [(i, p, i) for i, p in found.files.items()]
     random.Random(order_seed).shuffle(items)
-    return engine.evaluate(task, reference, task.submission_format({}), {}, items, workers)
+    return engine.evaluate(task, reference, task.submission_format(None), None, items, workers)
 
 
 def test_identical_for_any_worker_count_and_file_order(tmp_path, ref):

@@ -98,6 +98,48 @@ def _scores(name, root, res, workers, seed):
     return summary.scores + (intervals.scores() if intervals else [])
 
 
+def _same_value(a, b):
+    import numpy as np
+    if isinstance(a, np.ndarray) or isinstance(b, np.ndarray):
+        return isinstance(a, np.ndarray) and isinstance(b, np.ndarray) and \
+            a.shape == b.shape and bool((a == b).all())
+    if isinstance(a, (list, tuple)) and isinstance(b, (list, tuple)):
+        return len(a) == len(b) and all(_same_value(x, y) for x, y in zip(a, b))
+    if isinstance(a, dict) and isinstance(b, dict):
+        return a.keys() == b.keys() and all(_same_value(a[k], b[k]) for k in a)
+    return a == b
+
+
+def test_every_field_a_state_changes_is_declared_and_merges(task_ref, tmp_path):
+    """MetricState.fields lists what update changes (a field left out would be lost in every
+    merge); a state merged from two halves equals the state fed every unit."""
+    import copy
+    name, fixtures, root, ids = task_ref
+    res = str(tmp_path / "res")
+    fixtures.make_submission(res, root, ids, seed=4)
+    task = TASKS[name]
+    config, reference, fmt = _opened(task, root)
+    units = sorted(fmt.discover(res, reference.ids).files.items())
+    whole, halves = task.new_state(config), [task.new_state(config), task.new_state(config)]
+    import numpy as np
+    plain = (dict, list, tuple, int, float, np.ndarray)
+    given = dict(vars(whole))                       # the objects themselves
+    before = {k: copy.deepcopy(v) for k, v in given.items() if isinstance(v, plain)}
+    for i, (unit, path) in enumerate(units):
+        truth = reference.read(unit)
+        prediction = fmt.read(path, reference.expect(unit, truth))
+        whole.update_unit(unit, prediction, truth)
+        halves[i * 2 // len(units)].update_unit(unit, prediction, truth)
+    changed = {k for k, v in vars(whole).items() if k not in given or v is not given[k] or
+               (k in before and not _same_value(before[k], v))}
+    assert changed and changed <= set(type(whole).fields), (changed, type(whole).fields)
+    merged = halves[0].merge(halves[1])
+    for field in type(whole).fields:
+        assert _same_value(getattr(merged, field), getattr(whole, field)), field
+    with pytest.raises(TypeError):
+        merged.merge(object())
+
+
 def test_identical_for_any_worker_count_and_unit_order(task_ref, tmp_path):
     name, fixtures, root, ids = task_ref
     res = str(tmp_path / "res")

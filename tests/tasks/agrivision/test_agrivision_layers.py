@@ -56,6 +56,7 @@ def test_large_files_are_not_remembered(reader):
 def test_mode_is_checked_before_remembering(reader):
     rgb = io.BytesIO()
     Image.new("RGB", (4, 4)).save(rgb, "PNG")
-    with pytest.raises(ValueError, match="RGB"):
+    from scoring.tasks.agrivision.layers import WrongMode
+    with pytest.raises(WrongMode, match="RGB"):      # the file's fault, said as such
         reader.read(rgb.getvalue(), ("L",))
     assert reader.uniform == {}

@@ -35,7 +35,7 @@ def pack(raw, out, workers=1):
 def counts(ref_dir, res_dir, workers=1):
     reference = TASK.open_reference(str(ref_dir))
     found = discover(str(res_dir), reference.ids)
-    acc = engine.evaluate(TASK, reference, TASK.submission_format({}), {},
+    acc = engine.evaluate(TASK, reference, TASK.submission_format(None), None,
                           [(i, p, i) for i, p in found.files.items()], workers)
     assert not acc.reference_log.fatal and not acc.submission_log.fatal
     return reference.layout, acc.state.counts

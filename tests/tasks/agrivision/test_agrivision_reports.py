@@ -176,7 +176,8 @@ def test_task_summary_counts_equal_the_definition(tmp_path):
     rng = np.random.RandomState(5)
     state = metric.LabelSetHistogram()
     state.counts[:] = rng.randint(0, 50, size=state.counts.shape)
-    summary = TASKS["agriculture-vision"].summarize(state, None, {"storm_damage": "background"})
+    from scoring.tasks.agrivision.task import Settings
+    summary = TASKS["agriculture-vision"].summarize(state, None, Settings("background"))
     counts = summary.details
     assert (counts.tp, counts.fp, counts.fn) == oracle_counts(counts.confusion)
 

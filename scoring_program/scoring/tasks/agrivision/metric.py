@@ -17,7 +17,7 @@ from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 import numpy as np
 
 from ...metrics.histogram import histogram
-from ...task_api import MetricState
+from ...task_api import CAT, SUM, MetricState
 
 from .classes import N_CLASSES, N_SETS, SET_BITS, STORM_BIT, VALID_BIT
 
@@ -50,6 +50,8 @@ _IDENTITY_COLUMNS = _valid_columns(IDENTITY_TABLE)
 class LabelSetHistogram(MetricState):
     """counts[x, s]: valid pixels predicted x whose reference label-set bitmask is s; with a
     storm_damage policy, also unit_ids / unit_rows: per image its TP and union per class."""
+
+    fields = {"counts": SUM, "images": SUM, "unit_ids": CAT, "unit_rows": CAT}
 
     def __init__(self, storm_policy: Optional[str] = None) -> None:
         self.counts = np.zeros((N_CLASSES, N_SETS), dtype=np.int64)
@@ -86,13 +88,6 @@ class LabelSetHistogram(MetricState):
         self.counts[:, sets] += folded
         self.images += 1
         return folded, sets
-
-    def merge(self, other: "LabelSetHistogram") -> "LabelSetHistogram":
-        self.counts += other.counts
-        self.images += other.images
-        self.unit_ids += other.unit_ids
-        self.unit_rows += other.unit_rows
-        return self
 
     def unit_table(self) -> Tuple[List[str], np.ndarray]:
         """(image ids sorted, their rows: TP of the 9 classes, then their unions) as int64;

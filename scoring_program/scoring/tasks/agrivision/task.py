@@ -13,6 +13,13 @@ from .problems import REF_EMPTY, REF_LAYOUT
 from .reference import CodedReference, RawReference, find_root, open_raw
 
 
+class Settings(NamedTuple):
+    """The task's settings (configure): the storm_damage policy (docs/agriculture-vision.md);
+    None in a check without labels, which scores nothing."""
+
+    storm_damage: Optional[str] = None
+
+
 class Counts(NamedTuple):
     """Summary.details: the confusion matrix of label sets and the per-class pixel counts."""
 
@@ -22,7 +29,7 @@ class Counts(NamedTuple):
     fn: List[int]
 
 
-class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
+class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference, Settings]):
     name = "agriculture-vision"
     title = "Agriculture-Vision"
     max_id = MAX_ID
@@ -31,25 +38,25 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
     unit_seconds = 0.005
     packed_layout = "docs/packed-format.md"
 
-    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+    def configure(self, args, ref_config: Dict[str, Any]) -> Settings:
         policy = getattr(args, "storm_damage", None) or ref_config.get("storm_damage", "background")
         if policy not in STORM_POLICIES:
             log = ProblemLog()
             log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {}".format(
                 ", ".join(STORM_POLICIES), brief(policy)))
             raise BrokenReference(log)
-        return {"storm_damage": policy}
+        return Settings(policy)
 
-    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
-        return [("storm_damage policy", config["storm_damage"])]
+    def config_facts(self, config: Settings) -> List[Tuple[str, str]]:
+        return [("storm_damage policy", str(config.storm_damage))]
 
     def open_reference(self, ref_dir: str,
-                       config: Optional[Dict[str, Any]] = None) -> CodedReference:
+                       config: Optional[Settings] = None) -> CodedReference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
         return open_packed(root) if is_packed(root) else open_raw(root)
 
-    def submission_format(self, config: Optional[Dict[str, Any]] = None) -> PngLabels:
+    def submission_format(self, config: Optional[Settings] = None) -> PngLabels:
         return PngLabels(MAX_ID)
 
     def make_manifest(self, reference: CodedReference) -> Dict[str, Any]:
@@ -65,12 +72,12 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
         # pack.py packs a raw layout only (it refuses any other before this call).
         return pack(cast(RawReference, reference), out_dir, workers, progress)
 
-    def new_state(self, config: Optional[Dict[str, Any]] = None) -> metric.LabelSetHistogram:
-        return metric.LabelSetHistogram(config["storm_damage"] if config else None)
+    def new_state(self, config: Optional[Settings] = None) -> metric.LabelSetHistogram:
+        return metric.LabelSetHistogram(config.storm_damage if config is not None else None)
 
     def summarize(self, state: metric.LabelSetHistogram, reference: CodedReference,
-                  config: Dict[str, Any]) -> Summary:
-        m = metric.confusion(state.counts, config["storm_damage"])
+                  config: Settings) -> Summary:
+        m = metric.confusion(state.counts, cast(str, config.storm_damage))  # set by configure
         tp, fp, fn = metric.pixel_counts(m)
         ious = metric.iou(tp, fp, fn)
         miou = metric.mean_iou(ious)
@@ -86,7 +93,7 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
     interval_keys = ["miou"]
 
     def resampling(self, state: metric.LabelSetHistogram, summary: Summary,
-                   config: Dict[str, Any]) -> Optional[Resampling]:
+                   config: Settings) -> Optional[Resampling]:
         """Images, each with its TP and union per class (metric.unit_weights)."""
         if len(state.unit_ids) != state.images:
             return None
@@ -110,7 +117,7 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
         return ["class", "IoU", "TP pixels", "FP pixels", "FN pixels"], rows
 
     def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
-                    config: Dict[str, Any]) -> str:
+                    config: Settings) -> str:
         values = dict(summary.scores)
         counts = summary.details
         return report.render(self.title + " - detailed results", values["miou"],

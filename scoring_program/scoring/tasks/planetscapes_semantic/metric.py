@@ -18,7 +18,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
 
-from ...task_api import MetricState
+from ...task_api import CAT, SUM, MetricState
 from .intervals import RowLayout, image_row
 from .labels import LabelTable, key_name
 
@@ -74,6 +74,8 @@ class MetricSpec:
 
 class SemanticState(MetricState):
     """Additive state of one run (see the module docstring)."""
+
+    fields = {"matrix": SUM, "instances": SUM, "units": SUM, "unit_ids": CAT, "unit_rows": CAT}
 
     def __init__(self, spec: MetricSpec, row_layout: Optional[RowLayout] = None) -> None:
         self.spec = spec
@@ -178,19 +180,6 @@ class SemanticState(MetricState):
             entry[1] += t
             entry[2] += ct
 
-    def merge(self, other: "SemanticState") -> "SemanticState":
-        self.matrix += other.matrix
-        for c, by_size in other.instances.items():
-            mine = self.instances.setdefault(c, {})
-            for s, (n, tp, cat_tp) in by_size.items():
-                entry = mine.setdefault(s, [0, 0, 0])
-                entry[0] += n
-                entry[1] += tp
-                entry[2] += cat_tp
-        self.units += other.units
-        self.unit_ids += other.unit_ids
-        self.unit_rows += other.unit_rows
-        return self
 
 
 # --------------------------------------------------------------------------------------------

@@ -36,6 +36,13 @@ def _format(ids: Sequence[int]) -> PngLabels:
                      "column, not trainId or a colour)".format(_ranges(ids)))
 
 
+class Settings(NamedTuple):
+    """The task's settings (configure): the label table, and how the page describes it."""
+
+    table: Any           # labels.LabelTable
+    described: str
+
+
 class Details(NamedTuple):
     """Summary.details: the per-class and per-category results, and the label table."""
 
@@ -43,7 +50,7 @@ class Details(NamedTuple):
     table: Any           # labels.LabelTable
 
 
-class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
+class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
     name = "planetscapes-semantic"
     title = "Planetscapes pixel-level semantic labeling"
     # The per-class and per-category keys follow the label table: keys(config) lists them all.
@@ -55,23 +62,23 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
     unit_seconds = 0.035
     packed_layout = "docs/planetscapes.md"
 
-    def configure(self, args, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+    def configure(self, args, ref_config: Dict[str, Any]) -> Settings:
         table = ps_labels.load(ref_config)
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
-        return {"table": table, "described": "{}: {} labels, {} evaluated, {} categories".format(
-            described, len(table.labels), len(table.evaluated()), len(table.categories))}
+        return Settings(table, "{}: {} labels, {} evaluated, {} categories".format(
+            described, len(table.labels), len(table.evaluated()), len(table.categories)))
 
-    def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
-        return [("Label table", config["described"])]
+    def config_facts(self, config: Settings) -> List[Tuple[str, str]]:
+        return [("Label table", config.described)]
 
-    def keys(self, config: Dict[str, Any]) -> List[str]:
-        return config["table"].score_keys()
+    def keys(self, config: Settings) -> List[str]:
+        return config.table.score_keys()
 
-    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> AnyReference:
+    def open_reference(self, ref_dir: str, config: Settings) -> AnyReference:
         """Raw or packed layout, detected from the folder's contents."""
         root = find_root(ref_dir)
-        table = config["table"]
+        table = config.table
         return open_packed(root, table) if is_packed(root) else open_raw(root, table)
 
     def pack(self, reference: AnyReference, out_dir: str, workers: int,
@@ -79,17 +86,17 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
         # pack.py packs a raw layout only (it refuses any other before this call).
         return pack(cast(SemanticReference, reference), out_dir, workers, progress)
 
-    def submission_format(self, config: Dict[str, Any]) -> PngLabels:
-        return _format([lab.id for lab in config["table"].in_images])
+    def submission_format(self, config: Settings) -> PngLabels:
+        return _format([lab.id for lab in config.table.in_images])
 
-    def new_state(self, config: Dict[str, Any]) -> metric.SemanticState:
-        table = config["table"]
+    def new_state(self, config: Settings) -> metric.SemanticState:
+        table = config.table
         return metric.SemanticState(metric.MetricSpec(table), intervals.RowLayout(table))
 
     interval_keys = ["iou_class", "iiou_class"]
 
     def resampling(self, state: metric.SemanticState, summary: Summary,
-                   config: Dict[str, Any]) -> Optional[Resampling]:
+                   config: Settings) -> Optional[Resampling]:
         """Images, each with its TP, FP, FN per class and its instances' weighted hits
         (intervals.py); the average instance sizes of the run are held fixed."""
         if state.row_layout is None or len(state.unit_ids) != state.units:
@@ -101,8 +108,8 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
                           lambda sums: intervals.scores_of_sums(layout, averages, sums))
 
     def summarize(self, state: metric.SemanticState, reference: AnyReference,
-                  config: Dict[str, Any]) -> Summary:
-        table = config["table"]
+                  config: Settings) -> Summary:
+        table = config.table
         result = metric.summarize(state, table)
         if result.means["iou_class"] is None:
             log = ProblemLog()
@@ -129,7 +136,7 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
         return ["class / category", "IoU", "iIoU"], rows
 
     def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
-                    config: Dict[str, Any]) -> str:
+                    config: Settings) -> str:
         return report.render(self.title + " - detailed results", summary.details.result,
                              summary.details.table, warnings, run, self.config_facts(config),
                              summary.confidence)

@@ -15,7 +15,7 @@ import operator
 from collections import Counter
 from typing import Dict, List, Mapping, Sequence, Tuple, cast
 
-from ...task_api import MetricState
+from ...task_api import CAT, SUM, MetricState
 from .reference import HUMANS, Truth
 
 STEPS = 3 * HUMANS  # a question's accuracy is n / STEPS
@@ -41,6 +41,9 @@ def numerator_with_twins(form: str, forms: Tuple[str, ...], classes: Tuple[int, 
 class AccuracyState(MetricState):
     """counts[(answer type, question type, n)] = questions; changed = result answers that the
     normalization changed (their compared form differs from the submitted string)."""
+
+    fields = {"counts": SUM, "changed": SUM, "disagreeing": SUM, "units": SUM,
+              "question_rows": CAT}
 
     def __init__(self) -> None:
         self.counts: Dict[Tuple[str, str, int], int] = {}
@@ -71,14 +74,6 @@ class AccuracyState(MetricState):
         self.units += 1
         self.question_rows.append((truth.qids, ns))
 
-    def merge(self, other: "AccuracyState") -> "AccuracyState":
-        for key, c in other.counts.items():
-            self.counts[key] = self.counts.get(key, 0) + c
-        self.changed += other.changed
-        self.disagreeing += other.disagreeing
-        self.units += other.units
-        self.question_rows += other.question_rows
-        return self
 
     def question_table(self) -> Tuple[List[int], List[Tuple[int]]]:
         """(question ids sorted, each question's (n,)): the bootstrap's unit rows."""

@@ -7,7 +7,7 @@ raw (questions.json + annotations.json) or packed by pack.py (packed.py: packed.
 detected from the folder; both give the same Truth, so the same scores.
 """
 import os
-from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, cast
 
 from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Summary, \
     Task
@@ -58,13 +58,20 @@ class ResultsFormat(SubmissionFormat):
         return read_results(path, os.path.basename(path), expectation)
 
 
-class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
+class Settings(NamedTuple):
+    """The task's settings (configure): it has none; the official evaluation has no options."""
+
+
+class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
     name = "planetscapes-vqa"
     title = "Planetscapes VQA"
     score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
     packed_layout = "docs/vqa-packed-format.md"
 
-    def open_reference(self, ref_dir: str, config: Dict[str, Any]) -> VQAReference:
+    def configure(self, args, ref_config: Dict[str, Any]) -> Settings:
+        return Settings()
+
+    def open_reference(self, ref_dir: str, config: Settings) -> VQAReference:
         """Raw or packed layout, detected from the folder's contents (packed.json)."""
         root = find_root(ref_dir)
         questions = read_questions(root)
@@ -85,20 +92,20 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
         """What pack.py counts: the questions (the engine's unit is the results file)."""
         return len(reference.question_ids), "questions"
 
-    def submission_format(self, config: Dict[str, Any]) -> ResultsFormat:
+    def submission_format(self, config: Settings) -> ResultsFormat:
         return ResultsFormat()
 
-    def new_state(self, config: Dict[str, Any]) -> AccuracyState:
+    def new_state(self, config: Settings) -> AccuracyState:
         return AccuracyState()
 
     def summarize(self, state: AccuracyState, reference: VQAReference,
-                  config: Dict[str, Any]) -> Summary:
+                  config: Settings) -> Summary:
         return Summary(summary_scores(state), state)
 
     interval_keys = ["accuracy"]
 
     def resampling(self, state: AccuracyState, summary: Summary,
-                   config: Dict[str, Any]) -> Optional[Resampling]:
+                   config: Settings) -> Optional[Resampling]:
         """Questions, each with its accuracy numerator n (accuracy = n / 30); the state's counts
         by n are the distinct rows already."""
         questions = state.questions()
@@ -123,7 +130,7 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
         return ["answer type", "questions", "accuracy (%)"], rows
 
     def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
-                    config: Dict[str, Any]) -> str:
+                    config: Settings) -> str:
         return report.render(self.title + " - detailed results", summary.details, warnings, run,
                              summary.confidence)
 
