@@ -35,6 +35,9 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 sys.path.insert(0, PROGRAM)
 
 from scoring import engine  # noqa: E402
+from scoring.registry import TASKS  # noqa: E402
+
+TASK_SECONDS = TASKS["agriculture-vision"].unit_seconds   # what the default workers rest on
 
 
 def _prepare(data: str, n: int) -> None:
@@ -133,7 +136,7 @@ def main() -> int:
                 t1.append(one)
                 tw.append(many)
                 lines.append("| {} | {} | {:.2f} | {:.2f} | {}, {:.2f} |".format(
-                    layout, n, one, many, engine.default_workers(n), default))
+                    layout, n, one, many, engine.default_workers(n, TASK_SECONDS), default))
                 print(lines[-1], flush=True)
             a, t, s = _fit(sizes, t1, tw, w)
             print("{}: start {:.2f} s, {:.2f} ms per image, pool start-up S = {:.2f} s, "

@@ -100,7 +100,7 @@ def reference_entries(task, reference, layout: str, build: str, say) -> List[Tup
     total, noun = task.pack_units(reference)
     say("Packing the reference ({:,} {})...".format(total, noun))
     try:
-        task.pack(reference, out, engine.default_workers(total),
+        task.pack(reference, out, engine.default_workers(total, task.unit_seconds),
                   engine.Progress(total, sys.stdout, 10.0, "packed", noun))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None

@@ -54,51 +54,51 @@ def usable_cpus() -> int:
 
 
 # The default worker count rests on two measured costs (bench/workers.py, 2 CPUs): starting a
-# pool of workers (forked, see FORK_BELOW_IMAGES) costs about POOL_START_SECONDS before the first
-# unit is scored in parallel, and one unit costs at most `unit_seconds` in one process (a task's
-# `unit_seconds`, else IMAGE_SECONDS: a 512 x 512 Agriculture-Vision image on the raw layout, the
-# slowest; the packed one costs about 60% of it). With W CPUs, all of them finish N units sooner
-# than one process as soon as N * unit_seconds * (1 - 1/W) > POOL_START_SECONDS. Taking the
-# slowest layout's cost puts the switch at the smallest such N, so no set is slower by default
-# than with all CPUs (a fast layout just above the switch may lose at most POOL_START_SECONDS
-# against one worker).
+# pool of workers (forked, see FORK_BELOW_UNITS) costs about POOL_START_SECONDS before the first
+# unit is scored in parallel, and one unit costs at most its task's `unit_seconds` in one process
+# (on the task's slowest layout). With W CPUs, all of them finish N units sooner than one process
+# as soon as N * unit_seconds * (1 - 1/W) > POOL_START_SECONDS. Taking the slowest layout's cost
+# puts the switch at the smallest such N, so no set is slower by default than with all CPUs (a
+# fast layout just above the switch may lose at most POOL_START_SECONDS against one worker).
 POOL_START_SECONDS = 0.1
-IMAGE_SECONDS = 0.005
 
 
-def min_images_for_pool(cpus: int, unit_seconds: Optional[float] = None) -> int:
+def min_units_for_pool(cpus: int, unit_seconds: float) -> int:
     """The smallest set for which `cpus` workers beat one process."""
     if cpus <= 1:
         return 1 << 62
     # Exactly (decimal fractions), so the switch is the same on every machine.
     start = Fraction(str(POOL_START_SECONDS))
-    unit = Fraction(str(IMAGE_SECONDS if unit_seconds is None else unit_seconds))
+    unit = Fraction(str(unit_seconds))
     return int(start / (unit * (1 - Fraction(1, cpus)))) + 1
 
 
-def default_workers(images: int, unit_seconds: Optional[float] = None) -> int:
-    """Workers for a run of `images` units when the user did not say: all usable CPUs once a
-    pool pays for its start-up, else one process."""
+def default_workers(units: int, unit_seconds: Optional[float]) -> int:
+    """Workers for a run of `units` units when the user did not say: all usable CPUs once a
+    pool pays for its start-up, else one process. unit_seconds None (a task that does not say
+    what a unit costs, as one scored from a single file): one process."""
+    if unit_seconds is None:
+        return 1
     cpus = usable_cpus()
-    return cpus if images >= min_images_for_pool(cpus, unit_seconds) else 1
+    return cpus if units >= min_units_for_pool(cpus, unit_seconds) else 1
 
 
-# Below this many images, workers are forked from the main process itself (Linux): a pool then
+# Below this many units, workers are forked from the main process itself (Linux): a pool then
 # starts in about 0.07 s, against 0.3-0.7 s for a fork server, which must start a new Python and
 # import numpy, Pillow and the scorer before the first worker exists (bench/workers.py). What the
-# forked workers inherit, the main process's per-image lists, is small at that size.
-FORK_BELOW_IMAGES = 4000
+# forked workers inherit, the main process's per-unit lists, is small at that size.
+FORK_BELOW_UNITS = 4000
 
 
-def _context(images: int = FORK_BELOW_IMAGES, preload: Sequence[str] = ()):
+def _context(units: int = FORK_BELOW_UNITS, preload: Sequence[str] = ()):
     """Start workers from a fork server where the platform has one: a fork of the main process
-    would inherit (and count in its memory) the main's per-image lists, so workers' memory would
+    would inherit (and count in its memory) the main's per-unit lists, so workers' memory would
     grow with the test set. The server is a clean process that has imported the scorer once, so
     workers still start fast (preload: the modules of the task being scored, as the registry
-    imports tasks lazily). Small runs fork directly (see FORK_BELOW_IMAGES). Elsewhere
+    imports tasks lazily). Small runs fork directly (see FORK_BELOW_UNITS). Elsewhere
     (Windows), spawn."""
     methods = multiprocessing.get_all_start_methods()
-    if images < FORK_BELOW_IMAGES and "fork" in methods and sys.platform.startswith("linux"):
+    if units < FORK_BELOW_UNITS and "fork" in methods and sys.platform.startswith("linux"):
         return multiprocessing.get_context("fork")
     if "forkserver" in methods:
         ctx = multiprocessing.get_context("forkserver")

@@ -223,11 +223,12 @@ class Task(abc.ABC, Generic[StateT, RefT, SettingsT]):
     title = ""        # shown in logs and page titles
     score_keys = []   # type: List[str]  # leaderboard keys, the ranking score first
     # CPU seconds one unit costs in one process on the slowest layout: the engine uses every CPU
-    # once a pool pays for its start-up (engine.default_workers). None: the engine's default.
+    # once a pool pays for its start-up (engine.default_workers). None: one process (a task scored
+    # from one file has one unit).
     unit_seconds = None  # type: Optional[float]
     # The document describing the task's packed reference layout; None: the task has none (and
     # pack() is not implemented).
-    packed_layout = None  # type: Optional[str]
+    packed_layout = None  # type: Optional[str]  # pack.py names it after packing
 
     # -- configuration ---------------------------------------------------------------------
 

@@ -45,16 +45,18 @@ def validate_submission(res_dir: str, manifest: Dict[str, Any], workers: Optiona
     """(problems, number of predictions checked). Problems may be fatal or warnings.
     workers None: as many as the set is worth (engine.default_workers)."""
     reference, fmt = open_manifest(manifest)
-    return check(res_dir, reference, fmt, workers, progress)
+    unit_seconds = TASKS[manifest.get("task", DEFAULT)].unit_seconds
+    return check(res_dir, reference, fmt, workers or None, progress, unit_seconds)
 
 
 def check(res_dir: str, reference: Reference, fmt: SubmissionFormat,
-          workers: Optional[int] = None, progress=None) -> Tuple[ProblemLog, int]:
+          workers: Optional[int] = None, progress=None,
+          unit_seconds: Optional[float] = None) -> Tuple[ProblemLog, int]:
     """validate_submission against a task's stand-in reference and format (Task.open_manifest)."""
     found = fmt.discover(res_dir, reference.ids)
     items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
     acc = engine.evaluate(_CheckOnly(), reference, fmt, {}, items,
-                          workers or engine.default_workers(len(items)), progress)
+                          workers or engine.default_workers(len(items), unit_seconds), progress)
     log = found.log
     log.merge(acc.submission_log)
     return log, acc.units

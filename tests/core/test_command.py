@@ -16,6 +16,9 @@ from scoring.submission.discovery import discover
 from scoring.registry import TASKS
 from scoring.tasks.agrivision.reference import open_raw
 
+# What one Agriculture-Vision image costs (its task says), the switch the tests below check.
+AV_SECONDS = TASKS["agriculture-vision"].unit_seconds
+
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
@@ -221,29 +224,30 @@ def test_problem_report_identical_for_any_worker_count(tmp_path, ref):
 
 def test_default_workers_scale_with_the_set():
     cpus = engine.usable_cpus()
-    switch = engine.min_images_for_pool(cpus)
-    assert engine.default_workers(0) == 1
-    assert engine.default_workers(switch - 1) == 1
-    assert engine.default_workers(switch) == cpus
-    assert engine.default_workers(10 ** 6) == cpus
-    assert 1 <= engine.default_workers(2 * engine.min_images_for_pool(2)) <= cpus
+    switch = engine.min_units_for_pool(cpus, AV_SECONDS)
+    assert engine.default_workers(0, AV_SECONDS) == 1
+    assert engine.default_workers(switch - 1, AV_SECONDS) == 1
+    assert engine.default_workers(switch, AV_SECONDS) == cpus
+    assert engine.default_workers(10 ** 6, AV_SECONDS) == cpus
+    assert 1 <= engine.default_workers(2 * engine.min_units_for_pool(2, AV_SECONDS), AV_SECONDS) <= cpus
+    assert engine.default_workers(10 ** 6, None) == 1      # a task that does not say: one process
 
 
 @pytest.mark.parametrize("cpus", [2, 3, 4, 8, 64])
 def test_the_pool_switch_is_where_all_cpus_start_to_win(cpus):
     """All CPUs from the first N where the time they save on the slowest layout, N * t * (1 -
     1/W), exceeds the pool's start-up cost; one process below it."""
-    n = engine.min_images_for_pool(cpus)
+    n = engine.min_units_for_pool(cpus, AV_SECONDS)
     from fractions import Fraction as F
-    start, image = F(str(engine.POOL_START_SECONDS)), F(str(engine.IMAGE_SECONDS))
+    start, image = F(str(engine.POOL_START_SECONDS)), F(str(AV_SECONDS))
     saved = lambda images: images * image * (1 - F(1, cpus))  # noqa: E731
     assert saved(n) > start >= saved(n - 1)
-    assert engine.min_images_for_pool(1) > 10 ** 9
+    assert engine.min_units_for_pool(1, AV_SECONDS) > 10 ** 9
     # The case of the issue: 240 images on 2 CPUs must use both.
-    assert engine.min_images_for_pool(2) <= 240
+    assert engine.min_units_for_pool(2, AV_SECONDS) <= 240
     # A task whose units cost more switches sooner.
-    assert engine.min_images_for_pool(cpus, 0.07) < n
-    assert engine.min_images_for_pool(cpus, engine.IMAGE_SECONDS) == n
+    assert engine.min_units_for_pool(cpus, 0.07) < n
+    assert engine.min_units_for_pool(cpus, AV_SECONDS) == n
 
 
 @pytest.mark.parametrize("images,workers", [(0, 2), (1, 2), (3, 2), (33, 2), (100, 2), (400, 2),

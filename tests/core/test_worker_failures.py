@@ -120,7 +120,7 @@ from scoring.formats.label_png import prediction as png_labels
 from scoring.problems import REF_CONFIG
 from scoring.task_api import ReferenceProblem, PredictionProblem
 from scoring import engine
-engine.FORK_BELOW_IMAGES = {fork_below}
+engine.FORK_BELOW_UNITS = {fork_below}
 
 class Unpicklable(Exception):
     def __init__(self, a, b):
@@ -164,7 +164,7 @@ sys.exit(score.main(["--ref", {ref!r}, "--res", {res!r}, "--workers", "2", "-q"]
     ("refusal", 3, "refused in a worker"),
 ])
 def test_an_exception_in_a_worker_ends_the_run(case, code, text):
-    # Workers are forked (as for every set under engine.FORK_BELOW_IMAGES), so they inherit the
+    # Workers are forked (as for every set under engine.FORK_BELOW_UNITS), so they inherit the
     # patch; the timeout is the bound: before, three of these hung.
     script = CASE.format(program=PROGRAM, ref=AV_REF, res=AV_RES, fork_below=4000)
     proc = subprocess.run([sys.executable, "-c", script, case], capture_output=True, text=True,

@@ -62,7 +62,9 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--ref", required=True, metavar="DIR_OR_ZIP", help="reference data")
     p.add_argument("--out", required=True, metavar="DIR", help="folder for the three files")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="processes to use (default: the CPUs this process may use)")
+                   help="processes to use (default: the CPUs this process may use, once the "
+                        "units times the submissions are enough for a pool to pay for its "
+                        "start-up; else 1)")
     p.add_argument("--task", choices=sorted(TASKS), default=None,
                    help="challenge (default: the reference's config.yaml, else {})".format(
                        DEFAULT))

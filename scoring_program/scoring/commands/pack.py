@@ -118,10 +118,12 @@ def _pack(args: argparse.Namespace, stdout) -> int:
     stdout.write("Packing {:,} {} from {} into {}\n".format(total, noun, shown(args.raw),
                                                            shown(args.out)))
     stdout.flush()
-    units, _ = task.pack(reference, args.out, args.workers or engine.default_workers(total),
+    workers = args.workers or engine.default_workers(total, task.unit_seconds)
+    units, _ = task.pack(reference, args.out, workers,
                          engine.Progress(total, stdout, args.progress_every, "packed", noun))
     raw_bytes, packed_bytes = folder_bytes(reference.root), folder_bytes(args.out)
     stdout.write("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x "
-                 "smaller)\n".format(units, noun, time.monotonic() - started, raw_bytes,
-                                     packed_bytes, raw_bytes / max(packed_bytes, 1)))
+                 "smaller). The layout: {}\n".format(
+                     units, noun, time.monotonic() - started, raw_bytes, packed_bytes,
+                     raw_bytes / max(packed_bytes, 1), task.packed_layout))
     return frame.EXIT_OK

@@ -55,10 +55,9 @@ def build_parser() -> argparse.ArgumentParser:
                    help="write scores.txt, scores.json and detailed_results.html here "
                         "(local form; default: only print the scores)")
     p.add_argument("--workers", type=int, metavar="N",
-                   help="processes to use (default: the CPUs this process may use, {}, or "
-                        "1 for sets under {} images)".format(
-                            engine.usable_cpus(),
-                            engine.min_images_for_pool(engine.usable_cpus())))
+                   help="processes to use (default: the CPUs this process may use, {}, once "
+                        "the set is large enough for a pool to pay for its start-up, which "
+                        "depends on the task; else 1)".format(engine.usable_cpus()))
     p.add_argument("--task", choices=sorted(TASKS), default=None,
                    help="challenge to score (default: the reference's config.yaml, else {})".format(
                        DEFAULT))

@@ -95,6 +95,7 @@ def test_pack_command_and_scores_identical_for_any_workers(tmp_path):
     proc = pack(tmp_path / "raw", tmp_path / "packed", workers=2)
     assert proc.returncode == 0, proc.stderr
     assert "Packed 7 images" in proc.stdout and "smaller" in proc.stdout
+    assert "The layout: docs/packed-format.md" in proc.stdout   # where the format is documented
     assert (tmp_path / "packed" / "config.yaml").exists()
     outputs = set()
     for ref in ("raw", "packed"):

@@ -1,5 +1,6 @@
 """Agriculture-Vision Prize Challenge 2021: overlap-aware mIoU over 9 classes. The Task class is
-in task.py (registered in scoring/tasks); this module stays light (see scoring/tasks)."""
+in task.py (registered in scoring/registry.py); this module stays light: the command line is
+built before any task is imported (task_api.py)."""
 from .classes import STORM_POLICIES
 
 
