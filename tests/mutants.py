@@ -52,8 +52,10 @@ MUTATIONS = [
      'tests/tasks/planetscapes_vqa/test_planetscapes_vqa_report.py -k unit'),
     ('heat map cell text at 9 px',
      SP + 'report/html.py',
-     '    cell_font = MIN_FONT\n',
-     '    cell_font = 9.0\n',
+     '            for k, line in enumerate(c.lines):\n'
+     '                out.append(_text(x + cell_w / 2.0, first + k * _LINE_H, line, size=MIN_FONT,',
+     '            for k, line in enumerate(c.lines):\n'
+     '                out.append(_text(x + cell_w / 2.0, first + k * _LINE_H, line, size=9.0,',
      'tests/core/test_html_blocks.py -k 11_px'),
     ('charts shrink with the page below 11 px text',
      SP + 'report/html.py',
@@ -341,8 +343,8 @@ MUTATIONS = [
      'tests/generalist/test_generalist_outputs.py'),
     ('generalist: only the first weakest board outlined',
      SP + 'generalist/page.py',
-     '            if i in m.weakest:',
-     '            if i == m.weakest[0]:',
+     '            row.append(html.HeatCell(s, lines, shown(tip), i in m.weakest))',
+     '            row.append(html.HeatCell(s, lines, shown(tip), i == m.weakest[0]))',
      'tests/generalist/test_generalist_outputs.py -k outlined'),
     ('generalist: heat map of every model',
      SP + 'generalist/page.py',

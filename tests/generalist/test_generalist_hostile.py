@@ -436,7 +436,7 @@ def test_a_package_imported_lazily_and_missing(monkeypatch):
     from conftest import run_main
     from scoring.generalist import cli, config
 
-    def missing(path):
+    def missing(*args):
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
     monkeypatch.setattr(config, "load", missing)
     code, out, err = run_main(cli.main, [os.path.join(os.path.dirname(COMMAND), "generalist.py")])

@@ -52,8 +52,12 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
         table = ps_labels.load(ref_config)
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
-        return {"table": table, "described": "{}: {} labels, {} evaluated, {} categories".format(
-            described, len(table.labels), len(table.evaluated()), len(table.categories))}
+        # The categories the page's table shows (metric.py scores these): a category of
+        # ignored labels only (Cityscapes' void) is none of them.
+        scored = [c for c in table.categories
+                  if table.category_ids(c) or table.instance_category_ids(c) is not None]
+        return {"table": table, "described": "{}: {} labels, {} evaluated in {} categories".format(
+            described, len(table.labels), len(table.evaluated()), len(scored))}
 
     def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
         return [("Label table", config["described"])]
