@@ -15,8 +15,11 @@
 5. Times a dense baseline (the metric as participants' own evaluation code usually computes it,
    with H x W x 9 boolean arrays) on a subset, and asserts its confusion matrix equals the
    scorer's on that subset.
-6. Prints one Markdown report (also written to --report FILE): the table, the targets with
-   PASS/FAIL, the reference sizes on disk and the machine.
+6. Prints one Markdown report: the table, the targets with PASS/FAIL, the reference sizes on
+   disk and the machine. It is also written to --report FILE, else to <--data>/results-<N>.md
+   (bench/data/ is not tracked: a run never overwrites the repository's results-*.md unless
+   asked). Every row and target timed while other processes used more than --busy-above % of
+   the CPUs is marked BUSY (under load), and the warning names each of them.
 
 Exit status: 0 measured (targets may FAIL: that is reported, not an error, unless --strict);
 1 a correctness check failed (a scorer run failed, scores differ, dense != scorer); 2 bad usage.
@@ -601,8 +604,13 @@ def pct(x):
     return "-" if x is None or x == "-" else "{:.0f}%".format(x)
 
 
-def _load_note(percent):
-    if percent is None or percent <= LOAD_WARN_PERCENT:
+def _busy(other, limit):
+    """Whether a timed step was measured under load: other processes' share above limit."""
+    return other is not None and other != "-" and other > limit
+
+
+def _load_note(percent, limit=LOAD_WARN_PERCENT):
+    if not _busy(percent, limit):
         return ""
     return "  [WARNING: other processes used {:.0f}% of the CPUs meanwhile]".format(percent)
 
@@ -615,6 +623,7 @@ def verdict(ok):
 
 def build_report(ctx):
     n, cpus, wall_w = ctx["n"], ctx["cpus"], ctx["workers_all"]
+    limit = ctx.get("busy_above", LOAD_WARN_PERCENT)
     ideal = min(wall_w, cpus)
     runs, floors, dense = ctx["runs"], ctx["floors"], ctx["dense"]
     lines = []
@@ -640,7 +649,8 @@ def build_report(ctx):
 
     def row(label, workers, seconds, count, peak="-", other="-"):
         rows.append([label, workers, f2(seconds), f2(1000.0 * seconds / count),
-                     f1(count / seconds) if seconds > 0 else "inf", peak, pct(other)])
+                     f1(count / seconds) if seconds > 0 else "inf", peak,
+                     pct(other) + (" BUSY" if _busy(other, limit) else "")])
         if other is not None and other != "-":
             loads.append((other, label, workers))
 
@@ -679,21 +689,29 @@ def build_report(ctx):
                              100.0 * u_sec / max(fl["seconds"], 1e-9), f2(u_sec), f2(o_sec),
                              f2(o_sec / ideal), ideal))
     lines.append("")
-    busy = [x for x in loads if x[0] > LOAD_WARN_PERCENT]
+    busy = [x for x in loads if _busy(x[0], limit)]
     if busy:
-        worst = max(busy)
-        lines.append("**WARNING: the machine was busy**: other processes used up to {:.0f}% of the "
-                     "CPUs during a timed step ({}, {} worker(s)); those timings are not "
-                     "reliable. Run again on an idle machine.".format(worst[0], worst[1], worst[2]))
+        lines.append("**WARNING: the machine was busy** during {} timed step{} (marked BUSY): {}. "
+                     "Those timings, and the targets computed from them, are not reliable. Run "
+                     "again on an idle machine.".format(
+                         len(busy), "" if len(busy) == 1 else "s", "; ".join(
+                             "{}, {} worker(s): other processes used {:.0f}% of the CPUs".format(
+                                 label, workers, other) for other, label, workers in busy)))
     else:
         lines.append("Other load (CPU time of other processes during each timed step, as % of "
                      "all CPUs) stayed under {:.0f}%: the machine was otherwise idle.".format(
-                         LOAD_WARN_PERCENT))
+                         limit))
     lines.append("")
 
     lines.append("Targets (all CPUs = {} workers):".format(wall_w))
     lines.append("")
     t_rows, fails = [], 0
+
+    def timed(ok, *others):
+        """The verdict, marked when a step it was computed from was measured under load."""
+        loaded = any(_busy(o, limit) for o in others)
+        return verdict(ok) + (" (BUSY: measured under load)" if loaded and ok is not None
+                              else "")
     for layout in ctx["layouts"]:
         many = runs[layout][-1]
         fl = floors[layout]["seconds"] / ideal
@@ -702,14 +720,14 @@ def build_report(ctx):
         t_rows.append(["{}: all-CPU wall <= {} x (decode floor / CPUs)".format(layout, factor),
                        "{} s vs {} s ({:.2f} x)".format(f2(many.wall), f2(factor * fl),
                                                         many.wall / fl),
-                       verdict(ok)])
+                       timed(ok, many.other, floors[layout]["other"])])
         fails += not ok
         need = DENSE_FACTOR[layout]
         speed = dense["extrapolated"] / many.wall
         ok = speed >= need
         t_rows.append(["{}: all-CPU >= {:.0f}x faster than dense".format(layout, need),
                        "{:.1f}x ({} s vs {} s)".format(speed, f2(many.wall), f2(dense["extrapolated"])),
-                       verdict(ok)])
+                       timed(ok, many.other, dense["other"])])
         fails += not ok
     peaks = [r.peak_mb for layout in ctx["layouts"] for r in runs[layout] if r.peak_mb is not None]
     peak = max(peaks) if peaks else None
@@ -723,7 +741,7 @@ def build_report(ctx):
         ok = None if wall_w == 1 else speedup >= SPEEDUP_MIN
         t_rows.append(["{}: speed-up 1 -> {} workers >= {}x".format(layout, wall_w, SPEEDUP_MIN),
                        "{:.2f}x ({} s -> {} s)".format(speedup, f2(one.wall), f2(many.wall)),
-                       verdict(ok)])
+                       timed(ok, one.other, many.other)])
         fails += ok is False
     layout = ctx["interval_layout"]
     many = runs[layout][-1]
@@ -731,7 +749,7 @@ def build_report(ctx):
     ok = cost <= INTERVAL_SHARE * many.wall
     t_rows.append(["confidence interval <= {:.0f}% of the all-CPU {} scorer run".format(
         100 * INTERVAL_SHARE, layout), "{} s of {} s ({:.1f}%)".format(
-            f2(cost), f2(many.wall), 100.0 * cost / many.wall), verdict(ok)])
+            f2(cost), f2(many.wall), 100.0 * cost / many.wall), timed(ok, many.other)])
     fails += not ok
     memory = iv["boot"]["peak_mb"] + iv["kept_mb"]
     ok = memory <= INTERVAL_MB
@@ -761,7 +779,10 @@ def build_report(ctx):
                      ctx["identical"], ctx["n_runs"], dense["images"],
                      " and ".join("{} reference".format(x) for x in ctx["layouts"])))
     lines.append("")
-    lines.append("Targets: {}.".format("all PASS" if not fails else "{} FAIL".format(fails)))
+    loaded = sum(1 for r in t_rows if "BUSY" in r[2])
+    lines.append("Targets: {}{}.".format(
+        "all PASS" if not fails else "{} FAIL".format(fails),
+        "; {} of them measured under load (BUSY), not reliable".format(loaded) if loaded else ""))
     return "\n".join(lines) + "\n", fails
 
 
@@ -787,7 +808,12 @@ def parse_args(argv):
                    help="generate the set again even if the cached one matches")
     p.add_argument("--repack", action="store_true",
                    help="pack the reference again even if the cached packed one matches")
-    p.add_argument("--report", metavar="FILE", help="also write the Markdown report here")
+    p.add_argument("--report", metavar="FILE",
+                   help="write the Markdown report here, e.g. bench/results-19708.md to update "
+                        "the tracked results (default: <--data>/results-<N>.md, untracked)")
+    p.add_argument("--busy-above", type=float, default=LOAD_WARN_PERCENT, metavar="PERCENT",
+                   help="mark a timed step BUSY when other processes used more than this share "
+                        "of the CPUs during it (default {:g})".format(LOAD_WARN_PERCENT))
     p.add_argument("--layouts", default="raw,packed",
                    help="reference layouts to time, comma-separated (default raw,packed)")
     p.add_argument("--repeat", type=int, default=1, metavar="R",
@@ -850,7 +876,7 @@ def main(argv=None):
                           "what": "{:g} ref PNG{} + 1 prediction / image".format(
                               per, "s" if per != 1 else "")}
         say("  {:.2f} s ({:.2f} ms/image){}".format(seconds, 1000.0 * seconds / n,
-                                                   _load_note(load.percent())))
+                                                   _load_note(load.percent(), args.busy_above)))
 
     startup = startup_seconds()
     say("Scorer start-up alone (score.py --version): {:.2f} s".format(startup))
@@ -863,7 +889,8 @@ def main(argv=None):
             runs[layout].append(r)
             scores.append(("{} x{}".format(layout, workers), r.scores))
             say("  {:.2f} s ({:.2f} ms/image), peak RSS {} MB ({} samples){}".format(
-                r.wall, 1000.0 * r.wall / n, mb(r.peak_mb), r.samples, _load_note(r.other)))
+                r.wall, 1000.0 * r.wall / n, mb(r.peak_mb), r.samples,
+                _load_note(r.other, args.busy_above)))
     first = scores[0][1]
     different = [name for name, text in scores if text != first]
     if different:
@@ -889,7 +916,7 @@ def main(argv=None):
     with OtherLoad() as load:
         dense_m, dense_seconds = dense_confusion(ds.raw, ds.pred, some)
     say("  {:.2f} s ({:.2f} ms/image){}".format(dense_seconds, 1000.0 * dense_seconds / k,
-                                               _load_note(load.percent())))
+                                               _load_note(load.percent(), args.busy_above)))
     for layout in layouts:
         mine = scorer_confusion(refs[layout], ds.pred, some)
         if not np.array_equal(mine, dense_m):
@@ -907,17 +934,20 @@ def main(argv=None):
            "data_line": data_line, "warm_files": len(warm), "warm_bytes": warm_bytes,
            "identical": "identical", "n_runs": len(scores), "startup": startup,
            "scorer": scorer_identity(), "interval": interval,
-           "interval_layout": interval_layout}
+           "interval_layout": interval_layout, "busy_above": args.busy_above}
     report, fails = build_report(ctx)
     say("")
     sys.stdout.write(report)
     sys.stdout.flush()
-    if args.report:
-        folder = os.path.dirname(os.path.abspath(args.report))
-        os.makedirs(folder, exist_ok=True)
-        with open(args.report, "w") as f:
-            f.write(report)
-        say("\nReport written to {}".format(args.report))
+    # The tracked results-*.md change only when asked (--report); by default the report goes
+    # beside the generated set, which git ignores.
+    target = args.report or os.path.join(args.data, "results-{}.md".format(n))
+    folder = os.path.dirname(os.path.abspath(target))
+    os.makedirs(folder, exist_ok=True)
+    with open(target, "w") as f:
+        f.write(report)
+    say("\nReport written to {}{}".format(target, "" if args.report else
+                                            " (give --report FILE to write it elsewhere)"))
     return 1 if (fails and args.strict) else 0
 
 

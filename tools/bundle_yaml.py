@@ -532,7 +532,14 @@ def with_columns(track: Track, keys: List[str], why: str) -> Track:
     added = [k for k in keys if k not in columns]
     for key in added:
         rank += 1
-        column = {"leaderboard": last["leaderboard"], "label": column_label(key), "rank": rank,
+        label = column_label(key)
+        for suffix, words in (("_ci_low", " 95% CI low"), ("_ci_high", " 95% CI high")):
+            # An interval's end under its score's own label ("mIoU 95% CI low", not "miou ci
+            # low"): the scorer's intervals are 95% percentile bootstrap intervals.
+            base = columns.get(key[:-len(suffix)]) if key.endswith(suffix) else None
+            if base is not None and base.get("label"):
+                label = (str(base["label"]) + words)[:36]
+        column = {"leaderboard": last["leaderboard"], "label": label, "rank": rank,
                   "numeric_format": last.get("numeric_format", 2), "sort": "desc"}
         columns[key] = column
     return with_doc(track, doc, "CodaLab competition bundle v1.5, {} track; {} leaderboard "

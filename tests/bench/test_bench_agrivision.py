@@ -58,16 +58,36 @@ def test_bench_end_to_end(tmp_path):
     assert "the machine was otherwise idle" in out or "WARNING: the machine was busy" in out
     for verdict_line in (line for line in lines if line.startswith("| raw: ") or
                          line.startswith("| packed: ") or line.startswith("| peak memory")):
-        assert verdict_line.rstrip(" |").endswith(("PASS", "FAIL", "n/a")), verdict_line
+        assert verdict_line.rstrip(" |").endswith(("PASS", "FAIL", "n/a",
+                                                   "(BUSY: measured under load)")), verdict_line
     with open(str(report)) as f:
         assert f.read() in out  # the report file is the printed report
     stamp = json.loads((data / "stamp.json").read_text())
     assert (stamp["images"], stamp["seed"]) == (30, 2021)
 
-    # A second run reuses the generated and packed set.
-    proc = run_bench("--images", 30, "--dense-images", 5, "--data", data, "--layouts", "packed")
+    # A second run reuses the generated and packed set. Without --report the report goes
+    # beside the set (bench/data/ by default, which git ignores), never to a tracked file; a
+    # limit every step exceeds marks every timed row, target and the summary as measured under
+    # load.
+    tracked = subprocess.run(["git", "ls-files", "bench"], cwd=ROOT, capture_output=True,
+                             text=True).stdout
+    before = {name: os.path.getmtime(os.path.join(ROOT, name)) for name in tracked.split()}
+    proc = run_bench("--images", 30, "--dense-images", 5, "--data", data, "--layouts", "packed",
+                     "--busy-above", -1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Reusing the set in" in proc.stdout and "Generation took" not in proc.stdout
     assert "Reusing the packed reference" in proc.stdout
     assert "| scorer, raw reference " not in proc.stdout
     assert "scores.txt: identical across the 2 runs" in proc.stdout
+    assert "Report written to {} (give --report FILE".format(data / "results-30.md") in proc.stdout
+    with open(str(data / "results-30.md")) as f:
+        assert f.read() in proc.stdout
+    assert {name: os.path.getmtime(os.path.join(ROOT, name)) for name in before} == before
+    lines = proc.stdout.splitlines()
+    timed = [line for line in lines if line.startswith(("| scorer, packed", "| decode floor, "
+             "packed (", "| dense baseline, measured"))]
+    assert len(timed) == 4 and all(" BUSY |" in line for line in timed), timed
+    targets = [line for line in lines if line.startswith("| packed: ")]
+    assert targets and all("(BUSY: measured under load)" in line for line in targets), targets
+    assert "WARNING: the machine was busy** during 4 timed steps" in proc.stdout
+    assert "measured under load (BUSY), not reliable." in proc.stdout

@@ -1,51 +1,125 @@
-"""The three tasks' sample pages in a real browser (headless Chromium, when it is installed; CI
-does not need it): at 1400, 500 and 360 px no page is wider than the window, no chart text is drawn
-under 11 px, and every table and chart whose content is out of view shows its "scroll" hint at
-its right edge, and only then. The screenshots to look at are made by hand: docs/pages.md."""
+"""Every kind of page the program writes, in a real browser (headless Chromium): each task's
+detailed results, the comparison, the generalist ranking and the bundles' competition pages, made
+by the real commands. At 1400, 500 and 360 px no page is wider than the window, no chart text is
+drawn under 11 px, every table and chart whose content is out of view shows its "scroll" hint at
+its right edge, and only then; at 1400 px nothing scrolls. Without chromium the module is
+skipped, except in CI (.ci/run installs it and sets PAGES_IN_BROWSER=required): there it fails.
+A new kind of page is one line of PAGES. The screenshots to look at are made by hand:
+docs/pages.md."""
+import hashlib
 import os
+import subprocess
 import sys
+import zipfile
 
+import numpy as np
 import pytest
+from PIL import Image
 
 from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
+from generalist_util import SAMPLE as GENERALIST_SAMPLE, run_generalist
+from kits_util import built_bundle, session_kits
 
 sys.path.insert(0, os.path.join(ROOT, "tools"))
 import page_shots  # noqa: E402
 
 BROWSER = page_shots.chromium()
-pytestmark = pytest.mark.skipif(BROWSER is None, reason="no chromium (apt-get install chromium)")
+REQUIRED = os.environ.get("PAGES_IN_BROWSER") == "required"
+pytestmark = pytest.mark.skipif(BROWSER is None and not REQUIRED,
+                                reason="no chromium (apt-get install chromium)")
+WIDTHS = (1400, 500, 360)  # a desktop, a narrow window, a phone held upright
 
-SAMPLES = {
-    "agriculture-vision": ("reference_data", "starting_kit"),
-    "planetscapes-semantic": (SEM_REF, SEM_KIT),
-    "planetscapes-vqa": (VQA_REF, VQA_KIT),
+
+def detailed_results(ref, kit):
+    def make(factory):
+        out = factory.mktemp("detailed") / "out"
+        proc = run_score("--ref", os.path.join(ROOT, ref), "--res",
+                         os.path.join(ROOT, kit, "sample_submission"), "--out", out)
+        assert proc.returncode == 0, proc.stderr
+        return [out / "detailed_results.html"]
+    return make
+
+
+def comparison(factory):
+    """The README's comparison: the sample submission against an all-background baseline."""
+    tmp = factory.mktemp("comparison")
+    sample = os.path.join(ROOT, "starting_kit", "sample_submission")
+    baseline = tmp / "all_background"
+    baseline.mkdir()
+    for name in os.listdir(sample):
+        Image.fromarray(np.zeros((512, 512), np.uint8)).save(str(baseline / name))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "compare.py"),
+                           "--ref", os.path.join(ROOT, "reference_data"), "--out", tmp / "out",
+                           sample, baseline], capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stderr
+    return [tmp / "out" / "comparison.html"]
+
+
+def ranking(factory):
+    out = factory.mktemp("ranking") / "out"
+    proc = run_generalist(os.path.join(GENERALIST_SAMPLE, "config.yaml"), "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    return [out / "ranking.html"]
+
+
+def competition_pages(factory):
+    """The html pages of every bundle bundle.sh builds from the samples (both competitions,
+    every track, the merged Planetscapes bundle), each distinct page once. The bundles are the
+    kits' build, shared with the kits' tests."""
+    kits = session_kits(factory)
+    tmp = factory.mktemp("competition-pages")
+    pages, seen = [], set()
+    for competition in ("agriculture-vision", "planetscapes"):
+        folder = built_bundle(kits, competition, "")
+        for name in sorted(os.listdir(folder)):
+            with zipfile.ZipFile(os.path.join(folder, name)) as zf:
+                for entry in sorted(n for n in zf.namelist() if n.endswith(".html")):
+                    data = zf.read(entry)
+                    digest = hashlib.sha256(data).hexdigest()
+                    if digest not in seen:
+                        seen.add(digest)
+                        page = tmp / "{}-{}".format(name[:-4], entry.replace("/", "-"))
+                        page.write_bytes(data)
+                        pages.append(page)
+    assert len(pages) >= 3 * 4, "the pages of the three tracks at least"
+    return pages
+
+
+# kind -> how the real commands make its pages: a function of tmp_path_factory -> the pages.
+PAGES = {
+    "detailed results, agriculture-vision": detailed_results("reference_data", "starting_kit"),
+    "detailed results, planetscapes-semantic": detailed_results(SEM_REF, SEM_KIT),
+    "detailed results, planetscapes-vqa": detailed_results(VQA_REF, VQA_KIT),
+    "comparison": comparison,
+    "ranking": ranking,
+    "competition pages": competition_pages,
 }
 
 
 @pytest.fixture(scope="module")
 def browser():
+    if BROWSER is None:
+        pytest.fail("no chromium on PATH, and PAGES_IN_BROWSER=required (CI): apt-get install "
+                    "-y chromium")
     tools = page_shots.DevTools(BROWSER)
     yield tools
     tools.close()
 
 
-@pytest.mark.parametrize("task", sorted(SAMPLES))
-def test_sample_page_reads_at_1400_and_500_px(task, browser, tmp_path):
-    ref, kit = SAMPLES[task]
-    out = tmp_path / "out"
-    proc = run_score("--ref", os.path.join(ROOT, ref), "--res",
-                     os.path.join(ROOT, kit, "sample_submission"), "--out", out)
-    assert proc.returncode == 0, proc.stderr
-    page = str(out / "detailed_results.html")
-    for width in (1400, 500, 360):  # and a phone held upright
-        measured = browser.measure(page, width)
-        assert page_shots.problems(measured) == [], width
-        assert measured["boxes"] and measured["svgText"]
-        if width == 1400:  # room for everything: nothing scrolls
-            assert all(box["hidden"] <= 0 for box in measured["boxes"])
+@pytest.mark.parametrize("kind", sorted(PAGES))
+def test_every_page_reads_at_1400_500_and_360_px(kind, browser, tmp_path_factory):
+    pages = PAGES[kind](tmp_path_factory)
+    for page in pages:
+        for width in WIDTHS:
+            measured = browser.measure(str(page), width)
+            assert page_shots.problems(measured) == [], (page.name, width)
+            if width == 1400:  # room for everything: nothing scrolls
+                assert all(box["hidden"] <= 0 for box in measured["boxes"]), page.name
+        if kind.startswith("detailed results"):
+            assert measured["boxes"] and measured["svgText"]
     # At 500 px the 9 x 9 (or larger) matrix does not fit: it scrolls, with its hint shown.
-    if task != "planetscapes-vqa":
-        narrow = browser.measure(page, 500)
+    if kind.startswith("detailed results") and not kind.endswith("vqa"):
+        narrow = browser.measure(str(pages[0]), 500)
         assert any(box["what"] == "chart" and box["hidden"] > 0 and box["shown"]
                    for box in narrow["boxes"])
 

@@ -18,10 +18,28 @@ def readme_commands():
 
 
 def test_ci_runs_the_readmes_test_command_verbatim():
+    """In two halves: the venv first (step 0, before the lint), then the tests in it (step 2), so
+    that the venv is made once."""
     test_command = readme_commands()[1]
     assert "-m pytest" in test_command and "-m compat" not in test_command, "the whole suite"
+    venv, sep, tests = test_command.rpartition(" && ")
+    assert sep and "python3 -m venv .venv" in venv and tests.startswith(".venv/bin/python -m pytest")
+    lines = [line.strip() for line in read(".ci/run").splitlines()]
+    assert venv in lines and tests in lines, test_command
+    assert lines.index(venv) < lines.index(tests)
+    # Nothing between them makes another .venv.
+    between = lines[lines.index(venv) + 1:lines.index(tests)]
+    assert not [line for line in between if "-m venv .venv " in line + " "], between
+
+
+def test_ci_installs_chromium_and_requires_the_browser_tests():
+    """Debian's chromium, and the browser tests fail in CI instead of skipping without it."""
     ci = read(".ci/run")
-    assert any(line.strip() == test_command for line in ci.splitlines()), test_command
+    assert "apt-get update" in ci
+    assert "apt-get install -y -q --no-install-recommends chromium" in ci
+    assert "export PAGES_IN_BROWSER=required" in ci
+    browser = read("tests/core/test_pages_in_browser.py")
+    assert 'os.environ.get("PAGES_IN_BROWSER") == "required"' in browser
 
 
 def test_the_oldest_versions_run_the_compat_tests():
@@ -31,11 +49,23 @@ def test_the_oldest_versions_run_the_compat_tests():
         assert runs and all("-m compat" in line for line in runs), venv
 
 
-def test_the_compat_selection_covers_every_part_that_can_differ():
+def compat_selection(session):
+    """The test files `-m compat` selects: read from this session's own collection when it
+    collected the whole suite (each xdist worker collects all of it), else from a collection
+    of its own (a subprocess, about 5 s)."""
+    items = session.items
+    files = {item.nodeid.split("::")[0] for item in items}
+    if len(files) > 50 and "tests/docs/test_readme_commands.py" in files:
+        return {item.nodeid.split("::")[0] for item in items
+                if item.get_closest_marker("compat") is not None}
     out = subprocess.run([sys.executable, "-m", "pytest", "--collect-only", "-q", "-m", "compat",
                           "-p", "no:cacheprovider", "tests"], cwd=ROOT, capture_output=True,
                          text=True, timeout=120).stdout
-    selected = {line.split("::")[0] for line in out.splitlines() if "::" in line}
+    return {line.split("::")[0] for line in out.splitlines() if "::" in line}
+
+
+def test_the_compat_selection_covers_every_part_that_can_differ(request):
+    selected = compat_selection(request.session)
     folders = {os.path.dirname(path) for path in selected}
     for folder in ("tests/core", "tests/kits", "tests/generalist", "tests/compare",
                    "tests/tasks/agrivision", "tests/tasks/planetscapes_semantic",

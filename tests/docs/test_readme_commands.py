@@ -53,3 +53,23 @@ def test_readme_block_runs_as_written(clone, index):
     assert proc.returncode == 0, "block {}:\n{}\n--- stdout\n{}\n--- stderr\n{}".format(
         index, block, proc.stdout[-3000:], proc.stderr[-3000:])
     assert "Traceback" not in proc.stderr
+    # Everything the blocks wrote is ignored by git: `git status` stays clean after them.
+    made = new_files(clone)
+    ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT,
+                             input="\n".join(made), capture_output=True, text=True).stdout
+    assert made and not set(made) - set(ignored.splitlines()), set(made) - set(ignored.split())
+
+
+def new_files(clone):
+    """The files in the clone that the repository does not track (its .venv link aside)."""
+    tracked = set(subprocess.run(["git", "ls-files", "-z"], cwd=ROOT, capture_output=True,
+                                 check=True).stdout.decode().split("\0"))
+    out = []
+    for folder, dirs, files in os.walk(clone):
+        rel = os.path.relpath(folder, clone)
+        dirs[:] = [d for d in dirs if not (rel == "." and d == ".venv")]
+        for name in files:
+            path = os.path.normpath(os.path.join(rel, name)).replace(os.sep, "/")
+            if path not in tracked and path != ".venv":
+                out.append(path)
+    return sorted(out)

@@ -437,7 +437,7 @@ def test_a_package_imported_lazily_and_missing(monkeypatch):
     from scoring.commands import generalist as cli
     from scoring.generalist import config
 
-    def missing(path):
+    def missing(*args):
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
     monkeypatch.setattr(config, "load", missing)
     code, out, err = run_main(cli.main, [os.path.join(os.path.dirname(COMMAND), "generalist.py")])

@@ -156,13 +156,44 @@ def test_every_problem_is_reported_at_once(tmp_path):
     path = write_case(tmp_path / "case", "foo: 1\n" + CONFIG, files)
     proc = run_generalist(path, "--out", tmp_path / "out")
     _assert_clean_failure(proc, tmp_path / "out", tmp_path)
-    # The unknown key stops before the boards are read: configuration problems come first.
+    # The configuration's problems first, then every file's, in the same run.
     assert "unknown key 'foo'" in proc.stderr
+    lines = proc.stderr.splitlines()
+    assert "unknown key 'foo'" in lines[1]
+    for fragment in ("a.csv, line 2", "a.csv, line 3", "b.csv, line 2", "b.csv, line 4"):
+        assert fragment in proc.stderr
     path = write_case(tmp_path / "case", CONFIG, files)
     proc = run_generalist(path, "--out", tmp_path / "out")
     _assert_clean_failure(proc, tmp_path / "out", tmp_path)
     for fragment in ("a.csv, line 2", "a.csv, line 3", "b.csv, line 2", "b.csv, line 4"):
         assert fragment in proc.stderr
+
+
+def test_a_broken_entry_s_file_is_read_in_the_same_run(tmp_path):
+    """Two mistakes in one entry (no higher_is_better, a score column the file lacks) and one
+    in another board's file: all three in one run, in the configuration's order, each once."""
+    config = CONFIG.replace("    higher_is_better: true\n", "").replace(
+        "score_column: score", "score_column: mAPP")
+    files = dict(GOOD, **{"b.csv": "team,rank\nA,2\nB,1\nC,third\n"})
+    path = write_case(tmp_path / "case", config, files)
+    proc = run_generalist(path, "--out", tmp_path / "out")
+    _assert_clean_failure(proc, tmp_path / "out", tmp_path)
+    problems = proc.stderr.splitlines()[1:]
+    assert len(problems) == 3, proc.stderr
+    assert "config.yaml, line 2: score_column needs higher_is_better" in problems[0]
+    assert "a.csv, line 1: no score column 'mAPP'" in problems[1]
+    assert "b.csv, line 4: rank 'third'" in problems[2]
+    # Both a score and a rank column: the file is read for its rank column, said once.
+    config = CONFIG.replace("rank_column: rank", "rank_column: rank\n    score_column: score")
+    proc = run_generalist(write_case(tmp_path / "case", config, files), "--out", tmp_path / "out")
+    _assert_clean_failure(proc, tmp_path / "out", tmp_path)
+    problems = proc.stderr.splitlines()[1:]
+    assert len(problems) == 2 and "not both" in problems[0] and "rank 'third'" in problems[1]
+    # A broken entry whose file is missing says that too.
+    config = CONFIG.replace("file: b.csv", "file: gone.csv\n    format: excel")
+    proc = run_generalist(write_case(tmp_path / "case", config, files), "--out", tmp_path / "out")
+    _assert_clean_failure(proc, tmp_path / "out", tmp_path)
+    assert "format must be one of" in proc.stderr and "gone.csv cannot be read" in proc.stderr
 
 
 def test_many_bad_rows_are_capped(tmp_path):

@@ -71,14 +71,28 @@ def test_c_in_one_format_on_stdout_page_and_csv(sample):
 
 def test_every_weakest_board_is_outlined(sample):
     _, doc, _, html = sample
-    rows = re.findall(r"<tr><td>([^<]+)</td>(.*?)</tr>", html.split('class="heat"')[1])
-    outlined = {model: cells.count("outline:3px") for model, cells in rows}
+    outlined = {m["model"]: 0 for m in doc["models"]}
+    for model, rect in heat_cells(html):
+        outlined[model] += 'stroke="#cf222e" stroke-width="3"' in rect
     for m in doc["models"]:
         assert outlined[m["model"]] == len(m["weakest_leaderboards"]), m["model"]
         assert m["weakest_leaderboard"] == m["weakest_leaderboards"][0]
     assert by_name(doc)["ember"]["weakest_leaderboards"] == [
         "Thermal Object Detection", "SeaDronesSee Tracking", "LaRS Panoptic"]
     assert "[1][2][3]" in [line for line in sample[0].stdout.splitlines() if " ember " in line][0]
+
+
+def heat_cells(html):
+    """(model, the cell's rect) for every cell of the heat map, from the cells' tooltips."""
+    heat = html.split("on each leaderboard (columns)</figcaption>")[1].split("</svg>")[0]
+    return [(tip.split(" on ")[0], rect) for tip, rect in
+            re.findall(r'<g><title>([^<]*)</title>(<rect class="hm-cell"[^>]*>)', heat)]
+
+
+def heat_rows(html):
+    """The models the heat map shows, in order (its row labels)."""
+    heat = html.split("on each leaderboard (columns)</figcaption>")[1].split("</svg>")[0]
+    return re.findall(r'<text class="hm-row"[^>]*><title>([^<]*)</title>', heat)
 
 
 def by_name(doc):
@@ -110,9 +124,8 @@ def test_heat_map_shows_the_first_models_only(tmp_path):
     """
     _, doc = rank_case(tmp_path, config, {"x.csv": board, "y.csv": board})
     html = (tmp_path / "out" / "ranking.html").read_text(encoding="utf-8")
-    heat = html.split('class="heat"')[1].split("</table>")[0]
-    assert heat.count("<tr><td>") == HEATMAP_MODELS
-    shown = re.findall(r"<tr><td>([^<]+)</td>", heat)
+    shown = heat_rows(html)
+    assert len(shown) == HEATMAP_MODELS and len(heat_cells(html)) == 2 * HEATMAP_MODELS
     assert shown == [m["model"] for m in doc["models"][:HEATMAP_MODELS]]
     assert "The heat map shows the first 50 of the 60 models" in html
     ranking = html.split('class="counts"')[1].split("</table>")[0]

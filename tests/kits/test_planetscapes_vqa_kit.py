@@ -93,6 +93,42 @@ def test_check_results_refuses_what_the_scorer_refuses(kit, tmp_path):
     assert paragraphs(scored.stderr)[1:] == paragraphs(proc.stderr)[1:-1]
 
 
+def test_json_lines_and_other_names_are_checked_by_content_and_named(kit, tmp_path):
+    """Issue 26 item 9: a results file that is not a zip is read whatever its name: JSON Lines
+    gets its hint, valid content under another name is refused with the name to give; a zip or
+    a folder holding results.jsonl gets the hint too, from the kit and from the scorer."""
+    with open(SAMPLE) as f:
+        entries = json.load(f)
+    lines = tmp_path / "lines.jsonl"
+    lines.write_text("".join(json.dumps(e) + "\n" for e in entries))
+    proc = kit("check_results.py", lines)
+    assert proc.returncode == 1 and "Traceback" not in proc.stderr
+    assert "neither a folder nor a zip" not in proc.stderr
+    assert "lines.jsonl: line 2, column 1: Extra data - it looks like JSON Lines" in proc.stderr
+    assert "Fix: name it lines.json" in proc.stderr
+    named = tmp_path / "results.txt"
+    named.write_text(json.dumps(entries))
+    proc = kit("check_results.py", named)
+    assert proc.returncode == 1 and proc.stdout == ""
+    assert proc.stderr.startswith("ERROR: results.txt passes every check of its content, but it "
+                                  "would not be scored"), proc.stderr
+    assert "Fix: name it results.json" in proc.stderr
+    folder = tmp_path / "sub"
+    folder.mkdir()
+    (folder / "results.jsonl").write_text(lines.read_text())
+    z = tmp_path / "sub.zip"
+    with zipfile.ZipFile(str(z), "w") as zf:
+        zf.write(str(lines), "results.jsonl")
+    hint = "results.jsonl: JSON Lines (one object per line) is not read: write one JSON list"
+    for given in (z, folder):
+        proc = kit("check_results.py", given)
+        assert proc.returncode == 1 and hint in proc.stderr, proc.stderr
+        assert "No .json results file found in the submission (1)" in proc.stderr
+    scored = run_score("--ref", VQA_REF, "--res", z)
+    assert scored.returncode == 1 and hint in scored.stderr, scored.stderr
+    assert "Traceback" not in scored.stderr
+
+
 def test_check_results_without_questions_file(kit, tmp_path):
     proc = kit("check_results.py", SAMPLE, "--questions", tmp_path / "none.json")
     assert proc.returncode == 2 and "no questions file" in proc.stderr

@@ -36,6 +36,15 @@ def columns(path):
     return list(doc["leaderboard"]["columns"])
 
 
+def labels(path):
+    """The columns' titles as the leaderboard shows them."""
+    with zipfile.ZipFile(str(path)) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+    if doc.get("version") == 2:
+        return [c["title"] for board in doc["leaderboards"] for c in board["columns"]]
+    return [c["label"] for c in doc["leaderboard"]["columns"].values()]
+
+
 def test_confidence_columns_are_added_checked_and_filled(tmp_path):
     proc = run_bundle("--out", tmp_path / "out", "--confidence-columns", "--no-smoke")
     assert proc.returncode == 0, proc.stderr
@@ -45,6 +54,7 @@ def test_confidence_columns_are_added_checked_and_filled(tmp_path):
         path = tmp_path / "out" / name
         keys = columns(path)
         assert keys[-2:] == CI and keys[0] == "miou", (name, keys)
+        assert labels(path)[-2:] == ["mIoU 95% CI low", "mIoU 95% CI high"], name
         report = bundle_check.check_bundle(str(path))
         assert not report.errors, report.lines()
     codabench = [n for n in built if n.endswith("-codabench.zip")][0]

@@ -97,10 +97,11 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
 
 
 def _run(args, stdout, stderr, folder: Optional[output.OutFolder]) -> int:
-    config = config_mod.load(args.config)
-    problems = Collector()
+    problems = Collector()  # the configuration's and every file's problems, reported at once
+    config = config_mod.load(args.config, problems)
     read = [boards_mod.read(spec, config.aliases, problems, config.path)
-            for spec in config.boards]
+            for spec in sorted(list(config.boards) + list(config.broken_boards),
+                               key=lambda spec: spec.line)]
     problems.raise_if_any()
     boards = [b for b in read if b is not None]
     del read

@@ -3,7 +3,7 @@ stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates onl
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..report import html
-from ..report.html import _colour, _num, _svg_open, _text, _text_width, _truncate
+from ..report.html import _num, _text, _text_width, _truncate
 
 SIGNIFICANT = 0.95
 
@@ -13,9 +13,9 @@ NOTES = [
     "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
     "the SAME drawn units. p(a better) is the share of the 1,000 resamples in which a scores "
     "strictly higher than b; identical submissions get 0 both ways.",
-    "A cell marked * has p >= 0.95: the row's submission beats the column's on at least 95% of "
-    "the resampled test sets. Without a mark the order of the two may well flip on another test "
-    "set of the same kind.",
+    "A cell marked * holds a share of at least 0.95 (a share of the resamples, not a p-value): "
+    "the row's submission beats the column's on at least 95% of the resampled test sets. "
+    "Without a mark the order of the two may well flip on another test set of the same kind.",
     "The rank interval is the middle 95% of the submission's ranks over the resamples "
     "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
     "Assumption: the test units (images, questions) are independent draws from the same "
@@ -25,47 +25,29 @@ NOTES = [
 
 
 def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> str:
-    """Models x models; cell (a, b) = p(a better than b), marked where >= SIGNIFICANT."""
-    n = len(names)
-    shown = [_truncate(x, 24) for x in names]
-    font = 12.0
-    cell = float(max(26, min(56, int(560 / max(n, 1)))))
-    label_w = max([_text_width(x, font) for x in shown] + [20.0])
-    left, top = 12.0 + label_w, 12.0 + label_w * 0.72 + 10.0
-    # The last column's label, at 45 degrees, reaches about 0.72 of its length to the right.
-    width, height = left + n * cell + label_w * 0.72 + 12.0, top + n * cell + 40.0
-    out = ['<figure class="figure"><figcaption>Significance map: p(row better than column)'
-           '</figcaption><div class="svg-wrap">',
-           _svg_open(width, height, "significance map", "heatmap")]
-    for j, name in enumerate(shown):
-        x = left + cell * (j + 0.5)
-        out.append('<text x="%s" y="%s" font-size="%s" transform="rotate(-45 %s %s)">%s</text>'
-                   % (_num(x), _num(top - 6), _num(font), _num(x), _num(top - 6),
-                      html.escape(name)))
-    for i, name in enumerate(shown):
-        y = top + cell * i
-        out.append(_text(left - 6, y + cell / 2 + 4, name, size=font, anchor="end"))
-        for j in range(n):
-            x = left + cell * j
+    """Models x models, the shared heat map; cell (a, b) = p(a better than b), the share of the
+    resamples in which a scores higher than b, marked and outlined where >= SIGNIFICANT."""
+    cells = []
+    for i, a in enumerate(names):
+        row = []
+        for j, b in enumerate(names):
             value = p[i][j]
             if i == j or value is None:
-                out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="#eaeef2" '
-                           'stroke="#ffffff"/>' % (_num(x), _num(y), _num(cell), _num(cell)))
+                row.append(html.HeatCell(None))
                 continue
             mark = value >= SIGNIFICANT
-            out.append('<g><title>%s</title><rect x="%s" y="%s" width="%s" height="%s" fill="%s" '
-                       'stroke="%s" stroke-width="%s"/>' % (
-                           html.escape("p(%s better than %s) = %.3f" % (names[i], names[j], value)),
-                           _num(x), _num(y), _num(cell), _num(cell), _colour(value),
-                           "#24292f" if mark else "#ffffff", "2" if mark else "1"))
-            out.append(_text(x + cell / 2, y + cell / 2 + 4, "%.2f%s" % (value, "*" if mark else ""),
-                             size=min(11.0, cell * 0.28), anchor="middle",
-                             fill="#ffffff" if value >= 0.5 else "#1f2328"))
-            out.append("</g>")
-    out.append(_text(left, top + n * cell + 24, "* p >= %.2f" % SIGNIFICANT, size=11,
-                     fill="#59636e"))
-    out.append("</svg></div></figure>")
-    return "".join(out)
+            row.append(html.HeatCell(value, ["%.2f%s" % (value, "*" if mark else "")],
+                                     "%s scores higher than %s in %.1f%% of the resamples" % (
+                                         a, b, 100 * value), mark))
+        cells.append(row)
+    lead = ('<p class="lead">Each cell is the share of the 1,000 resampled test sets in which the '
+            'row\'s submission scores higher than the column\'s (a share of resamples, not a '
+            'p-value). * marks a share of at least %.2f: the row wins on at least %d%% of them.'
+            '</p>' % (SIGNIFICANT, round(100 * SIGNIFICANT)))
+    return lead + html.heat_map(
+        "Significance map: share of resamples in which the row beats the column", "heatmap",
+        names, names, cells, ("0", "1", "share of resamples"),
+        empty_fill="#eaeef2")
 
 
 def blob_plot(names: Sequence[str], shares: List[List[float]],
@@ -79,9 +61,7 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
     label_w = max([_text_width(x, font) for x in shown] + [20.0])
     left, top = 12.0 + label_w, 30.0
     width, height = left + n * step + 20.0, top + n * step + 30.0
-    out = ['<figure class="figure"><figcaption>Rank stability: the share of resamples in which '
-           'each submission has each rank</figcaption><div class="svg-wrap">',
-           _svg_open(width, height, "rank stability", "blobs")]
+    out = []
     for r in range(n):
         out.append(_text(left + step * (r + 0.5), top - 10, str(r + 1), size=font,
                          anchor="middle"))
@@ -105,8 +85,8 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
                            html.escape("%s: rank %d in %.1f%% of the resamples"
                                        % (names[m], r + 1, 100 * share)),
                            _num(left + step * (r + 0.5)), _num(cy), _num(max(radius, 1.0))))
-    out.append("</svg></div></figure>")
-    return "".join(out)
+    return html.figure("Rank stability: the share of resamples in which each submission has "
+                       "each rank", "blobs", width, height, out)
 
 
 def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[float, float]]],
@@ -123,8 +103,10 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
                      "{}\u2013{}".format(html.format_score(ends[0]), html.format_score(ends[1]))
                      if ends else "n/a",
                      "{}\u2013{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
-    sections = [("Ranking by " + key, html.counts_table(
-        ["Rank", "Submission", key, "95% CI of the score", "95% CI of the rank"], rows))]
+    sections = [("Ranking", '<p class="lead">By the task\'s ranking score, {} (its key in '
+                            'scores.txt and on the leaderboard).</p>'.format(html.escape(key)) +
+                 html.counts_table(["Rank", "Submission", "Score ({})".format(key),
+                                    "95% CI of the score", "95% CI of the rank"], rows))]
     if shares is not None:
         p = {(q["a"], q["b"]): q["p_a_better"] for q in doc["pairs"]}
         matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]

@@ -8,7 +8,7 @@ in messages are shortened (quoting.brief).
 import hashlib
 import math
 import os
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from ..quoting import brief
 from .. import safe_yaml
@@ -50,6 +50,8 @@ class Config(NamedTuple):
     min_leaderboards: int
     aliases: Dict[str, str]
     boards: List[BoardSpec]
+    # Entries with a problem whose file can still be read for its own problems (never ranked).
+    broken_boards: Sequence[BoardSpec] = ()
 
 
 def _located(node, path: str, problems: Collector) -> Y:
@@ -131,10 +133,13 @@ def _choice(d: Dict[str, Y], key: str, choices, path: str, problems: Collector) 
     return None
 
 
-def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[BoardSpec]:
+def _board(y: Y, config_dir: str, path: str,
+           problems: Collector) -> Tuple[Optional[BoardSpec], bool]:
+    """(spec, ok): ok False after a problem of the entry, with a spec still when its name and
+    file are usable (None otherwise)."""
     if not isinstance(y.value, dict):
         problems.add(path, y.line, "each leaderboard must be a mapping (name:, file:, ...)")
-        return None
+        return None, False
     d = y.value
     ok = True
     for key in d:
@@ -164,7 +169,7 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
         if isinstance(table, bool) or not isinstance(table, int) or table < 1:
             problems.add(path, d["table"].line,
                          "table must be a positive integer, not {}".format(_shown(d["table"])))
-            ok = False
+            ok, table = False, None
     if "score_column" in d and "rank_column" in d:
         problems.add(path, y.line, "give either score_column (with higher_is_better) or "
                                    "rank_column, not both")
@@ -191,11 +196,19 @@ def _board(y: Y, config_dir: str, path: str, problems: Collector) -> Optional[Bo
                      "higher_is_better only goes with score_column (a rank column is used as it "
                      "stands)")
         ok = False
-    if not ok or duplicates is None or missing is None:  # either None made ok False already
-        return None
+    if fields.get("name") is None or fields.get("file") is None:
+        return None, False
+    # A broken entry that still names its file gives a spec to read that file with, so that the
+    # file's own problems are reported in the same run (the board is never ranked: a problem
+    # in the configuration stops the run before anything is written).
+    score_column = fields["score_column"]
+    if not ok:  # read as what it most likely means: a rank column wins, higher is better
+        score_column = None if fields["rank_column"] else score_column
+        hib = True if hib is None and score_column else hib
     return BoardSpec(fields["name"], os.path.normpath(os.path.join(config_dir, fields["file"])),
-                     y.line, fmt, table, fields["model_column"], fields["score_column"], hib,
-                     fields["rank_column"], duplicates, missing)
+                     y.line, fmt, table, fields["model_column"], score_column, hib,
+                     fields["rank_column"], duplicates or DUPLICATES[0],
+                     missing or MISSING[0]), ok
 
 
 def _aliases(y: Y, path: str, problems: Collector) -> Dict[str, str]:
@@ -219,9 +232,15 @@ def _aliases(y: Y, path: str, problems: Collector) -> Dict[str, str]:
     return aliases
 
 
-def load(path: str) -> Config:
-    """Read and validate the configuration; raises InputProblems listing every problem."""
-    problems = Collector()
+def load(path: str, problems: Optional[Collector] = None) -> Config:
+    """Read and validate the configuration; raises InputProblems listing every problem. Given a
+    collector, the problems of its entries are added to it instead, and the configuration is
+    returned with the entries it can still read (broken_boards: read them too, for the files'
+    own problems, then raise): every problem at once. Problems that leave nothing to read (a
+    file that is not YAML, not a mapping) still raise at once."""
+    raise_at_end = problems is None
+    if problems is None:
+        problems = Collector()
     root, raw = _read_yaml(path, problems)
     problems.raise_if_any()
     if not isinstance(root.value, dict):
@@ -245,6 +264,7 @@ def load(path: str) -> Config:
     aliases = _aliases(top["aliases"], path, problems) if "aliases" in top else {}
 
     boards: List[BoardSpec] = []
+    broken: List[BoardSpec] = []
     if "leaderboards" not in top:
         problems.add(path, None, "no leaderboards: give a list of leaderboards")
     elif not isinstance(top["leaderboards"].value, list) or not top["leaderboards"].value:
@@ -253,7 +273,7 @@ def load(path: str) -> Config:
         config_dir = os.path.dirname(path)
         first_line: Dict[str, int] = {}
         for item in top["leaderboards"].value:
-            spec = _board(item, config_dir, path, problems)
+            spec, ok = _board(item, config_dir, path, problems)
             if spec is None:
                 continue
             if spec.name in first_line:
@@ -261,7 +281,7 @@ def load(path: str) -> Config:
                              "on line {})".format(brief(spec.name), first_line[spec.name]))
                 continue
             first_line[spec.name] = spec.line
-            boards.append(spec)
+            (boards if ok else broken).append(spec)
 
     min_lb = 2
     if "min_leaderboards" in top:
@@ -277,5 +297,6 @@ def load(path: str) -> Config:
         problems.add(path, top["min_leaderboards"].line if "min_leaderboards" in top else None,
                      "min_leaderboards is {} but there are only {} leaderboards: nobody could be "
                      "ranked".format(brief(min_lb), n_boards))
-    problems.raise_if_any()
-    return Config(path, hashlib.sha256(raw).hexdigest(), eps, min_lb, aliases, boards)
+    if raise_at_end:
+        problems.raise_if_any()
+    return Config(path, hashlib.sha256(raw).hexdigest(), eps, min_lb, aliases, boards, broken)

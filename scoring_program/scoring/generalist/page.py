@@ -1,15 +1,16 @@
 """ranking.html: the ranking, a heat map of s (models x boards) and each model's weakest board.
 
-Reuses the project's page frame and table from report/html.py; the heat map is an HTML table
-with coloured cells (s is a share in [0, 1], unlike the count matrices report/html.py draws).
-The heat map shows the first HEATMAP_MODELS models only: 20,000 x 50 cells are 180 MB of HTML
-that no one reads; every value is in ranking.csv and ranking.json. Every name is shown escaped
-(problems.shown, then HTML-escaped).
+Reuses the project's page frame, table and heat map from report/html.py. The heat map shows
+the first HEATMAP_MODELS models only: 20,000 x 50 cells are 180 MB of HTML that no one reads;
+every value is in ranking.csv and ranking.json. Every name is shown escaped (problems.shown,
+then HTML-escaped).
 """
+import os
 from html import escape
 from typing import List, Sequence
 
 from ..problems import shown
+from ..report import html
 from ..report.html import counts_table, page
 from .boards import ReadBoard
 from .config import Config
@@ -18,19 +19,7 @@ from .output import aliases_used, format_c, format_range, format_s, options_note
 
 HEATMAP_MODELS = 50
 VALUE_CHARS = 16         # a score as written, shown beside its rank: cut beyond this
-
-# ColorBrewer "Blues", light to dark, for s = 0 .. 1.
-_SCALE = [(0xF7, 0xFB, 0xFF), (0xC6, 0xDB, 0xEF), (0x6B, 0xAE, 0xD6), (0x21, 0x71, 0xB5),
-          (0x08, 0x30, 0x6B)]
-
-
-def _colour(s: float) -> str:
-    s = min(1.0, max(0.0, s))
-    pos = s * (len(_SCALE) - 1)
-    i = min(int(pos), len(_SCALE) - 2)
-    t = pos - i
-    rgb = [int(round(a + (b - a) * t)) for a, b in zip(_SCALE[i], _SCALE[i + 1])]
-    return "#%02x%02x%02x" % tuple(rgb)
+WEAKEST = ("#cf222e", "3")  # the outline of a model's weakest leaderboard: red, 3 px
 
 
 def _h(text: str) -> str:
@@ -48,36 +37,37 @@ def shown_value(cell: str) -> str:
 
 
 def _heatmap(boards: Sequence[ReadBoard], results: Sequence[ModelResult]) -> str:
+    """The shared heat map (report/html.py): models x leaderboards, each cell s with the rank
+    and the score as written under it, each model's weakest leaderboards outlined in red."""
     shown_models = results[:HEATMAP_MODELS]
     tables = [s_table(b.board.n) for b in boards]
-    out = ['<div class="table-wrap"><table class="heat"><thead><tr><th>Model</th>']
-    for b in boards:
-        out.append('<th class="num">{}<br><small>N = {}</small></th>'.format(
-            _h(b.spec.name), b.board.n))
-    out.append("</tr></thead><tbody>")
+    cells = []
     for m in shown_models:
-        out.append("<tr><td>{}</td>".format(_h(m.model)))
+        row = []
         for i, (b, r) in enumerate(zip(boards, m.ranks)):
             s = tables[i][table_index(r, b.board.n)]
-            text = "absent" if r is None else "rank {}/{}".format(r, b.board.n)
+            lines = [format_s(s), "absent" if r is None else "rank {}/{}".format(r, b.board.n)]
+            text = lines[1]
             value = b.values.get(m.model) if r is not None else None
             if value is not None:
+                lines.append(shown(shown_value(value)))
                 text += ", {} {}".format(b.value_column, shown_value(value))
-            style = "background:{};color:{}".format(_colour(s), "#fff" if s > 0.55 else "#1f2328")
-            if i in m.weakest:
-                style += ";outline:3px solid #cf222e;outline-offset:-3px"
-            out.append('<td class="num" style="{}" title="{}">{}<br><small>{}</small></td>'
-                       .format(style, _h(text), format_s(s), _h(text)))
-        out.append("</tr>")
-    out.append("</tbody></table></div>")
+            tip = "{} on {}: {} (s = {})".format(m.model, b.spec.name, text, format_s(s))
+            row.append(html.HeatCell(s, lines, shown(tip), i in m.weakest))
+        cells.append(row)
+    columns = ["{} (N = {})".format(shown(b.spec.name), b.board.n) for b in boards]
+    out = [html.heat_map("s of each model (rows) on each leaderboard (columns)", "heatmap",
+                         [shown(m.model) for m in shown_models], columns, cells,
+                         ("0", "1", "s"), outline=WEAKEST, row_class="hm-row", label_chars=40)]
     note = ""
     if len(results) > len(shown_models):
         note = (" The heat map shows the first {} of the {:,} models; every model's rank and s "
                 "on every leaderboard are in ranking.csv and ranking.json.".format(
                     len(shown_models), len(results)))
-    out.append('<p class="lead">Cell: s = max(0, 1 - (r - 1)/(N - 1)); dark is good; below it '
-               'the rank and the score as written. The red outline marks each model\'s weakest '
-               'leaderboard (every one of them on a tie).{}</p>'.format(escape(note)))
+    out.append('<p class="lead">Cell: s = max(0, 1 - (r - 1)/(N - 1)); dark is good; under it '
+               'the rank and the score as written in the leaderboard\'s column (see '
+               'Leaderboards). The red outline marks each model\'s weakest leaderboard (every '
+               'one of them on a tie).{}</p>'.format(escape(note)))
     return "".join(out)
 
 
@@ -125,8 +115,11 @@ def render(config: Config, boards: Sequence[ReadBoard], results: Sequence[ModelR
             row.append(format_range(m.rank_range) or "-")
         row.append(_weakest(m, boards, tables))
         rows.append(row)
+    # Each file as the configuration names it (relative to its folder, in the footer).
+    config_dir = os.path.dirname(config.path)
     info = [[shown(b.spec.name), b.board.n, shown(b.used_column), shown(b.describe()),
-             b.format, shown(b.spec.path), options_note(b) or "-"]
+             b.format, shown(os.path.relpath(b.spec.path, config_dir) if config_dir
+                             else b.spec.path), options_note(b) or "-"]
             for b in boards]
     sections = [
         ("", intro),

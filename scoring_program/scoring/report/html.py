@@ -8,10 +8,14 @@ Generic building blocks (each returns an HTML fragment as a string):
 
 * :func:`scores_table`     - label / score / note table
 * :func:`bar_chart`        - horizontal bar chart of values in [0, 1] (or percentages)
+* :func:`heat_map`         - the one heat map of every page: cells coloured by a share, their
+                             text, tooltips, outlines, labels, legend (:class:`HeatCell`)
 * :func:`confusion_matrix` - an image task's confusion matrix: rows = reference class, each
                              row normalised to its reference pixels; explanation, tooltips,
                              legend
 * :func:`counts_table`     - generic table of ints and strings
+* :func:`figure`           - an SVG chart in a figure, in a scroll box, shrinking with the page
+                             only down to MIN_FONT text
 * :func:`scroll`           - a box that scrolls sideways on a narrow page, with a "scroll ->"
                              hint only while it overflows (every table and chart is in one)
 * :func:`warnings_list`    - list of warnings ("No warnings." if empty)
@@ -32,14 +36,18 @@ only down to that, then scrolls.
 from html import escape as _html_escape
 import math
 import re
-from typing import Any, Optional, Sequence, Tuple
+from typing import Any, NamedTuple, Optional, Sequence, Tuple
 
 __all__ = [
     "scores_table",
     "bar_chart",
     "confusion_matrix",
+    "heat_map",
+    "HeatCell",
+    "HeatSide",
     "counts_table",
     "scroll",
+    "figure",
     "warnings_list",
     "page",
     "headline",
@@ -191,7 +199,7 @@ def scroll(fragment: str) -> str:
             '</div></div>' % fragment)
 
 
-def _figure(title: str, kind: str, width: float, height: float, body: Sequence[str]) -> str:
+def figure(title: str, kind: str, width: float, height: float, body: Sequence[str]) -> str:
     """An SVG chart in a figure: it may shrink with the page only while its smallest text stays
     at MIN_FONT px or more (its min-width); narrower pages scroll it, with the hint."""
     inner = "".join(body)
@@ -293,20 +301,171 @@ def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: s
                 out.append(_text(left + w + 6, cy + 4, shown_value(v), size=font,
                                  extra=' font-variant-numeric="tabular-nums"'))
         out.append("</g>")
-    return _figure(title, "bars", width, height, out)
+    return figure(title, "bars", width, height, out)
 
 
 REFERENCE_AXIS = "Reference class"
 PREDICTED_AXIS = "Predicted class"
 _CELL_MIN = 34.0  # px: "100%" at MIN_FONT fits in a cell
 _CELL_MAX = 56.0
+_LINE_H = MIN_FONT + 3.0  # px between the lines of a cell's text
+_OUTLINE = "#24292f"
+_EMPTY = "#ffffff"
+
+
+class HeatCell(NamedTuple):
+    """One cell of a heat map: share (0..1) gives its colour, None an empty cell; lines are drawn
+    in it at MIN_FONT, tip is its tooltip ("" none), outlined draws a frame round it."""
+    share: Optional[float]
+    lines: Sequence[str] = ()
+    tip: str = ""
+    outlined: bool = False
+
+
+class HeatSide(NamedTuple):
+    """A column beside the grid (a row's total): its header, and per row (text, tooltip)."""
+    header: str
+    rows: Sequence[Tuple[str, str]]
+
+
+def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Sequence[str],
+             cells: Sequence[Sequence[HeatCell]], legend: Tuple[str, str, str],
+             axes: Tuple[str, str] = ("", ""), cell_size: Optional[float] = None,
+             side: Optional[HeatSide] = None, outline: Tuple[str, str] = (_OUTLINE, "1.5"),
+             empty_fill: str = _EMPTY, row_class: str = "", label_chars: int = 28) -> str:
+    """The one heat map of every page (inline SVG in a figure, shared font and scroll rule):
+    rows x columns of cells coloured by their share on one scale (ColorBrewer Blues), each
+    cell's text at MIN_FONT, its tooltip, outlined cells, the labels (columns at 45 degrees when
+    wider than a cell, cut at label_chars characters with the full name in a tooltip), optional axis
+    titles (rows, columns), an optional side column, and a legend of 10 steps between
+    legend[0] and legend[1] that reads legend[2].
+
+    cell_size: square cells of that size; None: as wide as the widest text and as tall as the
+    most lines. outline: (colour, width) of an outlined cell. row_class: a class for the row
+    labels' text."""
+    n_rows, n_cols = len(row_labels), len(col_labels)
+    label_font = 12.0
+    widest = max([_text_width(t, MIN_FONT) for r in cells for c in r for t in c.lines] + [0.0])
+    most = max([len(c.lines) for r in cells for c in r] + [1])
+    if cell_size is not None:
+        cell_w = cell_h = cell_size
+    else:
+        cell_w = max(_CELL_MIN, math.ceil(widest + 12.0))
+        cell_h = max(_CELL_MIN, most * _LINE_H + 10.0)
+    r_shown = [_truncate(lab, label_chars) for lab in row_labels]
+    c_shown = [_truncate(lab, label_chars) for lab in col_labels]
+    row_label_w = max([_text_width(lab, label_font) for lab in r_shown] + [10.0])
+    col_label_w = max([_text_width(lab, label_font) for lab in c_shown] + [10.0])
+    rotate = col_label_w > cell_w - 6
+    diag = math.sqrt(0.5)
+    row_axis, col_axis = axes
+
+    col_band = 22.0 if col_axis else 0.0
+    row_band = 22.0 if row_axis else 0.0
+    left = 4.0 + row_band + row_label_w + 8.0
+    col_label_h = (col_label_w * diag + label_font * 0.7 + 4.0) if rotate else label_font + 8.0
+    top = 4.0 + col_band + col_label_h + 4.0
+    grid_w, grid_h = cell_w * n_cols, cell_h * n_rows
+    grid_r = left + grid_w
+    right_edge = grid_r + 8.0
+    if side is not None:
+        side_x = grid_r + 8.0
+        side_w = max([_text_width(t, MIN_FONT) for t, _ in side.rows] +
+                     [_text_width(side.header, MIN_FONT)])
+        right_edge = side_x + side_w + 8.0
+    if rotate:
+        for j, lab in enumerate(c_shown):
+            cx = left + cell_w * (j + 0.5)
+            right_edge = max(right_edge, cx + _text_width(lab, label_font) * diag + 10.0)
+        if side is not None:
+            right_edge = max(right_edge, side_x + _text_width(side.header, MIN_FONT) * diag + 10.0)
+    low, high, legend_text = legend
+    ly = top + grid_h + 14.0
+    step_w = 18.0
+    legend_w = (_text_width(low, MIN_FONT) + 4.0 + step_w * 10 + 4.0 +
+                _text_width(high, MIN_FONT) + 8.0 + _text_width(legend_text, MIN_FONT))
+    width = max(right_edge, left + legend_w + 8.0)
+    height = ly + 12.0 + 20.0
+
+    out = []
+    if col_axis:
+        out.append(_text(left + grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
+                         extra=' font-weight="600"'))
+    if row_axis:
+        ay = top + grid_h / 2.0
+        out.append(_text(4.0 + 14.0, ay, row_axis, size=13, anchor="middle",
+                         extra=' font-weight="600" transform="rotate(-90 %s %s)"'
+                         % (_num(18.0), _num(ay))))
+    for j, (full, lab) in enumerate(zip(col_labels, c_shown)):
+        cx = left + cell_w * (j + 0.5)
+        if rotate:
+            y = top - 6.0
+            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
+                       'transform="rotate(-45 %s %s)"><title>%s</title>%s</text>' % (
+                           _num(cx), _num(y), _num(label_font), _TEXT, _num(cx), _num(y),
+                           _esc(full), _esc(lab)))
+        else:
+            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="middle" fill="%s">'
+                       '<title>%s</title>%s</text>' % (_num(cx), _num(top - 6.0),
+                                                       _num(label_font), _TEXT, _esc(full),
+                                                       _esc(lab)))
+    if side is not None:
+        y = top - 6.0
+        spin = ' transform="rotate(-45 %s %s)"' % (_num(side_x), _num(y)) if rotate else ""
+        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
+                   'font-style="italic"%s>%s</text>' % (_num(side_x), _num(y), _num(MIN_FONT),
+                                                        _MUTED, spin, _esc(side.header)))
+    klass = ' class="%s"' % row_class if row_class else ""
+    for i in range(n_rows):
+        y = top + cell_h * i
+        cy = y + cell_h / 2.0
+        out.append('<text%s x="%s" y="%s" font-size="%s" text-anchor="end" fill="%s"><title>%s'
+                   '</title>%s</text>' % (klass, _num(left - 8.0), _num(cy + label_font * 0.35),
+                                          _num(label_font), _TEXT, _esc(row_labels[i]),
+                                          _esc(r_shown[i])))
+        for j in range(n_cols):
+            c = cells[i][j]
+            x = left + cell_w * j
+            fill = empty_fill if c.share is None else _colour(c.share)
+            out.append('<g><title>%s</title>' % _esc(c.tip) if c.tip else "<g>")
+            out.append('<rect class="hm-cell" x="%s" y="%s" width="%s" height="%s" fill="%s" '
+                       'stroke="%s" stroke-width="%s"/>' % (
+                           _num(x), _num(y), _num(cell_w), _num(cell_h), fill,
+                           outline[0] if c.outlined else "#e1e4e8",
+                           outline[1] if c.outlined else "0.5"))
+            colour = ("#ffffff" if c.share is not None and c.share >= 0.5 else
+                      _MUTED if c.share is None else _TEXT)
+            first = cy - (len(c.lines) - 1) * _LINE_H / 2.0 + MIN_FONT * 0.35
+            for k, line in enumerate(c.lines):
+                out.append(_text(x + cell_w / 2.0, first + k * _LINE_H, line, size=MIN_FONT,
+                                 anchor="middle", fill=colour))
+            out.append("</g>")
+        if side is not None:
+            text, tip = side.rows[i]
+            out.append('<g><title>%s</title>%s</g>' % (_esc(tip), _text(
+                side_x, cy + MIN_FONT * 0.35, text, size=MIN_FONT, fill=_MUTED)))
+    out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#8c959f" '
+               'stroke-width="1"/>' % (_num(left), _num(top), _num(grid_w), _num(grid_h)))
+    # The legend: 10 discrete steps of the scale, then what it is (text last: its width is
+    # only estimated).
+    lx = left
+    out.append(_text(lx, ly + 10.0, low, size=MIN_FONT, fill=_MUTED))
+    lx += _text_width(low, MIN_FONT) + 4.0
+    for k in range(10):
+        out.append('<rect class="hm-legend" x="%s" y="%s" width="%s" height="12" fill="%s"/>' % (
+            _num(lx + step_w * k), _num(ly), _num(step_w), _colour((k + 0.5) / 10.0)))
+    lx += step_w * 10 + 4.0
+    out.append(_text(lx, ly + 10.0, high, size=MIN_FONT, fill=_MUTED))
+    lx += _text_width(high, MIN_FONT) + 8.0
+    out.append(_text(lx, ly + 10.0, legend_text, size=MIN_FONT, fill=_MUTED))
+    return figure(title, kind, width, height, out)
 
 
 def confusion_matrix(matrix: Sequence[Sequence[int]], reference_labels: Sequence[str],
                      predicted_labels: Sequence[str], note_html: str = "",
                      diagonal: Optional[Sequence[Optional[int]]] = None) -> str:
     """The confusion matrix as every image task's page shows it: its explanation in words, then a
-    heat map (inline SVG). One orientation for every task, as most tools print it:
+    heat map. One orientation for every task, as most tools print it:
 
     matrix[r][p] = pixels whose reference is reference_labels[r], predicted as
     predicted_labels[p]. Rows are the reference classes, each normalised to 100% of its
@@ -323,140 +482,43 @@ def confusion_matrix(matrix: Sequence[Sequence[int]], reference_labels: Sequence
     rows = [r + [0] * (n_cols - len(r)) for r in rows]
     row_labels = [str(lab) for lab in reference_labels] + [""] * max(0, n_rows - len(reference_labels))
     col_labels = [str(lab) for lab in predicted_labels] + [""] * max(0, n_cols - len(predicted_labels))
+    row_labels, col_labels = row_labels[:n_rows], col_labels[:n_cols]
     if diagonal is None:
         diagonal = [col_labels.index(lab) if lab in col_labels else None for lab in row_labels]
     totals = [sum(r) for r in rows]
-    row_axis, col_axis = REFERENCE_AXIS, PREDICTED_AXIS
-
-    biggest = max(n_rows, n_cols, 1)
-    cell = max(_CELL_MIN, min(_CELL_MAX, float(int(560 / biggest))))
+    cell = max(_CELL_MIN, min(_CELL_MAX, float(int(560 / max(n_rows, n_cols, 1)))))
     precise = cell >= 44  # one decimal in the cells when there is room
-    label_font = 12.0
-    cell_font = MIN_FONT
-    total_font = MIN_FONT
-
-    r_shown = [_truncate(lab, 28) for lab in row_labels[:n_rows]]
-    c_shown = [_truncate(lab, 28) for lab in col_labels[:n_cols]]
-    row_label_w = max([_text_width(lab, label_font) for lab in r_shown] + [10.0])
-    col_label_w = max([_text_width(lab, label_font) for lab in c_shown] + [10.0])
-    rotate = col_label_w > cell - 6
-    diag = math.sqrt(0.5)
-
-    axis_band = 22.0
-    left = 4.0 + axis_band + row_label_w + 8.0
-    if rotate:
-        col_label_h = col_label_w * diag + label_font * 0.7 + 4.0
-    else:
-        col_label_h = label_font + 8.0
-    top = 4.0 + axis_band + col_label_h + 4.0
-    grid_w = cell * n_cols
-    grid_h = cell * n_rows
-    grid_r = left + grid_w
-    total_strings = [_format_compact(t) for t in totals]
-    total_w = max([_text_width(s, total_font) for s in total_strings] + [_text_width("pixels", total_font)])
-    total_x = grid_r + 8.0
-    right_edge = total_x + total_w + 8.0
-    if rotate:
-        for j, lab in enumerate(c_shown):
-            cx = left + cell * (j + 0.5)
-            right_edge = max(right_edge, cx + _text_width(lab, label_font) * diag + 10.0)
-        right_edge = max(right_edge, total_x + _text_width("pixels", total_font) * diag + 10.0)
-    legend = "share of the row's reference pixels"
-    ly = top + grid_h + 14.0
-    step_w = 18.0
-    legend_w = (_text_width("0%", MIN_FONT) + 4.0 + step_w * 10 + 4.0 + _text_width("100%", MIN_FONT) +
-                8.0 + _text_width(legend, MIN_FONT))
-    width = max(right_edge, left + legend_w + 8.0)
-    height = ly + 12.0 + 20.0
-
-    out = []
-    # axis titles
-    out.append(_text(left + grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
-                     extra=' font-weight="600"'))
-    ay = top + grid_h / 2.0
-    out.append(_text(4.0 + 14.0, ay, row_axis, size=13, anchor="middle",
-                     extra=' font-weight="600" transform="rotate(-90 %s %s)"' % (_num(18.0), _num(ay))))
-
-    # column labels
-    for j, (full, lab) in enumerate(zip(col_labels, c_shown)):
-        cx = left + cell * (j + 0.5)
-        if rotate:
-            y = top - 6.0
-            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
-                       'transform="rotate(-45 %s %s)"><title>%s</title>%s</text>' % (
-                           _num(cx), _num(y), _num(label_font), _TEXT, _num(cx), _num(y),
-                           _esc(full), _esc(lab)))
-        else:
-            out.append(_text(cx, top - 6.0, lab, size=label_font, anchor="middle"))
-    # the row totals' header
-    if rotate:
-        y = top - 6.0
-        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" font-style="italic" '
-                   'transform="rotate(-45 %s %s)">pixels</text>' % (
-                       _num(total_x), _num(y), _num(total_font), _MUTED, _num(total_x), _num(y)))
-    else:
-        out.append(_text(total_x, top - 6.0, "pixels", size=total_font, fill=_MUTED,
-                         extra=' font-style="italic"'))
-
-    # rows
+    cells = []
     for i in range(n_rows):
-        y = top + cell * i
-        cy = y + cell / 2.0
-        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="end" fill="%s"><title>%s</title>%s</text>' % (
-            _num(left - 8.0), _num(cy + label_font * 0.35), _num(label_font), _TEXT,
-            _esc(row_labels[i]), _esc(r_shown[i])))
-        total = totals[i]
+        line = []
         for j in range(n_cols):
-            x = left + cell * j
-            count = rows[i][j]
+            count, total = rows[i][j], totals[i]
             share = (count / float(total)) if total > 0 else 0.0
-            fill = "#ffffff" if count == 0 else _colour(share)
-            is_diag = diagonal[i] == j if i < len(diagonal) else False
             tip = "%s: %s / %s: %s\n%s pixels = %s of the %s pixels whose reference is %s" % (
-                row_axis, row_labels[i], col_axis, col_labels[j], format_int(count),
+                REFERENCE_AXIS, row_labels[i], PREDICTED_AXIS, col_labels[j], format_int(count),
                 _format_share(share, True), format_int(total), row_labels[i])
-            out.append('<g><title>%s</title>' % _esc(tip))
-            out.append('<rect class="hm-cell" x="%s" y="%s" width="%s" height="%s" fill="%s" '
-                       'stroke="%s" stroke-width="%s"/>' % (
-                           _num(x), _num(y), _num(cell), _num(cell), fill,
-                           "#24292f" if is_diag else "#e1e4e8", "1.5" if is_diag else "0.5"))
-            if count > 0 or precise:
-                colour = "#ffffff" if share >= 0.5 else (_MUTED if count == 0 else _TEXT)
-                out.append(_text(x + cell / 2.0, cy + cell_font * 0.35, _format_share(share, precise),
-                                 size=cell_font, anchor="middle", fill=colour))
-            out.append("</g>")
-        out.append('<g><title>%s pixels whose reference is %s</title>%s</g>' % (
-            _esc(format_int(total)), _esc(row_labels[i]),
-            _text(total_x, cy + total_font * 0.35, total_strings[i], size=total_font, fill=_MUTED)))
-
-    # outer frame
-    out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#8c959f" stroke-width="1"/>' % (
-        _num(left), _num(top), _num(grid_w), _num(grid_h)))
-
-    # legend: 10 discrete steps of the share 0% .. 100%, then what it is (text last: its width
-    # is only estimated)
-    lx = left
-    out.append(_text(lx, ly + 10.0, "0%", size=MIN_FONT, fill=_MUTED))
-    lx += _text_width("0%", MIN_FONT) + 4.0
-    for k in range(10):
-        out.append('<rect class="hm-legend" x="%s" y="%s" width="%s" height="12" fill="%s"/>' % (
-            _num(lx + step_w * k), _num(ly), _num(step_w), _colour((k + 0.5) / 10.0)))
-    lx += step_w * 10 + 4.0
-    out.append(_text(lx, ly + 10.0, "100%", size=MIN_FONT, fill=_MUTED))
-    lx += _text_width("100%", MIN_FONT) + 8.0
-    out.append(_text(lx, ly + 10.0, legend, size=MIN_FONT, fill=_MUTED))
-
+            shown = [_format_share(share, precise)] if count > 0 or precise else []
+            line.append(HeatCell(share if count > 0 else None, shown, tip,
+                                 i < len(diagonal) and diagonal[i] == j))
+        cells.append(line)
+    side = HeatSide("pixels", [(_format_compact(t), "%s pixels whose reference is %s" % (
+        format_int(t), row_labels[i])) for i, t in enumerate(totals)])
     explain = ('<p class="lead">Rows are the <strong>reference</strong> class, columns the '
                '<strong>predicted</strong> class. Each row is normalised to 100%% of the pixels '
                'whose reference is that class, so a row shows where that class\'s pixels went: '
                'its outlined cell is the share predicted as the class itself (its recall), the '
                'other cells its misses. The last column is the row\'s number of pixels; hover a '
                'cell for its own.%s</p>' % ((" " + note_html) if note_html else ""))
-    title = "Confusion matrix (rows: reference class, columns: predicted class)"
-    return explain + _figure(title, "heatmap", width, height, out)
+    return explain + heat_map(
+        "Confusion matrix (rows: reference class, columns: predicted class)", "heatmap",
+        row_labels, col_labels, cells, ("0%", "100%", "share of the row's reference pixels"),
+        axes=(REFERENCE_AXIS, PREDICTED_AXIS), cell_size=cell, side=side)
 
 
-_NUMBER_TEXT = re.compile(r"^[<>]?[-+]?[0-9][0-9,]*(\.[0-9]+)?%?$")
+# A number as text: "72.23", "23.00%", "1,234", "9.086e-05", or a range of two ("0.5263\u20130.7131",
+# "1-2"); numeric columns do not wrap (a break at an exponent's or a range's hyphen misreads).
+_ONE_NUMBER = r"[<>]?[-+]?[0-9][0-9,]*(\.[0-9]+)?(e[-+]?[0-9]+)?%?"
+_NUMBER_TEXT = re.compile(r"^{0}([-\u2013]{0})?$".format(_ONE_NUMBER))
 _NEUTRAL = (NA, "-", "\u2013", "")
 
 
@@ -526,7 +588,6 @@ p{margin:.5em 0}
 .headline .label{font-size:1.15em;font-weight:600}
 .headline .value{font-size:2.4em;font-weight:700;line-height:1.1;font-variant-numeric:tabular-nums}
 .headline .sub{color:var(--muted);flex-basis:100%}
-.table-wrap{overflow-x:auto;margin:.4em 0 1em}
 .scroll{overflow-x:auto;margin:.4em 0 1em}
 .scroll-in{display:inline-grid;vertical-align:top;min-width:100%;grid-template-columns:minmax(min-content,1fr) 18px}
 .scroll-in>*{grid-row:1}
@@ -547,16 +608,15 @@ td.note{color:var(--muted)}
 table.scores tbody tr:first-child td{font-weight:600}
 .figure{margin:.4em 0 1em}
 .figure figcaption{font-weight:600;margin-bottom:.4em}
-.svg-wrap{overflow-x:auto}
 svg.chart{display:block;max-width:100%;height:auto}
 ul.warnings{list-style:none;padding:0;margin:.4em 0}
 ul.warnings li{background:#fff8c5;border:1px solid #eac54f;border-left-width:5px;border-radius:4px;padding:7px 12px;margin:6px 0;overflow-wrap:anywhere}
 .no-warnings{color:#1a7f37}
 ul.notes{padding-left:1.3em}
 ul.notes li{margin:.25em 0}
-footer{margin-top:3em;padding-top:.8em;border-top:1px solid var(--border);color:var(--muted);font-size:.85em}
+footer{margin-top:3em;padding-top:.8em;border-top:1px solid var(--border);color:var(--muted);font-size:.85em;overflow-wrap:anywhere}
 @media (max-width:640px){body{font-size:14px}main{padding:16px 12px}th,td{padding:5px 7px}.headline .value{font-size:2em}svg.heatmap{max-width:none}}
-@media print{body{font-size:11pt}main{max-width:none;padding:0}.headline{background:none}h2{break-after:avoid}section,.figure,tr,li{break-inside:avoid}.svg-wrap,.table-wrap,.scroll{overflow:visible}.scroll-in{display:block}.scroll-edge,.scroll-cover{display:none}tbody tr:nth-child(even){background:none}}
+@media print{body{font-size:11pt}main{max-width:none;padding:0}.headline{background:none}h2{break-after:avoid}section,.figure,tr,li{break-inside:avoid}.scroll{overflow:visible}.scroll-in{display:block}.scroll-edge,.scroll-cover{display:none}tbody tr:nth-child(even){background:none}}
 """
 
 

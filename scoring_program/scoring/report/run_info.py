@@ -35,9 +35,13 @@ def section(run: RunFacts, config_facts: Sequence[Tuple[str, Any]]) -> Tuple[str
 
 
 def subline(run: RunFacts, warnings: Sequence[str], first: Sequence[str] = ()) -> str:
-    """The headline's subline (escaped): the task's own phrases, then the units scored, the
-    finishing time and the number of warnings."""
-    parts = list(first) + ["{:,} {}".format(run.units, run.unit_noun), "finished " + run.finished]
+    """The headline's subline (escaped): the task's own phrases, then the units scored (unless a
+    phrase already ends with them), the finishing time and the number of warnings."""
+    units = "{:,} {}".format(run.units, run.unit_noun)
+    parts = list(first)
+    if not any(p.endswith(" over " + units) for p in parts):  # the interval's phrase says it
+        parts.append(units)
+    parts.append("finished " + run.finished)
     if warnings:
         parts.append("{} warning{} (see below)".format(len(warnings),
                                                        "" if len(warnings) == 1 else "s"))

@@ -17,6 +17,7 @@ questions.json. Needs Python 3.7+ only.
 import argparse
 import os
 import sys
+import zipfile
 
 from find_scoring import HERE, add_scoring_to_path
 
@@ -43,7 +44,8 @@ def build_parser() -> argparse.ArgumentParser:
         prog="check_results.py",
         description="Check a VQA results file (or the folder or zip holding it) against the "
                     "public questions.json, with the scoring program's own checks.")
-    p.add_argument("results", help="results .json file, or the submission folder or zip")
+    p.add_argument("results", help="results .json file, or the submission folder or zip (a "
+                                    "file that is not a zip is checked as the results)")
     p.add_argument("--questions", default=DEFAULT_QUESTIONS,
                    help="the test questions.json (default: questions.json beside this script)")
     return p
@@ -59,9 +61,14 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
                                            "Organizers: fix the reference data and re-run.",
                                            "{} cannot be used:".format(questions_path)))
         return 2
-    if os.path.isfile(results) and results.lower().endswith(".json"):
+    misnamed = False
+    if os.path.isfile(results) and (results.lower().endswith(".json") or
+                                    not zipfile.is_zipfile(results)):
+        # A file that is not a zip is read as the results whatever its name (a results.jsonl
+        # gets the JSON Lines hint); the platforms read only a name ending in .json, said below.
         path, shown, log = results, os.path.basename(results), None
         cleanup = None
+        misnamed = not results.lower().endswith(".json")
     else:
         try:
             res_dir, cleanup = zips.unpack_submission(results, **WORDS)
@@ -88,12 +95,18 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
             if log is not None:
                 exc.log.merge(log)
             stderr.write(SubmissionError(exc.log).message())
+            if misnamed:
+                stderr.write("\n" + misnamed_text(shown) + "\n")
             stderr.write("\n{} checked against {} ({:,} questions).\n".format(
                 results, questions_path, len(ids)))
             return 1
     finally:
         if cleanup:
             cleanup()
+    if misnamed:
+        stderr.write("ERROR: {} passes every check of its content, but it would not be scored: "
+                     "{}\n".format(shown, misnamed_text(shown)))
+        return 1
     for line in (log.summary_lines() if log is not None else []):
         stdout.write("WARNING: " + line + "\n")
     stdout.write("OK: {} passes every check of the scoring program: one answer (a string) for "
@@ -101,6 +114,13 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
                  "bytes at most.\n".format(shown, len(answers), "" if len(answers) == 1 else "s",
                                            questions_path, size_cap(len(ids))))
     return 0
+
+
+def misnamed_text(shown: str) -> str:
+    """What to do with a results file whose name does not end in .json."""
+    stem = os.path.splitext(shown)[0] or shown
+    return ("the platforms read only a results file whose name ends in .json. Fix: name it {}.json "
+            "and give this tool that file, or the folder or zip you will upload.".format(stem))
 
 
 def unlistable(res_dir: str, exc: OSError) -> str:

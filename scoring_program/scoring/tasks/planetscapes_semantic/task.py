@@ -66,8 +66,12 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
         table = ps_labels.load(ref_config)
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
-        return Settings(table, "{}: {} labels, {} evaluated, {} categories".format(
-            described, len(table.labels), len(table.evaluated()), len(table.categories)))
+        # The categories the page's table shows (metric.py scores these): a category of
+        # ignored labels only (Cityscapes' void) is none of them.
+        scored = [c for c in table.categories
+                  if table.category_ids(c) or table.instance_category_ids(c) is not None]
+        return Settings(table, "{}: {} labels, {} evaluated in {} categories".format(
+            described, len(table.labels), len(table.evaluated()), len(scored)))
 
     def config_facts(self, config: Settings) -> List[Tuple[str, str]]:
         return [("Label table", config.described)]

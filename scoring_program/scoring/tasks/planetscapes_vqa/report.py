@@ -82,8 +82,12 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
     overall = state.overall()
     by_type = state.totals(0)
     first = confidence.headline_parts(intervals, "accuracy", "{:.2f}".format)
+    # The questions once: the interval's phrase ends with them when there is one.
+    questions = "{:,} questions".format(overall[0])
+    if not any(p.endswith(" over " + questions) for p in first):
+        first.append(questions)
     sections = [("", _headline("Accuracy", _pct(overall), run_info.subline(
-        run, warnings, first + ["{:,} questions".format(overall[0])])) +
+        run, warnings, first)) +
         confidence.explanation_html(intervals))]
 
     rows = [["Overall", overall[0], _pct(overall)]]
