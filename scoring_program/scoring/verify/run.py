@@ -18,6 +18,7 @@ from ..config import read_config, task_name
 from ..metrics import bootstrap
 from ..problems import REF_ARCHIVE, BrokenReference, ProblemLog, UsageError, shown
 from ..registry import DEFAULT, TASKS
+from ..report.scores_file import DECIMALS
 from ..submission.archive import ArchiveProblem
 from ..submission.discovery import unpack_if_zip
 from . import images, layout as layout_check, leaderboard, outputs, params, pdf, rules as rules_mod
@@ -141,7 +142,7 @@ def verify(args, stdout) -> int:
         checks.append(Check("training reproducible", NOT_CHECKED, "retraining gives a model "
                             "that performs similarly, and the test set was not used in "
                             "training: the jury's", ["not checked by the program"]))
-        doc["score"] = {"key": key, "results": score,
+        doc["score"] = {"key": key, "results": _r(score),
                         "claimed": claim.text if claim else None,
                         "claimed_from": claim.source if claim else None,
                         "match": next(c.figures.get("match") for c in checks
@@ -273,8 +274,9 @@ class _Scored:
                                    ("results/", "the reproduction"), self.workers)
         diff = pair["diff"]
         self.reproduced = {
-            "score": points[1], "results_score": points[0], "difference": diff,
-            "difference_ci": pair["diff_ci"], "level": bootstrap.LEVEL_PERMILLE / 1000,
+            "score": _r(points[1]), "results_score": _r(points[0]), "difference": _r(diff),
+            "difference_ci": [_r(v) for v in pair["diff_ci"]] if pair["diff_ci"] else None,
+            "level": bootstrap.LEVEL_PERMILLE / 1000,
             "resamples": bootstrap.RESAMPLES if values else 0, "tolerance": tolerance,
             "reproduced": diff is not None and abs(diff) <= tolerance,
             "images": _agreement_figures(agreement)}
@@ -295,6 +297,11 @@ class _Scored:
         return Check(name, FAIL, "not reproduced: the score differs by {}, beyond the "
                      "tolerance {}".format(_num(diff, signed=True), tolerance), evidence,
                      figures)
+
+
+def _r(value: Optional[float]) -> Optional[float]:
+    """Scores as score.py writes them (scores_file.DECIMALS), what the platform shows."""
+    return None if value is None else round(value, DECIMALS)
 
 
 def _num(value: Optional[float], signed: bool = False) -> str:
