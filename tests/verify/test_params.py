@@ -20,6 +20,8 @@ from scoring.verify import params
 from scoring.verify.params import rule
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+# Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
+pytestmark = pytest.mark.compat
 COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
 CATS = ("parameters", "buffers", "optimizer_state", "ema")
 

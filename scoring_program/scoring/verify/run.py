@@ -21,7 +21,8 @@ from ..registry import DEFAULT, TASKS
 from ..report.scores_file import DECIMALS
 from ..submission.archive import ArchiveProblem
 from ..submission.discovery import unpack_if_zip
-from . import images, layout as layout_check, leaderboard, outputs, params, pdf, rules as rules_mod
+from . import images, layout as layout_check, leaderboard, outputs, param_check, params, pdf
+from . import rules as rules_mod
 from .checks import FAIL, NOT_CHECKED, PASS, WARN, Check
 from .package import PackageRefused, open_input
 
@@ -133,7 +134,7 @@ def verify(args, stdout) -> int:
         checks.append(states.leaderboard_submission())
         census = params.count_package(lay.root, _rel(lay.root, lay.models)
                                       if lay.models else None)
-        checks.append(_parameters(census, limit))
+        checks.append(param_check.check(census, limit))
         checks.append(states.reproduction(tolerance))
         checks.append(pdf.check(lay.report, rules.report))
         checks.append(Check("datasets declared", NOT_CHECKED, "the public datasets used for "
@@ -347,47 +348,6 @@ def _match(score: Optional[float], claim, key: str) -> Check:
             key, m.rescored_shown, claim.text), evidence, figures)
     return Check(name, FAIL, "the rescored {} {} does not match the claimed {}".format(
         key, m.rescored_shown, claim.text), evidence, figures)
-
-
-def _parameters(census: params.Census, limit: int) -> Check:
-    name = "parameters"
-    counted = census.counted
-    refused = census.with_status(params.REFUSED)
-    missing = census.with_status(params.NOT_COUNTED)
-    files = [f for f in census.files if f.status == params.COUNTED]
-    evidence = [params.RULE]
-    for f in census.files:
-        if f.status == params.COUNTED:
-            evidence.append("{}: {} - {:,} parameters; {:,} buffers, {:,} optimizer state, "
-                            "{:,} EMA not counted{}{}".format(
-                                f.path, f.format, f.figures["parameters"], f.figures["buffers"],
-                                f.figures["optimizer_state"], f.figures["ema"],
-                                "; {} tensors share storage".format(f.shared) if f.shared
-                                else "", "; the same file as {}, counted once".format(
-                                    f.duplicate_of) if f.duplicate_of else ""))
-        else:
-            evidence.append("{}: {} - {}".format(f.path, f.status, f.reason))
-    figures = {"counted": counted, "limit": limit, "complete": census.complete}
-    largest = max((f.figures["parameters"] for f in files if not f.duplicate_of), default=0)
-    if refused:
-        return Check(name, FAIL, "{} refused: {}".format(
-            refused[0].path, refused[0].reason), evidence, figures)
-    if counted > limit:
-        note = "" if largest > limit or len(files) < 2 else \
-            " (no single file exceeds it: if the files hold one model at several stages, the " \
-            "jury decides)"
-        return Check(name, FAIL, "{:,} parameters counted, above the limit of {:,}{}".format(
-            counted, limit, note), evidence, figures)
-    if not files and not missing:
-        return Check(name, FAIL, "no model file found: models/ must hold the final model",
-                     evidence, figures)
-    if missing:
-        return Check(name, WARN, "{:,} parameters counted (limit {:,}), but the count is "
-                     "incomplete: {} file{} not counted ({})".format(
-                         counted, limit, len(missing), "" if len(missing) == 1 else "s",
-                         missing[0].path), evidence, figures)
-    return Check(name, PASS, "{:,} parameters counted, within the limit of {:,}".format(
-        counted, limit), evidence, figures)
 
 
 def _finish(args, stdout, say, doc, checks, census, reproduced, limit) -> int:
