@@ -19,7 +19,8 @@ def _banner(doc: Dict[str, Any], headline: str) -> str:
     return ('<div style="padding:16px 20px;border:1px solid {fg};border-left:8px solid {fg};'
             'border-radius:6px;background:{bg}"><div style="font-size:1.9em;font-weight:700;'
             'color:{fg}">{verdict}</div><div>{text}</div></div>'.format(
-                fg=fg, bg=bg, verdict=_esc(doc["verdict"].upper()), text=_esc(headline)))
+                fg=fg, bg=bg, verdict=_esc(doc["verdict"].upper()),
+                text=_esc(headline.split(": ", 1)[-1])))
 
 
 def _status(status: str) -> str:
@@ -27,6 +28,14 @@ def _status(status: str) -> str:
     return ('<span style="display:inline-block;min-width:6.5em;text-align:center;padding:1px '
             '8px;border-radius:10px;font-weight:600;color:{};background:{}">{}</span>'.format(
                 fg, bg, _esc(LABELS[status])))
+
+
+def _table(checks: List[Dict[str, Any]]) -> str:
+    """The checks at a glance, each status as its coloured label."""
+    rows = "".join('<tr><td>{}</td><td style="white-space:nowrap">{}</td><td>{}</td></tr>'.format(
+        _esc(c["name"]), _status(c["status"]), _esc(c["summary"])) for c in checks)
+    return html.scroll('<table class="counts"><thead><tr><th>Check</th><th>Status</th>'
+                       '<th>Result</th></tr></thead><tbody>{}</tbody></table>'.format(rows))
 
 
 def _check(c: Dict[str, Any]) -> str:
@@ -40,9 +49,7 @@ def _check(c: Dict[str, Any]) -> str:
 def render(doc: Dict[str, Any]) -> str:
     from .outputs import headline
     sections = [("", _banner(doc, headline(doc))),
-                ("Checks", html.counts_table(["Check", "Status", "Result"],
-                                             [[c["name"], LABELS[c["status"]], c["summary"]]
-                                              for c in doc["checks"]]))]
+                ("Checks", _table(doc["checks"]))]
     for c in doc["checks"]:
         sections.append(("Check: " + c["name"], _check(c)))
     p = doc["parameters"]
