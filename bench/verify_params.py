@@ -10,7 +10,9 @@ seconds, in memory that does not grow with the file (tensor data is never read).
    temporary folder: float32 tensors of 4 M elements (16 MB) each, plus a BatchNorm-like set of
    buffers, so the 2 GB file holds 128 weight tensors and 512 M parameters.
 2. Counts each in a fresh process (scoring.verify.params.count_file), cold process, warm page
-   cache; wall time and the process's peak resident memory (ru_maxrss from wait4).
+   cache; wall time (Python's start and imports included) and the process's peak resident
+   memory (VmHWM of /proc/self/status on Linux: ru_maxrss would also count the pages fork
+   copied from this process before exec; ru_maxrss elsewhere).
 3. Checks the count against the parameters written, prints a Markdown table (and writes it to
    --report).
 
@@ -38,7 +40,13 @@ import sys, json
 sys.path.insert(0, {program!r})
 from scoring.verify.params import count_file
 r = count_file(sys.argv[1], "bench.pth")
-print(json.dumps({{"status": r.status, "reason": r.reason, "figures": r.figures}}))
+hwm = None
+try:  # this process's own peak (Linux), not counting what fork copied before exec
+    with open("/proc/self/status") as f:
+        hwm = [int(l.split()[1]) for l in f if l.startswith("VmHWM:")][0] / 1024
+except (OSError, IndexError):
+    pass
+print(json.dumps({{"status": r.status, "reason": r.reason, "figures": r.figures, "hwm": hwm}}))
 """
 
 
@@ -73,9 +81,10 @@ def measure(path: str):
     wall = time.monotonic() - start
     if status != 0:
         raise SystemExit("the counting process failed (status {})".format(status))
-    rss = usage.ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
     import json
-    return wall, rss, json.loads(out.decode())
+    answer = json.loads(out.decode())
+    rss = answer["hwm"] or usage.ru_maxrss / (1 << 20 if sys.platform == "darwin" else 1 << 10)
+    return wall, rss, answer
 
 
 def main(argv=None) -> int:
