@@ -12,8 +12,12 @@ under the counting rule it prints; the report (a PDF). What it cannot check: tha
 your leaderboard mIoU, that code/ and models/ reproduce results/, the datasets your report
 declares; the organizers do.
 
+The rules are the challenge's (at most 150M parameters...), or those of the kit's
+reference_config.yaml (`final_submission:`), as verify.py reads them.
+
 Exit status: 0 every check passes (warnings may be printed), 1 the package breaks a rule (each
-one listed), 2 bad command line or a package missing. Needs Python 3.7+, numpy and Pillow.
+one listed), 2 bad command line or a package missing, 3 the kit's reference_config.yaml states
+unusable rules (the organizers'). Needs Python 3.7+, numpy and Pillow.
 """
 import argparse
 import os
@@ -29,7 +33,7 @@ from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring.manifests import load_manifest  # noqa: E402
-    from scoring.problems import UsageError  # noqa: E402
+    from scoring.problems import ScoringError, UsageError  # noqa: E402
     from scoring.validate import manifest_words, validate_submission  # noqa: E402
     from scoring.verify import layout, param_check, params, pdf, rules  # noqa: E402
     from scoring.verify.checks import FAIL, NOT_CHECKED, PASS, Check  # noqa: E402
@@ -38,6 +42,9 @@ except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the in
     deps.exit_if_missing(exc)
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
+# The test labels' settings the bundle puts in the kit (no labels): its `final_submission:`
+# block, if any, states the rules verify.py applies.
+KIT_CONFIG = os.path.join(HERE, "reference_config.yaml")
 MARKS = {"pass": "ok  ", "fail": "FAIL", "warn": "warn", "not-checked": " -  "}
 
 
@@ -52,8 +59,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--manifest", default=DEFAULT_MANIFEST,
                    help="test image names and sizes (default: manifest.json beside this script)")
     p.add_argument("--max-params", type=int, default=None, metavar="N",
-                   help="the parameter limit (default: the challenge's, {:,})".format(
-                       rules.Rules().max_params))
+                   help="the parameter limit (default: the challenge's, {:,}, or "
+                        "reference_config.yaml's)".format(rules.Rules().max_params))
     p.add_argument("--workers", type=int, default=None, help="processes for results/")
     return p
 
@@ -74,9 +81,27 @@ def _results(folder, manifest, workers) -> Check:
                  ["warning: " + w for w in log.summary_lines(**words)])
 
 
+def kit_rules(stdout) -> "rules.Rules":
+    """The rules of the kit's reference_config.yaml, else the challenge's defaults."""
+    if not os.path.isfile(KIT_CONFIG):
+        return rules.Rules()
+    try:
+        from scoring import safe_yaml
+        config = safe_yaml.load_text(safe_yaml.decode(safe_yaml.read_file(KIT_CONFIG)))
+    except ModuleNotFoundError as exc:
+        if exc.name != "yaml":
+            raise
+        stdout.write("note: PyYAML is not installed, so the rules of reference_config.yaml "
+                     "were not read; the challenge's defaults apply\n")
+        return rules.Rules()
+    except safe_yaml.YamlError as exc:
+        raise rules.broken("reference_config.yaml cannot be read: {}".format(exc)) from None
+    return rules.read(config if isinstance(config, dict) else {})
+
+
 def check(path: str, manifest_path: str, limit, workers, stdout) -> int:
     manifest = load_manifest(manifest_path)
-    the_rules = rules.Rules()
+    the_rules = kit_rules(stdout)
     limit = limit or the_rules.max_params
     tmp = tempfile.mkdtemp(prefix="check-final-")
     try:
@@ -124,7 +149,11 @@ def main(argv=None, stdout=None, stderr=None) -> int:
             raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
         if args.max_params is not None and args.max_params < 1:
             raise UsageError("--max-params must be a positive integer")
-        return check(args.package, args.manifest, args.max_params, args.workers, stdout)
+        try:
+            return check(args.package, args.manifest, args.max_params, args.workers, stdout)
+        except ScoringError as exc:     # the kit's reference_config.yaml: the organizers'
+            stderr.write(exc.message())
+            return exc.exit_code
     return run_tool(body, stdout, stderr)
 
 

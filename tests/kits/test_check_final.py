@@ -107,3 +107,18 @@ def test_the_built_kit_carries_it(tmp_path_factory, tmp_path):
         assert os.path.isfile(tool), track
     proc = run(final_package(tmp_path), tool=os.path.join(kits, "supervised", "check_final.py"))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+
+
+def test_the_rules_of_the_kits_reference_config(tmp_path):
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    for name in ("check_final.py", "find_scoring.py", "manifest.json"):
+        shutil.copy(os.path.join(ROOT, "starting_kit", name), str(kit))
+    os.symlink(os.path.join(ROOT, "scoring_program"), str(kit / "scoring_program"))
+    (kit / "reference_config.yaml").write_text("storm_damage: background\nfinal_submission:\n"
+                                               "  max_params: 300\n")
+    proc = run(final_package(tmp_path), tool=str(kit / "check_final.py"))
+    assert proc.returncode == 1 and "above the limit of 300" in proc.stdout
+    (kit / "reference_config.yaml").write_text("final_submission:\n  max_params: many\n")
+    proc = run(final_package(tmp_path / "b"), tool=str(kit / "check_final.py"))
+    assert proc.returncode == 3 and "max_params must be a positive integer" in proc.stderr

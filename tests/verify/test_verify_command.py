@@ -335,3 +335,59 @@ def test_the_rules_come_from_the_reference_config(tmp_path, ref):
     doc = verdict(tmp_path / "out")
     assert doc["rules"]["max_params"] == 100 and doc["parameters"]["limit"] == 100
     assert "method.pdf (the method's report) is missing" in check(doc, "layout")["summary"]
+
+
+def test_a_codalab_export_with_several_tables_needs_table(tmp_path, ref):
+    pkg = package(tmp_path)
+    miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    one = _codalab(tmp_path / "a.csv", [("alice", "0.1111"), ("bob", "0.2000")]).read_text()
+    two = _codalab(tmp_path / "b.csv", [("alice", "{:.4f}".format(miou)),
+                                        ("bob", "0.2000")]).read_text()
+    board = tmp_path / "two.csv"
+    board.write_text(one + two)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard", board, "--team",
+               "alice")
+    assert proc.returncode == 3 and "choose one with --table N" in proc.stderr
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard", board, "--team",
+               "alice", "--table", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert verdict(tmp_path / "out")["score"]["claimed"] == "{:.4f}".format(miou)
+
+
+def test_parts_at_the_top_and_a_zip_of_a_folder(tmp_path, ref):
+    pkg = package(tmp_path, as_zip=False)
+    flat = tmp_path / "flat"
+    shutil.copytree(str(pkg / "submission"), str(flat))
+    proc = run(flat, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 0
+    c = check(verdict(tmp_path / "out"), "layout")
+    assert c["status"] == "warn" and "no submission/ folder" in c["summary"]
+    wrapped = tmp_path / "wrapped.zip"
+    with zipfile.ZipFile(str(wrapped), "w") as zf:
+        for folder, _, files in os.walk(str(pkg)):
+            for f in files:
+                full = os.path.join(folder, f)
+                zf.write(full, "team_final/" + os.path.relpath(full, str(pkg)))
+    proc = run(wrapped, "--ref", ref, "--out", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stdout
+    assert check(verdict(tmp_path / "out2"), "layout")["summary"].startswith(
+        "team_final/submission/ holds")
+
+
+@pytest.mark.parametrize("block,words", [
+    ("  colour: blue\n", "unknown key 'colour'"),
+    ("  tolerance: -1\n", "tolerance must be a non-negative number"),
+    ("  models: ../up\n", "models must be a plain name"),
+])
+def test_bad_rules_in_the_reference_are_the_organizers(tmp_path, ref, block, words):
+    with open(os.path.join(ref, "config.yaml"), "w") as f:
+        f.write("final_submission:\n" + block)
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 3 and words in proc.stderr, proc.stderr
+
+
+def test_a_task_without_images_is_refused(tmp_path):
+    from conftest import VQA_REF
+    proc = run(package(tmp_path), "--ref", VQA_REF, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    assert "verify.py verifies final submissions of image tasks" in proc.stderr

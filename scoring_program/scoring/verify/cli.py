@@ -45,6 +45,8 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--team", metavar="NAME", help="the team's name on that leaderboard")
     p.add_argument("--claimed", metavar="VALUE", help="the claimed score as the leaderboard "
                    "shows it (instead of --leaderboard)")
+    p.add_argument("--table", type=int, metavar="N", help="which table of a CodaLab export "
+                   "holding several leaderboard groups (1 = the first)")
     p.add_argument("--score-column", metavar="NAME", help="the leaderboard's column of the "
                    "ranking score (default: the rules' leaderboard_column, else mIoU or the "
                    "task's key)")

@@ -43,19 +43,23 @@ def claimed_value(text: str) -> Claim:
     return Claim(value, "--claimed")
 
 
-def read_claim(path: str, team: str, columns: List[str]) -> Claim:
-    """The team's best row's score; LeaderboardProblem naming the file's problem otherwise."""
-    problems = []
+def read_claim(path: str, team: str, columns: List[str], table: Optional[int] = None) -> Claim:
+    """The team's best row's score; LeaderboardProblem naming the file's problem otherwise.
+    table: which table of a CodaLab export with several (one per leaderboard group)."""
+    problems = []  # type: List[str]
     for column in columns:
-        spec = BoardSpec(name="leaderboard", path=path, line=0, format=None, table=None,
+        spec = BoardSpec(name="leaderboard", path=path, line=0, format=None, table=table,
                          model_column=None, score_column=column, higher_is_better=True,
                          rank_column=None, duplicates="best", missing="absent")
         found = Collector()
         board = boards.read(spec, {}, found, config_path=path)
         if board is not None:
             return _team(board, path, team, column)
-        texts = ["{}{}".format("line {}: ".format(line) if line else "", text)
-                 for _, line, text in found.problems]
+        # The generalist's words for its configuration, in this command's terms.
+        texts = ["{}{}".format("line {}: ".format(line) if line else "", text.replace(
+            "choose one with `table: N` in the configuration", "choose one with --table N")
+            .replace("`table:` is for CodaLab exports", "--table is for CodaLab exports"))
+            for _, line, text in found.problems]
         if not any("no score column" in t for t in texts):
             raise LeaderboardProblem("the leaderboard file {} cannot be read: {}".format(
                 shown(path), shown("; ".join(texts))))

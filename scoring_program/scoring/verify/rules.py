@@ -34,7 +34,7 @@ _TYPES = {"max_params": int, "root": str, "results": str, "code": str, "models":
           "report": str, "tolerance": float, "leaderboard_column": str}
 
 
-def _broken(detail: str) -> BrokenReference:
+def broken(detail: str) -> BrokenReference:
     log = ProblemLog()
     log.add(REF_CONFIG, "config.yaml", detail)
     return BrokenReference(log)
@@ -45,11 +45,11 @@ def read(ref_config: Dict[str, Any]) -> Rules:
     if given is None:
         return Rules()
     if not isinstance(given, dict):
-        raise _broken("{}: must be a mapping of the rules, not {}".format(KEY, brief(given)))
+        raise broken("{}: must be a mapping of the rules, not {}".format(KEY, brief(given)))
     values = {}  # type: Dict[str, Any]
     for key, value in given.items():
         if key not in _TYPES:
-            raise _broken("{}: unknown key {} (known: {})".format(KEY, brief(key),
+            raise broken("{}: unknown key {} (known: {})".format(KEY, brief(key),
                                                                    ", ".join(sorted(_TYPES))))
         want = _TYPES[key]
         ok = (isinstance(value, (int, float)) and not isinstance(value, bool) and value >= 0
@@ -60,7 +60,7 @@ def read(ref_config: Dict[str, Any]) -> Rules:
             ok = bool(value.strip()) and (key == "leaderboard_column" or (
                 "/" not in value and "\\" not in value and value not in (".", "..")))
         if not ok:
-            raise _broken("{}: {} must be {}, not {}".format(
+            raise broken("{}: {} must be {}, not {}".format(
                 KEY, key, {int: "a positive integer", float: "a non-negative number",
                            str: "a plain name"}[want], brief(value)))
         values[key] = float(value) if want is float else value

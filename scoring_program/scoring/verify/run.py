@@ -53,6 +53,9 @@ def check_args(args) -> None:
         raise UsageError("--tolerance must be a non-negative number")
     if args.workers is not None and args.workers < 1:
         raise UsageError("--workers must be at least 1")
+    if args.table is not None and (args.table < 1 or not args.leaderboard):
+        raise UsageError("--table N (a positive integer) picks one table of a CodaLab export "
+                         "given with --leaderboard")
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(shown(args.out)))
 
@@ -103,13 +106,17 @@ def verify(args, stdout) -> int:
             columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
                 ["mIoU", key]
             try:
-                claim = leaderboard.read_claim(args.leaderboard, args.team, columns)
+                claim = leaderboard.read_claim(args.leaderboard, args.team, columns, args.table)
             except leaderboard.LeaderboardProblem as exc:
                 raise InputProblem(str(exc)) from None
         elif args.claimed is not None:
             claim = leaderboard.claimed_value(args.claimed)
-        reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)
+        if fmt.words.get("units") != "images":
+            raise UsageError("verify.py verifies final submissions of image tasks (one "
+                             "prediction per image in results/); {} is scored from {}".format(
+                                 task.name, fmt.words.get("files", "other files")))
+        reference = task.open_reference(ref_dir, config)
         package = os.path.basename(os.path.normpath(args.final))
         say("Verifying the final submission {} ({}, {:,} reference {}); rules: at most {:,} "
             "parameters, reproduction tolerance {}".format(
