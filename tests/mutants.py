@@ -615,6 +615,21 @@ MUTATIONS = [
      '    invalid = any(c.status == FAIL for c in checks)\n',
      '    invalid = False\n',
      'tests/verify/test_verify_command.py -k "limit or hostile"'),
+    ('verify: a damaged zip escapes as an exception',
+     SP + 'verify/params/result.py',
+     'ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,\n',
+     'ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError,\n',
+     'tests/verify/test_params.py -k damaged'),
+    ('verify: check_final ignores the kit rules',
+     'starting_kit/check_final.py',
+     '    the_rules = kit_rules(stdout)\n',
+     '    the_rules = rules.Rules()\n',
+     'tests/kits/test_check_final.py -k reference_config'),
+    ('verify: layout accepts an empty models/',
+     SP + 'verify/layout.py',
+     '        if n == 0:\n',
+     '        if n < 0:\n',
+     'tests/verify/test_verify_command.py -k empty_models'),
 ]
 
 

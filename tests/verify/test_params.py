@@ -338,3 +338,33 @@ def test_a_zip_that_is_no_checkpoint_is_not_counted(tmp_path):
     with zipfile.ZipFile(path, "w") as zf:
         zf.writestr("notes.txt", "hello")
     assert params.count_file(path, "m.bin").status == params.NOT_COUNTED
+
+
+def test_damaged_files_are_refused_or_not_counted_never_a_crash(tmp_path):
+    """Every fixture with bytes changed, cut or inserted at random (seeded): the counter answers
+    with a status, never an exception (a participant's file never ends as an internal
+    error)."""
+    import random
+    rng = random.Random(2024)
+    names = sorted(n for n in COUNTS if not n.startswith("_") and "/" not in n)
+    seen = set()
+    for i in range(400):
+        name = names[i % len(names)]
+        with open(os.path.join(FIXTURES, name), "rb") as f:
+            data = bytearray(f.read())
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(data))
+            roll = rng.random()
+            if roll < 0.6:
+                data[at] = rng.randrange(256)
+            elif roll < 0.8:
+                del data[at:at + rng.randint(1, 50)]
+            else:
+                data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 20)))
+        path = tmp_path / name
+        path.write_bytes(bytes(data))
+        got = params.count_file(str(path), name)
+        assert got.status in (params.COUNTED, params.REFUSED, params.NOT_COUNTED,
+                              params.IGNORED), got
+        seen.add(got.status)
+    assert {params.COUNTED, params.REFUSED} <= seen

@@ -391,3 +391,14 @@ def test_a_task_without_images_is_refused(tmp_path):
     proc = run(package(tmp_path), "--ref", VQA_REF, "--out", tmp_path / "out")
     assert proc.returncode == 2
     assert "verify.py verifies final submissions of image tasks" in proc.stderr
+
+
+def test_an_empty_models_folder_is_named(tmp_path, ref):
+    pkg = package(tmp_path, model_file=None, as_zip=False)   # a zip holds no empty folder
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    doc = verdict(tmp_path / "out")
+    assert "submission/models/ (the pretrained and final models) is empty" in \
+        check(doc, "layout")["summary"]
+    assert check(doc, "parameters")["summary"] == \
+        "no model file found: models/ must hold the final model"

@@ -9,7 +9,7 @@ from typing import Callable, Dict
 from ...problems import shown
 from ...regular_file import kind_of_file
 from . import keras_files, numpy_files, onnx_files, pickle_walk, safetensors, torch_zip
-from .result import IGNORED, NOT_COUNTED, REFUSED, FileCount, NotCounted, Refusal
+from .result import ZIP_ERRORS, IGNORED, NOT_COUNTED, REFUSED, FileCount, NotCounted, Refusal
 
 # Names that may hold weights: looked for in the whole package (models/ is read file by file).
 WEIGHT_EXTENSIONS = (".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".onnx", ".npy", ".npz",
@@ -34,7 +34,7 @@ def _zip_counter(path: str, name: str) -> Counter:
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError) as exc:
+    except ZIP_ERRORS as exc:
         raise Refusal("a zip that cannot be read ({})".format(shown(str(exc)))) from None
     if name.endswith(".npz") or (names and all(n.endswith(".npy") for n in names)):
         return numpy_files.count_npz

@@ -13,7 +13,7 @@ from typing import Any, Dict
 
 from ...submission import archive
 from . import rule
-from .result import CATEGORIES, FileCount, NotCounted, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, Refusal, counted
 
 WEIGHTS_MEMBER = "model.weights.h5"
 
@@ -38,7 +38,7 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
     try:
         with h5py.File(source, "r") as f:
             f.visititems(visit)
-    except (OSError, ValueError, KeyError) as exc:
+    except (OSError, ValueError, KeyError, RuntimeError, TypeError) as exc:  # h5py's, damaged
         raise Refusal("the HDF5 file cannot be read ({})".format(str(exc)[:120])) from None
     tensors = 0
     for name, dtype, shape in sorted(found, key=lambda x: x[0]):
@@ -68,5 +68,5 @@ def count_keras(path: str, shown_path: str) -> FileCount:
             _h5py()
             with zf.open(WEIGHTS_MEMBER) as f:
                 return _count_h5(f, shown_path, "Keras .keras")
-    except (zipfile.BadZipFile, EOFError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         raise Refusal("the .keras zip cannot be read ({})".format(exc)) from None

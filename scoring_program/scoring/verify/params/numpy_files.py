@@ -13,7 +13,7 @@ from ...problems import shown
 from ...quoting import brief
 from ...submission import archive
 from . import rule
-from .result import CATEGORIES, FileCount, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, Refusal, counted
 
 MAGIC = b"\x93NUMPY"
 MAX_HEADER = 1 << 20
@@ -99,7 +99,7 @@ def count_npz(path: str, shown_path: str) -> FileCount:
                 name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
                 figures[rule.category((name,), kind, False)] += numel
                 tensors += 1
-    except (zipfile.BadZipFile, OSError, EOFError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         raise Refusal("the .npz zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
     return counted(shown_path, "NumPy .npz", figures, tensors)

@@ -5,6 +5,9 @@ would run code when loaded, or its header contradicts its data: the count cannot
 NOT_COUNTED (a format this counter does not read, or an optional package missing: the total is
 incomplete) and IGNORED (not a model file: text, configuration, source code).
 """
+import struct
+import zipfile
+import zlib
 from typing import Any, Dict, List, NamedTuple, Optional
 
 COUNTED, REFUSED, NOT_COUNTED, IGNORED = "counted", "refused", "not counted", "ignored"
@@ -12,6 +15,12 @@ COUNTED, REFUSED, NOT_COUNTED, IGNORED = "counted", "refused", "not counted", "i
 # The categories of the counting rule (rule.py), in the order they are reported.
 PARAMETERS, BUFFERS, OPTIMIZER, EMA = "parameters", "buffers", "optimizer_state", "ema"
 CATEGORIES = (PARAMETERS, BUFFERS, OPTIMIZER, EMA)
+
+
+# What opening or reading a damaged zip can raise (zipfile's own checks, zlib, a truncated
+# member): each is the file's problem, never a crash.
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+              NotImplementedError, RuntimeError, OverflowError, zlib.error, struct.error)
 
 
 class Refusal(Exception):

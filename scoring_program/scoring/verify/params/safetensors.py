@@ -55,7 +55,7 @@ def count(path: str, shown_path: str) -> FileCount:
         text = f.read(n)
     try:
         header = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates)
-    except (UnicodeDecodeError, ValueError) as exc:
+    except (UnicodeDecodeError, ValueError, RecursionError) as exc:
         raise Refusal("its header is not JSON ({})".format(brief(str(exc), 100))) from None
     if not isinstance(header, dict):
         raise Refusal("its header is not a JSON object")

@@ -17,7 +17,7 @@ from ...problems import shown
 from ...submission import archive
 from . import rule
 from .pickle_walk import STORAGE_DTYPES, TORCH_DTYPES, Array, Tensor, leaves, walk
-from .result import CATEGORIES, FileCount, NotCounted, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, Refusal, counted
 
 FORMAT = "PyTorch zip checkpoint"
 MAX_PICKLE_BYTES = 256 << 20   # a state dict's data.pkl is kilobytes; 100M parameters ~ 10 MB
@@ -52,7 +52,7 @@ def count(path: str, shown_path: str) -> FileCount:
             with zf.open(member) as f:
                 data = f.read(MAX_PICKLE_BYTES + 1)
             records = {name: info.file_size for name, info in infos.items()}
-    except (zipfile.BadZipFile, OSError, EOFError, ValueError, NotImplementedError) as exc:
+    except ZIP_ERRORS as exc:
         raise Refusal("the checkpoint's zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
     walked = walk(data, "data.pkl")
