@@ -402,3 +402,15 @@ def test_an_empty_models_folder_is_named(tmp_path, ref):
         check(doc, "layout")["summary"]
     assert check(doc, "parameters")["summary"] == \
         "no model file found: models/ must hold the final model"
+
+
+def test_a_reproduction_the_scorer_would_refuse_fails_naming_the_problem(tmp_path, ref):
+    pkg = package(tmp_path)
+    rep = predictions(tmp_path / "rep")
+    os.remove(str(rep / (SMALL_IDS[2] + ".png")))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--reproduced", rep)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "reproduction")
+    assert c["status"] == "fail" and "would be refused by the scoring program" in c["summary"]
+    assert any(SMALL_IDS[2] in e for e in c["evidence"])
+    assert "  FAIL  reproduction" in proc.stdout and SMALL_IDS[2] in proc.stdout

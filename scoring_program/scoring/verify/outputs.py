@@ -7,6 +7,7 @@ from typing import Any, Dict
 from . import page
 
 FILES = ("verdict.json", "verdict.html")
+EVIDENCE_LINES = 8    # evidence lines printed under a check in the terminal summary
 MARKS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "not-checked": "  - "}
 
 
@@ -49,9 +50,18 @@ def headline(doc: Dict[str, Any]) -> str:
 def summary(doc: Dict[str, Any]) -> str:
     width = max(len(c["name"]) for c in doc["checks"])
     lines = ["", "Verdict for {}: {}".format(doc["package"], headline(doc)), ""]
+    rule = doc["parameters"]["rule"]
     for c in doc["checks"]:
         lines.append("  {:<4}  {:<{}}  {}".format(MARKS[c["status"]], c["name"], width,
                                                    c["summary"]))
+        # The rule and both values of the score comparison, and why a check failed.
+        if c["name"] == "leaderboard match" or c["status"] == "fail":
+            shown = [e for e in c["evidence"] if e != rule]
+            for e in shown[:EVIDENCE_LINES]:
+                lines.append("  {}  {:<{}}    {}".format(" " * 4, "", width, e))
+            if len(shown) > EVIDENCE_LINES:
+                lines.append("  {}  {:<{}}    ... ({} more lines in verdict.json)".format(
+                    " " * 4, "", width, len(shown) - EVIDENCE_LINES))
     p = doc["parameters"]
     if p["counted"] is not None:
         lines += ["", "Parameters: {:,} counted (limit {:,}){}; not counted by the rule: {:,} "

@@ -134,7 +134,7 @@ def verify(args, stdout) -> int:
             return _finish(args, stdout, say, doc, checks, None, None, limit)
         lay = layout_check.find(folder, rules)
         checks = [lay.check]
-        states = _Scored(task, reference, fmt, config, args, lay, cleanups, say)
+        states = _Scored(task, reference, fmt, config, args, lay, cleanups, stdout)
         result_check, score = states.results()
         checks.append(result_check)
         checks.append(_match(score, claim, key))
@@ -165,9 +165,9 @@ class _Scored:
     """results/ (and the reproduction) scored in one pass of the engine; the other predictions
     compared with results/ image by image."""
 
-    def __init__(self, task, reference, fmt, config, args, lay, cleanups, say) -> None:
+    def __init__(self, task, reference, fmt, config, args, lay, cleanups, stdout) -> None:
         self.task, self.reference, self.fmt, self.config = task, reference, fmt, config
-        self.args, self.lay, self.cleanups, self.say = args, lay, cleanups, say
+        self.args, self.lay, self.cleanups, self.stdout = args, lay, cleanups, stdout
         self.key = task.keys(config)[0]
         self.results_files = {}  # type: Dict[str, str]
         self.states = []  # type: List[Any]
@@ -207,8 +207,10 @@ class _Scored:
                   for u, p in files[0].items()}] if files else []
         if len(files) == 2:
             names.append({u: "reproduced/" + os.path.basename(p) for u, p in files[1].items()})
+        progress = None if self.args.quiet or not files else engine.Progress(
+            len(self.reference.ids), self.stdout, noun=words.get("units", "units"))
         scored = score_pass.score_all(self.task, self.reference, self.fmt, self.config, files,
-                                      names, self.workers) if files else None
+                                      names, self.workers, progress) if files else None
         if scored is not None and scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
         if scored is not None:
