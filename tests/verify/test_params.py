@@ -368,3 +368,11 @@ def test_damaged_files_are_refused_or_not_counted_never_a_crash(tmp_path):
                               params.IGNORED), got
         seen.add(got.status)
     assert {params.COUNTED, params.REFUSED} <= seen
+
+
+def test_a_torch_object_the_counter_cannot_size_is_refused_as_unreadable(tmp_path):
+    w = torch_files.T("0", (2,))
+    q = torch_files.glob("torch._utils", "_rebuild_qtensor")
+    got = params.count_file(_ckpt(tmp_path, [("w", w.pickle()), ("q", q)], [w]), "m.pth")
+    assert got.status == params.REFUSED
+    assert got.reason.startswith("not readable: the pickle uses torch._utils._rebuild_qtensor")

@@ -203,6 +203,13 @@ def _hint(g: Global) -> str:
 
 
 def _refuse_global(g: Global) -> Refusal:
+    if g.module == "torch" or g.module.startswith("torch."):
+        # torch's own rebuild functions for quantized, sparse, nested or subclassed tensors:
+        # not code from the file, but nothing this counter can size without running it.
+        return Refusal("not readable: the pickle uses {}, which this counter does not read "
+                       "(quantized, sparse or subclassed tensors, or a torch object that is no "
+                       "tensor; refused: nothing was run). Save a plain state_dict() of the "
+                       "float model.{}".format(shown(str(g)), _hint(g)))
     return Refusal("unsafe: the pickle imports {}, which is not a tensor, a storage or a plain "
                    "container; torch.load would import it and could run code from the file "
                    "(refused: nothing was run).{}".format(shown(str(g)), _hint(g)))
