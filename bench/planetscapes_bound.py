@@ -4,7 +4,7 @@
     python3 bench/planetscapes_bound.py REF PRED --workers W [--decode-only]
 
 For every image of REF (labels/<id>.png, instances/<id>.png) and PRED (<id>.png): the three
-PNGs decoded with the scorer's own decoder (readers/pillow_array.py: straight into numpy, no
+PNGs decoded with the scorer's own decoder (formats/label_png/pillow_array.py: straight into numpy, no
 copy) and, unless --decode-only, one confusion count (labels * 34 + prediction, one bincount),
 through the scorer's own engine (the same fork pool, chunks and freed-memory setting). No check
 of the reference or of the prediction, no instance counts (iIoU), no report, no confidence
@@ -25,7 +25,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
 from scoring import engine  # noqa: E402
-from scoring.readers.pillow_array import load_array  # noqa: E402
+from scoring.formats.label_png.pillow_array import load_array  # noqa: E402
 from scoring.tasks.planetscapes_semantic.reference import keep_freed_memory  # noqa: E402
 
 K = 34  # Cityscapes label ids 0..33

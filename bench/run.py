@@ -61,7 +61,7 @@ PACKED_STAMP = "packed-stamp.json"
 STAMP_FORMAT = 2
 # The packed cache is rebuilt when these change (the packer's output depends on them).
 PACKER_SOURCES = ("scoring/tasks/agrivision/packed.py", "scoring/tasks/agrivision/classes.py",
-                  "scoring/pack_command.py")
+                  "scoring/commands/pack.py")
 LAYOUTS = ("raw", "packed")
 MB = 1e6  # memory and the 500 MB target in decimal megabytes
 

@@ -54,7 +54,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 PACK = os.path.join(ROOT, "scoring_program", "pack.py")
 # The packed cache is rebuilt when these change (the packer's output depends on them).
-PACKER_SOURCES = ("scoring/pack_command.py", "scoring/readers/packed_manifest.py") + tuple(
+PACKER_SOURCES = ("scoring/commands/pack.py", "scoring/readers/packed_manifest.py") + tuple(
     "scoring/tasks/planetscapes_vqa/{}.py".format(m)
     for m in ("packed", "reference", "normalize", "tables", "task"))
 BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")
@@ -70,7 +70,8 @@ import make_vqa_sample  # noqa: E402
 FLOOR_CODE = ("import json, sys\n"
               "with open(sys.argv[1]) as f: json.load(f)\n"
               "with open(sys.argv[2]) as f: json.load(f)\n")
-IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); import scoring.cli, scoring.registry; "
+IMPORT_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "
+               "import scoring.commands.score, scoring.registry; "
                "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
 # The VQA task alone (the image tasks import numpy and Pillow): what the VQA path itself needs.
 IMPORT_VQA_CODE = ("import sys; sys.path.insert(0, sys.argv[1]); "
@@ -391,7 +392,7 @@ def main(argv=None) -> int:
             ("(c) scorer, packed reference: score.py --ref --res --out (worker form)", scorer),
             ("(c') the same with config.yaml `confidence: false` (no interval)", no_interval),
             ("(d) scorer, raw reference (annotations.json)", scorer_raw),
-            ("startup: python + import scoring.cli, scoring.tasks", imports),
+            ("startup: python + import scoring.commands.score, scoring.tasks", imports),
             ("startup of the VQA path alone (no task registry, see below)", imports_vqa)]
     if baseline:
         rows.insert(1, ("(b) project baseline: official algorithm (bench/vqa_baseline.py)",

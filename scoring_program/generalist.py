@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
-    from scoring.generalist.cli import main  # noqa: E402
+    from scoring.commands.generalist import main  # noqa: E402
 except ModuleNotFoundError as exc:           # PyYAML missing: one line, the install command
     deps.exit_if_missing(exc)
 

@@ -8,7 +8,7 @@ sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
-    from scoring.cli import main  # noqa: E402
+    from scoring.commands.score import main  # noqa: E402
 except ModuleNotFoundError as exc:  # PyYAML (or numpy, Pillow) missing: one line, the command
     deps.exit_if_missing(exc)
 

@@ -25,15 +25,16 @@ import shutil
 import sys
 import tempfile
 
-from find_scoring import HERE, add_scoring_to_path, run_tool
+from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
+    from scoring.commands import frame  # noqa: E402
     from scoring.manifests import load_manifest  # noqa: E402
-    from scoring.problems import ScoringError, UsageError  # noqa: E402
+    from scoring.problems import UsageError  # noqa: E402
     from scoring.validate import manifest_words, validate_submission  # noqa: E402
     from scoring.verify import layout, param_check, params, pdf, rules  # noqa: E402
     from scoring.verify.checks import FAIL, NOT_CHECKED, PASS, Check  # noqa: E402
@@ -141,20 +142,20 @@ def check(path: str, manifest_path: str, limit, workers, stdout) -> int:
     return 1 if failed else 0
 
 
-def main(argv=None, stdout=None, stderr=None) -> int:
-    args = build_parser().parse_args(argv)
+def body(args: argparse.Namespace, io: "frame.Io") -> int:
+    """The checks; a broken reference_config.yaml is a refusal the frame prints (exit 3)."""
+    if not os.path.isfile(args.manifest):
+        raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
+    if args.max_params is not None and args.max_params < 1:
+        raise UsageError("--max-params must be a positive integer")
+    return check(args.package, args.manifest, args.max_params, args.workers, io.stdout)
 
-    def body(stdout, stderr) -> int:
-        if not os.path.isfile(args.manifest):
-            raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
-        if args.max_params is not None and args.max_params < 1:
-            raise UsageError("--max-params must be a positive integer")
-        try:
-            return check(args.package, args.manifest, args.max_params, args.workers, stdout)
-        except ScoringError as exc:     # the kit's reference_config.yaml: the organizers'
-            stderr.write(exc.message())
-            return exc.exit_code
-    return run_tool(body, stdout, stderr)
+
+COMMAND = frame.Command("check_final.py", build_parser, body, not_blamed="the package")
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 if __name__ == "__main__":

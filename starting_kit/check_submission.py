@@ -19,17 +19,17 @@ import os
 import sys
 from typing import Optional
 
-from find_scoring import HERE, add_scoring_to_path, run_tool
+from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
-    from scoring import engine  # noqa: E402
+    from scoring import engine, zips  # noqa: E402
+    from scoring.commands import frame  # noqa: E402
     from scoring.problems import SubmissionError, UsageError  # noqa: E402
     from scoring.manifests import load_manifest  # noqa: E402
-    from scoring.submission.unpack import unpack_submission  # noqa: E402
     from scoring.validate import manifest_words, validate_submission  # noqa: E402
 except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the install command
     deps.exit_if_missing(exc)
@@ -53,7 +53,7 @@ def build_parser() -> argparse.ArgumentParser:
 def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr) -> int:
     manifest = load_manifest(manifest_path)
     try:
-        res_dir, cleanup = unpack_submission(path)
+        res_dir, cleanup = zips.unpack_submission(path, **manifest_words(manifest))
     except SubmissionError as exc:  # the very message the scorer gives for this zip
         stderr.write(exc.message())
         return 1
@@ -80,14 +80,18 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
     return 0
 
 
-def main(argv=None, stdout=None, stderr=None) -> int:
-    args = build_parser().parse_args(argv)
+def body(args: argparse.Namespace, io: "frame.Io") -> int:
+    if not os.path.isfile(args.manifest):
+        raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
+    return check(args.submission, args.manifest, args.workers, io.stdout, io.stderr)
 
-    def body(stdout, stderr) -> int:
-        if not os.path.isfile(args.manifest):
-            raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
-        return check(args.submission, args.manifest, args.workers, stdout, stderr)
-    return run_tool(body, stdout, stderr)
+
+COMMAND = frame.Command("check_submission.py", build_parser, body,
+                        not_blamed="the submission")
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 if __name__ == "__main__":

@@ -8,7 +8,6 @@ runs. One copy of this file serves every kit.
 """
 import os
 import sys
-from typing import Callable, Optional, TextIO
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 
@@ -34,24 +33,3 @@ def add_scoring_to_path() -> str:
                      "kit and run its tools from inside it.\n".format(
                          os.path.join(HERE, "scoring_program")))
     raise SystemExit(2)
-
-
-def run_tool(body: Callable[[TextIO, TextIO], int], stdout: Optional[TextIO] = None,
-             stderr: Optional[TextIO] = None) -> int:
-    """A kit tool's main around body(stdout, stderr) -> exit status, the scoring package on the
-    path: stdout guarded (a reader gone, `| head`, loses no result: scoring/console.py); a usage
-    error is one line, exit 2; a package missing when a task imports it, scoring/deps.py's line
-    with the install command, exit 2."""
-    from scoring import console, deps
-    from scoring.problems import UsageError
-    stdout = console.guard(stdout or sys.stdout)
-    stderr = stderr or sys.stderr
-    try:
-        return body(stdout, stderr)
-    except UsageError as exc:
-        stderr.write("ERROR: {}\n".format(exc))
-        return 2
-    except ModuleNotFoundError as exc:   # numpy or Pillow, imported by a task when first used
-        deps.exit_if_missing(exc)        # re-raised if it is not a missing package
-    finally:
-        console.finish(stdout)

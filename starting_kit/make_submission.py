@@ -24,7 +24,7 @@ import sys
 import zipfile
 from typing import Dict, List, Optional
 
-from find_scoring import HERE, add_scoring_to_path, run_tool
+from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
@@ -32,6 +32,7 @@ from scoring import deps  # noqa: E402  (standard library only)
 
 try:
     from scoring import engine  # noqa: E402
+    from scoring.commands import frame  # noqa: E402
     from scoring.problems import SubmissionError, UsageError  # noqa: E402
     from scoring.manifests import load_manifest  # noqa: E402
     from scoring.validate import manifest_words, open_manifest, validate_submission  # noqa: E402
@@ -154,15 +155,19 @@ def next_step(others: List[Dict[str, str]], added: List[str]) -> str:
             "FILE.".format(names, kits))
 
 
-def main(argv=None, stdout=None, stderr=None) -> int:
-    args = build_parser().parse_args(argv)
+def body(args: argparse.Namespace, io: "frame.Io") -> int:   # `| head`: the zip is written
+    if not os.path.isfile(args.manifest):
+        raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
+    return make(args.predictions, args.output, args.manifest, args.workers, io.stdout, io.stderr,
+                args.add)
 
-    def body(stdout, stderr) -> int:   # `| head`: the zip is written all the same
-        if not os.path.isfile(args.manifest):
-            raise UsageError("no manifest at {}: give --manifest".format(args.manifest))
-        return make(args.predictions, args.output, args.manifest, args.workers, stdout, stderr,
-                    args.add)
-    return run_tool(body, stdout, stderr)
+
+COMMAND = frame.Command("make_submission.py", build_parser, body,
+                        not_blamed="the predictions")
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 if __name__ == "__main__":

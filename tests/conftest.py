@@ -41,7 +41,7 @@ def score_either(argv, real):
     if real:
         proc = run_score(*argv)
         return proc.returncode, proc.stdout, proc.stderr
-    from scoring import cli
+    from scoring.commands import score as cli
     return run_main(cli.main, argv)
 
 

@@ -131,7 +131,7 @@ def open_reference(ref_dir: str):
 
 def manifest_bytes(task, reference) -> bytes:
     """Test image names and sizes (no labels) for the kit's check_submission.py."""
-    from scoring.readers.png import NotPNG
+    from scoring.formats.label_png.png import NotPNG
     try:
         manifest = task.make_manifest(reference)
     except NotPNG as exc:   # read before the packing checks every file: a broken one, named

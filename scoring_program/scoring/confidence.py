@@ -64,7 +64,7 @@ def from_sums(keys: Sequence[str], noun: str, units: int, scores, sums: bootstra
     return Confidence(intervals, noun, units, len(sums), level_permille)
 
 
-def compute(task: Any, state: Any, summary: Dict[str, Any], config: Dict[str, Any],
+def compute(task: Any, state: Any, summary: Any, config: Dict[str, Any],
             resamples: int = bootstrap.RESAMPLES, seed: int = bootstrap.SEED
             ) -> Optional[Confidence]:
     """The intervals of task.interval_keys for this run; None if the task gives none."""

@@ -7,24 +7,16 @@ worker plus the chunk in flight: flat in the number of images.
 """
 import functools
 import multiprocessing
-from fractions import Fraction
 import os
+import pickle
 import sys
 import time
+import traceback
+from fractions import Fraction
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
-from .problems import ProblemLog
+from .problems import BrokenReference, ProblemLog, Refusal
 from .task_api import MetricState, PredictionProblem, ReferenceProblem
-
-# (unit id, prediction path, name shown in messages)
-Item = Tuple[str, str, str]
-
-
-class Accumulated(NamedTuple):
-    state: MetricState
-    submission_log: ProblemLog
-    reference_log: ProblemLog
-    units: int  # units processed (scored or refused)
 
 
 def _cgroup_cpus() -> Optional[int]:
@@ -125,44 +117,104 @@ def _init_worker(context: Dict[str, Any]) -> None:
     _worker_context.update(context)
 
 
-def _call(function: Callable, chunk: Sequence) -> Any:
-    return function(_worker_context, chunk)
+class WorkerFailed(Exception):
+    """An exception in a worker process that is not a refusal: a bug of ours, carried to the main
+    process as text (its type's name, the frames and the traceback), so that it always unpickles
+    and the run ends at once as an internal error."""
+
+    def __init__(self, remote_type: str, remote_frames: List[Tuple[str, Optional[int], str]],
+                 remote_traceback: str) -> None:
+        super().__init__(remote_type)
+        self.remote_type, self.remote_frames = remote_type, remote_frames
+        self.remote_traceback = remote_traceback
+
+    def __reduce__(self):
+        return (type(self), (self.remote_type, self.remote_frames, self.remote_traceback))
+
+    @classmethod
+    def of(cls, exc: BaseException) -> "WorkerFailed":
+        frames = [(f.filename, f.lineno, f.name) for f in traceback.extract_tb(exc.__traceback__)]
+        return cls(type(exc).__name__, frames,
+                   "".join(traceback.format_exception(type(exc), exc, exc.__traceback__)))
 
 
-def _score_chunk(context: Dict[str, Any], items: Sequence[Item]):
-    """The task interface's loop (task_api.py) over one chunk, into a fresh state."""
-    reference, fmt = context["reference"], context["format"]
-    state = context["task"].new_state(context["config"])
-    sub_log, ref_log = ProblemLog(), ProblemLog()
-    for unit_id, path, shown in items:
+def _portable(exc: BaseException) -> BaseException:
+    """What the main process receives for an exception raised in a worker: the exception itself
+    if it is a refusal or a problem of the seam and survives pickling, else WorkerFailed. An
+    exception that cannot be unpickled would kill the pool's result thread and hang the run
+    until the platform's time limit."""
+    if isinstance(exc, KeyboardInterrupt):     # Ctrl-C reaches every process of the group
+        return KeyboardInterrupt()
+    if isinstance(exc, (Refusal, ReferenceProblem)):
+        try:
+            pickle.loads(pickle.dumps(exc))
+            return exc
+        except Exception:  # noqa: BLE001  (any failure to travel: send the text instead)
+            pass
+    return WorkerFailed.of(exc)
+
+
+def _call(function: Callable, chunk: Sequence) -> Tuple[bool, Any]:
+    try:
+        return True, function(_worker_context, chunk)
+    except BaseException as exc:  # noqa: BLE001  (Ctrl-C included: the main process decides)
+        return False, _portable(exc)
+
+
+def _raise_from_worker(exc: BaseException) -> None:
+    """In the main process: a reference problem that escaped the loop is the organizers' (exit
+    3); a refusal is itself; anything else is an internal error (exit 4)."""
+    if isinstance(exc, ReferenceProblem):
+        log = ProblemLog()
+        log.add(exc.kind, exc.name, exc.detail)
+        raise BrokenReference(log)
+    raise exc
+
+
+# (unit id, [(submission index, prediction path, name shown in messages)])
+Unit = Tuple[str, List[Tuple[int, str, str]]]
+# (unit id, prediction path, name shown in messages): one submission's prediction of a unit
+Item = Tuple[str, str, str]
+
+
+def _score_chunk(context: Dict[str, Any], units: Sequence[Unit]):
+    """The task interface's loop (task_api.py) over one chunk, into fresh states: each unit's
+    reference is read once, and every submission's prediction of it is read, checked and folded
+    into that submission's own state."""
+    reference, fmt, task = context["reference"], context["format"], context["task"]
+    states = [task.new_state(context["config"]) for _ in range(context["submissions"])]
+    logs = [ProblemLog() for _ in range(context["submissions"])]
+    ref_log = ProblemLog()
+    for unit_id, predictions in units:
         try:
             truth = reference.read(unit_id)
+            expectation = reference.expect(unit_id, truth)
         except ReferenceProblem as exc:
             ref_log.add(exc.kind, exc.name, exc.detail)
             continue
-        try:
-            prediction = fmt.read(path, reference.expect(unit_id, truth))
-        except PredictionProblem as exc:
-            if exc.log is not None:
-                sub_log.merge(exc.log)
-            else:
-                sub_log.add(exc.kind, shown, exc.detail)
-            continue
-        state.update_unit(unit_id, prediction, truth)
-    return state, sub_log, ref_log, len(items)
+        for index, path, shown in predictions:
+            try:
+                prediction = fmt.read(path, expectation)
+            except PredictionProblem as exc:
+                if exc.log is not None:
+                    logs[index].merge(exc.log)
+                else:
+                    logs[index].add(exc.kind, shown, exc.detail)
+                continue
+            states[index].update_unit(unit_id, prediction, truth)
+    return states, logs, ref_log, len(units)
 
 
-# Images per chunk at most. Each chunk costs the main process a pickled task and a pickled
-# state (36 KB); with 2 workers on 2 CPUs that CPU time is taken from the workers. 128 images
-# are 0.1-0.5 s of work: progress still moves and the load still balances (measured at 19,708
-# images: main process CPU 1.0 s with chunks of 32, 0.35 s with 128).
+# Units per chunk at most. Each chunk costs the main process a pickled task and a pickled
+# state (36 KB); with 2 workers on 2 CPUs that CPU time is taken from the workers. 128 units
+# of 512 x 512 are 0.1-0.5 s of work: progress still moves and the load still balances
+# (bench/results-workers.md).
 CHUNK = 128
 
 
-# Chunks shrink towards the end (guided scheduling): a chunk is at most the items left divided by
-# TAIL_SHARES * workers, so the last ones hold a single image and the workers finish together.
-# With equal chunks one worker idled for up to a whole chunk at the end: 0.1 s of 1.8 s for 100
-# images of 2048 x 1024 on 2 workers (chunks of 6); now the two finish within 5-25 ms.
+# Chunks shrink towards the end (guided scheduling): a chunk is at most the units left divided by
+# TAIL_SHARES * workers, so the last ones hold a single unit and the workers finish together
+# (bench/results-planetscapes.md).
 TAIL_SHARES = 4
 
 
@@ -185,17 +237,20 @@ def map_chunks(function: Callable, context: Dict[str, Any], chunks: list, worker
                absorb: Callable) -> None:
     """absorb(function(context, chunk)) for every chunk, in worker processes (the context is
     pickled once per worker; function must be a module-level function). Results arrive in
-    completion order: absorb must be order-independent."""
+    completion order: absorb must be order-independent. An exception in a worker ends the run
+    at once (_portable, _raise_from_worker), the pool terminated."""
     if workers <= 1 or len(chunks) <= 1:
         for chunk in chunks:
             absorb(function(context, chunk))
         return
-    images = sum(len(chunk) for chunk in chunks)
+    units = sum(len(chunk) for chunk in chunks)
     preload = [type(v).__module__ for v in context.values()
                if type(v).__module__.startswith("scoring.")]
-    pool = _context(images, preload).Pool(min(workers, len(chunks)), _init_worker, (context,))
+    pool = _context(units, preload).Pool(min(workers, len(chunks)), _init_worker, (context,))
     try:
-        for result in pool.imap_unordered(functools.partial(_call, function), chunks):
+        for ok, result in pool.imap_unordered(functools.partial(_call, function), chunks):
+            if not ok:
+                _raise_from_worker(result)
             absorb(result)
         pool.close()
     finally:
@@ -203,26 +258,58 @@ def map_chunks(function: Callable, context: Dict[str, Any], chunks: list, worker
         pool.join()
 
 
-def evaluate(task, reference, fmt, config: dict, items: List[Item], workers: int,
-             progress: Optional[Callable[[int], None]] = None) -> Accumulated:
-    """Score every item: task, reference and fmt (its SubmissionFormat) as in task_api.py."""
-    total = task.new_state(config)
-    sub_log, ref_log = ProblemLog(), ProblemLog()
+class Scored(NamedTuple):
+    states: List[MetricState]          # per submission
+    submission_logs: List[ProblemLog]  # per submission: problems of its predictions
+    reference_log: ProblemLog
+    units: int                         # units processed (scored or refused)
+
+
+class Accumulated(NamedTuple):
+    """One submission's run (score.py: evaluate)."""
+
+    state: MetricState
+    submission_log: ProblemLog
+    reference_log: ProblemLog
+    units: int
+
+
+def evaluate_many(task, reference, fmt, config: Any, submissions: List[Dict[str, Tuple[str, str]]],
+                  workers: int, progress: Optional[Callable[[int], None]] = None) -> Scored:
+    """Score every submission (unit id -> (prediction path, name shown in messages)) in one pass
+    over the units: task, reference and fmt (its SubmissionFormat) as in task_api.py."""
+    count = len(submissions)
+    total = Scored([task.new_state(config) for _ in range(count)],
+                   [ProblemLog() for _ in range(count)], ProblemLog(), 0)
     done = [0]
+    units = sorted(set(u for s in submissions for u in s))
+    work = [(u, [(i, s[u][0], s[u][1]) for i, s in enumerate(submissions) if u in s])
+            for u in units]
 
     def absorb(result) -> None:
-        state, s_log, r_log, n = result
-        total.merge(state)
-        sub_log.merge(s_log)
-        ref_log.merge(r_log)
+        states, logs, ref_log, n = result
+        for i in range(count):
+            total.states[i].merge(states[i])
+            total.submission_logs[i].merge(logs[i])
+        total.reference_log.merge(ref_log)
         done[0] += n
         if progress:
             progress(done[0])
 
-    map_chunks(_score_chunk,
-               {"task": task, "reference": reference, "format": fmt, "config": config},
-               chunked(sorted(items), workers), workers, absorb)
-    return Accumulated(total, sub_log, ref_log, done[0])
+    map_chunks(_score_chunk, {"task": task, "reference": reference, "format": fmt,
+                              "config": config, "submissions": count},
+               chunked(work, workers), workers, absorb)
+    return total._replace(units=done[0])
+
+
+def evaluate(task, reference, fmt, config: Any, items: List[Item], workers: int,
+             progress: Optional[Callable[[int], None]] = None) -> Accumulated:
+    """One submission (score.py): evaluate_many with N = 1."""
+    scored = evaluate_many(task, reference, fmt, config,
+                           [{unit: (path, shown) for unit, path, shown in items}], workers,
+                           progress)
+    return Accumulated(scored.states[0], scored.submission_logs[0], scored.reference_log,
+                       scored.units)
 
 
 class Progress:

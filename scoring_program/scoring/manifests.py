@@ -5,11 +5,9 @@ A task writes its manifest (Task.make_manifest) and builds a stand-in reference 
 (Task.open_manifest); the helpers here serve tasks whose units are images.
 """
 import json
-import os
 from typing import Any, Dict
 
 from . import regular_file
-from .readers import png
 from .problems import UsageError
 from .task_api import Reference
 
@@ -32,30 +30,6 @@ class ManifestReference(Reference):
 
     def expect(self, unit_id: str, truth: None) -> Any:
         return self.expectations[unit_id]
-
-
-def image_manifest(task_name: str, ref_root: str, ids, size_layer: str,
-                   **extra: Any) -> Dict[str, Any]:
-    """Manifest of an image task: ids and [width, height] read from one layer's PNG headers
-    (size_layer: the reference's folder of one PNG per image); png.NotPNG naming the file if
-    one is not a PNG (or is a FIFO, a device: never opened)."""
-    images = {}
-    for image_id in ids:
-        rel = "{}/{}.png".format(size_layer, image_id)
-        try:
-            h = png.read_header(os.path.join(ref_root, rel))
-        except png.NotPNG as exc:
-            raise png.NotPNG("{}: {}".format(rel, exc)) from None
-        images[image_id] = [h.width, h.height]
-    manifest = {"version": MANIFEST_VERSION, "task": task_name}  # type: Dict[str, Any]
-    manifest.update(extra)
-    manifest["images"] = images
-    return manifest
-
-
-def image_sizes(manifest: Dict[str, Any]) -> ManifestReference:
-    """The stand-in reference of an image manifest: expectation = (height, width)."""
-    return ManifestReference({i: (int(wh[1]), int(wh[0])) for i, wh in manifest["images"].items()})
 
 
 def load_manifest(path: str) -> Dict[str, Any]:

@@ -13,16 +13,25 @@ from typing import Dict, List, Optional, Tuple
 EXAMPLES = 5
 
 
+# Words a submission format may give (SubmissionFormat.words) and a message reads as empty when it
+# does not: zip_hint, how that format's zip is made (", zipping the PNG files themselves...").
+OPTIONAL_WORDS = ("zip_hint",)
+
+
 class _Words(dict):
-    """Format mapping that leaves unknown {placeholders} as they are."""
+    """Format mapping that leaves unknown {placeholders} as they are (optional words: empty)."""
 
     def __missing__(self, key: str) -> str:
-        return "{" + key + "}"
+        return "" if key in OPTIONAL_WORDS else "{" + key + "}"
 
 
 def _fill(text: str, words: Dict[str, str]) -> str:
     return text.format_map(_Words(words))
 
+
+# The order of the shared kinds in a message (Kind.order): finding the files, then each file's own
+# problems, then what is only noted, then the organizers'; a task's own kinds come after all.
+ORDER_FINDING, ORDER_FILE, ORDER_NOTED, ORDER_REFERENCE, ORDER_TASK = 100, 200, 300, 400, 1000
 
 # Every kind ever defined, by code: a code names one kind only (two tasks defining the same code
 # would merge their problems in a log), so a second definition fails at import.
@@ -35,83 +44,80 @@ class Kind:
     Headlines and fixes of the kinds shared by every task hold {placeholders} that the task's
     submission format fills in (SubmissionFormat.words), e.g. {files} = "PNG files".
 
-    Kinds are reported in the order they are defined: the shared ones here, structural problems
-    (where are the files?) before the per-file ones, then each task's own.
+    Kinds are reported by `order`, whatever module defines them and whichever was imported
+    first: the shared ones give theirs explicitly (ORDER_* below: structural problems, where are
+    the files, before the per-file ones, then the warnings and the organizers' problems); a
+    task's own kinds come after them, in the order they are defined.
     """
 
-    def __init__(self, code: str, headline: str, fix: str, fatal: bool = True) -> None:
+    def __init__(self, code: str, headline: str, fix: str, fatal: bool = True,
+                 order: Optional[int] = None) -> None:
         if code in _KINDS:
             raise ValueError("the problem kind code {!r} is defined twice (\"{}\" and \"{}\"): "
                              "give each kind its own code".format(code, _KINDS[code].headline,
                                                                  headline))
-        self.order = len(_KINDS)
+        self.order = ORDER_TASK + len(_KINDS) if order is None else order
         _KINDS[code] = self
         self.code = code
         self.headline = headline  # type: str
         self.fix = fix
         self.fatal = fatal
 
+    def __reduce__(self):
+        # By code: the kind unpickled in another process is that process's own object (its
+        # task module is imported there too), so logs and `is` comparisons agree.
+        return (kind_by_code, (self.code,))
+
+
+def kind_by_code(code: str) -> "Kind":
+    return _KINDS[code]
+
 
 # Participant-side problems (fatal unless fatal=False: those are warnings, not scored).
 BAD_ZIP = Kind(
     "bad_zip", "a submission zip that cannot be unpacked",
-    "re-create the zip with a standard tool and no password, zipping the PNG files themselves "
-    "(make_submission.py in the starting kit does it: Deflate or stored, '/' separators).")
+    "re-create the zip with a standard tool and no password (Deflate or stored, '/' "
+    "separators){zip_hint}.",
+    order=ORDER_FINDING + 0)
 NO_PREDICTIONS = Kind(
     "no_predictions", "no {files} found in the submission",
-    "zip the {files} themselves (e.g. `cd predictions && zip ../submission.zip *{ext}`).")
+    "zip the {files} themselves (e.g. `cd predictions && zip ../submission.zip *{ext}`).",
+    order=ORDER_FINDING + 1)
 AMBIGUOUS_ROOT = Kind(
     "ambiguous_root", "folders that each could be the submission",
-    "put all predictions in one folder (or at the root of the zip) and remove the others.")
+    "put all predictions in one folder (or at the root of the zip) and remove the others.",
+    order=ORDER_FINDING + 2)
 MISSING = Kind(
     "missing", "reference {units} without a prediction",
-    "submit one {file} named <{unit} id>{ext} for every test {unit}.")
+    "submit one {file} named <{unit} id>{ext} for every test {unit}.",
+    order=ORDER_FINDING + 3)
 MISNAMED = Kind(
     "misnamed", "predictions named around a test {unit} id",
-    "name each prediction exactly <{unit} id>{ext}, with nothing before or after the id.")
+    "name each prediction exactly <{unit} id>{ext}, with nothing before or after the id.",
+    order=ORDER_FINDING + 4)
 DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
-    "keep exactly one file per {unit} id.")
-NOT_PNG = Kind(
-    "not_png", "files that are not readable PNG images",
-    "save each prediction with a PNG encoder, e.g. "
-    "PIL.Image.fromarray(pred.astype(numpy.uint8)).save('<image id>.png').")
-NOT_REGULAR = Kind(
-    "not_regular", "predictions that are links or special files, not regular files",
-    "put the PNG files themselves in the submission: links, FIFOs and device files are never "
-    "followed or read.")
-TOO_LARGE = Kind(
-    "too_large", "prediction files larger than any label PNG of their size",
-    "save plain PNGs (a 512 x 512 label PNG is tens of KB): no padding or extra chunks.")
-WRONG_SIZE = Kind(
-    "wrong_size", "predictions whose width or height differs from the test image",
-    "predict at the test image's full resolution (do not resize or crop).")
-TRANSPOSED = Kind(
-    "transposed", "predictions whose width and height are swapped",
-    "write the array with shape (height, width) = (rows, columns), as the test image: a "
-    "transposed array (arr.T, or width and height swapped when creating it) gives this.")
-NOT_SINGLE_CHANNEL = Kind(
-    "not_single_channel", "predictions that are not single-channel images",
-    "write an 8-bit grayscale ('L') or palette ('P') PNG whose pixel values are the class ids, "
-    "not a colour visualisation.")
-BAD_VALUES = Kind(
-    "bad_values", "predictions with pixel values outside the class ids",
-    "every pixel must hold {allowed_values}.")
+    "keep exactly one file per {unit} id.",
+    order=ORDER_FINDING + 5)
 EXTRA_PNG = Kind(
     "extra_png", "{files} that match no test {unit} (ignored, not scored)",
-    "remove them, or check their names against the test {unit} ids.", fatal=False)
+    "remove them, or check their names against the test {unit} ids.",
+    fatal=False, order=ORDER_NOTED + 0)
 EXTRA_FILE = Kind(
     "extra_file", "files that are not {file} predictions (ignored)",
-    "nothing to do if they are intended; they are not scored.", fatal=False)
+    "nothing to do if they are intended; they are not scored.",
+    fatal=False, order=ORDER_NOTED + 1)
 
 # Organizer-side problems shared by every task (a task defines its own reference kinds).
 REF_ARCHIVE = Kind(
     "ref_archive", "reference zip that cannot be unpacked",
-    "re-create the reference zip with a standard tool (no password, Deflate or stored).")
+    "re-create the reference zip with a standard tool (no password, Deflate or stored).",
+    order=ORDER_REFERENCE + 0)
 REF_CONFIG = Kind(
     "ref_config", "reference configuration (config.yaml) unusable",
     "correct config.yaml in the reference data: a YAML mapping with the keys the task documents "
-    "(e.g. `task: <name>`).")
+    "(e.g. `task: <name>`).",
+    order=ORDER_REFERENCE + 1)
 
 
 def shown(text: str) -> str:
@@ -212,8 +218,19 @@ class ProblemLog:
         return out
 
 
-class ScoringError(Exception):
-    """Base of the errors that end a run with a clear message and no traceback."""
+class Refusal(Exception):
+    """Base of every error that ends a command with its own message and exit status, no
+    traceback (commands/frame.py): a broken submission (1), a broken reference or configuration
+    of the organizer's (3)."""
+
+    exit_code = 1
+
+    def message(self) -> str:
+        raise NotImplementedError
+
+
+class ScoringError(Refusal):
+    """A problem log that ends a run: every fatal problem, with the noted ones after them."""
 
     exit_code = 1
     preamble = ""
@@ -222,6 +239,11 @@ class ScoringError(Exception):
         super().__init__()
         self.log = log
         self.words = words
+
+    def __reduce__(self):
+        # Raised in a worker process, it must unpickle in the main one (Exception's default
+        # would call ScoringError() without the log).
+        return (_rebuild_error, (type(self), self.log, self.words))
 
     def message(self) -> str:
         paras = self.log.describe(self.log.kinds(fatal=True), **self.words)
@@ -244,6 +266,10 @@ class BrokenReference(ScoringError):
     exit_code = 3
     preamble = ("ERROR: the REFERENCE data (the organizers' ground truth) is broken; this is not "
                 "a problem with the submission. Organizers: fix the reference data and re-run.")
+
+
+def _rebuild_error(cls, log: ProblemLog, words: Dict[str, str]) -> "ScoringError":
+    return cls(log, **words)
 
 
 class UsageError(Exception):

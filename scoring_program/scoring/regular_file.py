@@ -30,6 +30,9 @@ class Refused(Exception):
         self.reason = reason
         self.what = what
 
+    def __reduce__(self):  # across worker processes (Exception's default passes reason alone)
+        return (type(self), (self.kind, self.reason, self.what))
+
     def detail(self) -> str:
         """The refusal as the detail of a problem about the file: 'it is a FIFO (named pipe)',
         'it is a folder, not a file', 'it is larger than ...', 'it cannot be read (...)'."""

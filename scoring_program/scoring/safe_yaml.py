@@ -58,6 +58,9 @@ class YamlError(Exception):
         self.problem = problem
         self.line = line
 
+    def __reduce__(self):  # across processes (Exception's default loses the line)
+        return (type(self), (self.problem, self.line))
+
     def __str__(self) -> str:
         return self.problem if self.line is None else "line {}: {}".format(self.line,
                                                                           self.problem)

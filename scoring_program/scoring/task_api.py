@@ -45,6 +45,11 @@ class PredictionProblem(Exception):
         self.kind = kind
         self.detail = detail
 
+    def __reduce__(self):
+        # Raised in a worker process, it must unpickle in the main one: Exception's default
+        # would call the class with args = (detail,) alone.
+        return (type(self), (self.kind, self.detail), self.__dict__)
+
 
 class ReferenceProblem(Exception):
     """One unit of the reference is broken (the organizers' data): name says which file."""
@@ -52,6 +57,9 @@ class ReferenceProblem(Exception):
     def __init__(self, kind: Kind, name: str, detail: str = "") -> None:
         super().__init__(detail)
         self.kind, self.name, self.detail = kind, name, detail
+
+    def __reduce__(self):
+        return (type(self), (self.kind, self.name, self.detail), self.__dict__)
 
 
 class Submission(NamedTuple):
@@ -97,6 +105,15 @@ class MetricState(abc.ABC):
         """The engine's call for one unit: update(prediction, truth). A state that keeps a row
         per unit for the confidence interval (Task.resampling) keys it by unit_id here."""
         self.update(prediction, truth)
+
+
+class Summary(NamedTuple):
+    """What Task.summarize gives: the scores, and what the task's own reports read. The command
+    adds the confidence intervals (confidence.py) before the reports are made."""
+
+    scores: Sequence[Tuple[str, Optional[float]]]   # the leaderboard's, the ranking score first
+    details: Any = None        # the task's own (its counts, its result tables): for its reports
+    confidence: Any = None     # confidence.Confidence, or None: no interval this run
 
 
 class Resampling(NamedTuple):
@@ -206,11 +223,9 @@ class Task(abc.ABC, Generic[StateT, RefT]):
         """An empty metric state."""
 
     @abc.abstractmethod
-    def summarize(self, state: StateT, reference: RefT,
-                  config: Dict[str, Any]) -> Dict[str, Any]:
-        """The scores and what the reports need: a dict whose "scores" is a Scores list, the
-        ranking score first. BrokenReference if the reference makes the ranking score
-        undefined."""
+    def summarize(self, state: StateT, reference: RefT, config: Dict[str, Any]) -> Summary:
+        """The scores (the ranking score first) and the task's details for its reports.
+        BrokenReference if the reference makes the ranking score undefined."""
 
     # -- confidence intervals (docs/confidence.md) -------------------------------------------
 
@@ -218,7 +233,7 @@ class Task(abc.ABC, Generic[StateT, RefT]):
     # ranking score(s). Empty: the task gives no interval (resampling() is not needed).
     interval_keys = []  # type: List[str]
 
-    def resampling(self, state: StateT, summary: Dict[str, Any],
+    def resampling(self, state: StateT, summary: Summary,
                    config: Dict[str, Any]) -> Optional[Resampling]:
         """The per-unit rows of this run for the bootstrap; None: no interval."""
         return None
@@ -231,11 +246,11 @@ class Task(abc.ABC, Generic[StateT, RefT]):
     # -- reports ---------------------------------------------------------------------------
 
     @abc.abstractmethod
-    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
         """Console table: (headers, rows)."""
 
     @abc.abstractmethod
-    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+    def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
         """detailed_results.html: aggregate results only, nothing per unit."""
 

@@ -172,7 +172,7 @@ def test_never_writes_metadata(tmp_path, ref):
 
 def test_internal_error_traceback_goes_to_private_output(tmp_path, ref, monkeypatch):
     import io
-    from scoring import cli
+    from scoring.commands import score as cli
 
     def boom(*args):
         raise ZeroDivisionError("a bug")

@@ -8,7 +8,8 @@ import os
 import pytest
 
 from conftest import ROOT, run_main, run_score
-from scoring import cli, confidence
+from scoring import confidence
+from scoring.commands import score as cli
 from scoring.tasks.agrivision.task import AgricultureVision
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.

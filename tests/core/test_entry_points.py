@@ -10,7 +10,7 @@ import sys
 import pytest
 
 from conftest import PROGRAM, ROOT, VQA_KIT, VQA_REF, run_main
-from scoring import pack_command
+from scoring.commands import pack as pack_command
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat

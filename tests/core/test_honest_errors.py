@@ -6,7 +6,8 @@ import os
 import pytest
 
 from conftest import ROOT, VQA_KIT, VQA_REF, run_main
-from scoring import cli
+from scoring.commands import pack as pack_command
+from scoring.commands import score as cli
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -20,24 +21,63 @@ def bug(*args, **kwargs):
     raise KeyError("a bug of ours")
 
 
+# ValueError and MemoryError are what Pillow raises for some broken files (decode_errors.py): raised
+# by our own code they are still a bug, so they are caught only around Pillow's calls.
+@pytest.mark.parametrize("error", [KeyError, ValueError, MemoryError])
 @pytest.mark.parametrize("module, name", [
-    ("scoring.readers.png_labels", "load_array"),          # decoding a prediction
+    ("scoring.formats.label_png.prediction", "load_array"),          # decoding a prediction
     ("scoring.tasks.agrivision.reference", "layers"),      # reading a reference layer
+    ("scoring.tasks.agrivision.layers", "load_array"),     # decoding a reference layer
 ])
-def test_a_bug_while_reading_an_image_is_exit_4(monkeypatch, module, name):
+def test_a_bug_while_reading_an_image_is_exit_4(monkeypatch, module, name, error):
     import importlib
     target = importlib.import_module(module)
+
+    def raise_it(*args, **kwargs):
+        raise error("a bug of ours")
     if name == "layers":
-        monkeypatch.setattr(target.LayerReader, "read", bug)
+        monkeypatch.setattr(target.LayerReader, "read", raise_it)
     else:
-        monkeypatch.setattr(target, name, bug)
+        monkeypatch.setattr(target, name, raise_it)
     code, out, err = run_main(cli.main, ["--ref", AV_REF, "--res", AV_RES, "--workers", "1"])
     assert code == 4, err
-    assert err.startswith("INTERNAL ERROR") and "KeyError" in err
+    assert err.startswith("INTERNAL ERROR") and error.__name__ in err
+
+
+@pytest.mark.parametrize("error", [KeyError, ValueError, MemoryError])
+@pytest.mark.parametrize("module, name", [
+    ("scoring.tasks.planetscapes_semantic.reference", "load_array"),  # a raw reference image
+    ("scoring.formats.label_png.prediction", "load_array"),                     # a prediction
+])
+def test_a_bug_while_reading_a_planetscapes_image_is_exit_4(monkeypatch, module, name, error):
+    import importlib
+    from conftest import SEM_KIT, SEM_REF
+
+    def raise_it(*args, **kwargs):
+        raise error("a bug of ours")
+    monkeypatch.setattr(importlib.import_module(module), name, raise_it)
+    code, out, err = run_main(cli.main, ["--ref", SEM_REF, "--res",
+                                         os.path.join(SEM_KIT, "sample_submission"),
+                                         "--workers", "1"])
+    assert code == 4, err
+    assert err.startswith("INTERNAL ERROR") and error.__name__ in err
+
+
+def test_a_bug_while_reading_a_packed_planetscapes_image_is_exit_4(monkeypatch, tmp_path):
+    from conftest import SEM_KIT, SEM_REF
+    from scoring.tasks.planetscapes_semantic import packed
+    assert pack_command.main([SEM_REF, str(tmp_path / "pk")]) == 0
+
+    def raise_it(*args, **kwargs):
+        raise ValueError("a bug of ours")
+    monkeypatch.setattr(packed, "read_fast", raise_it)
+    code, out, err = run_main(cli.main, ["--ref", str(tmp_path / "pk"), "--res",
+                                         os.path.join(SEM_KIT, "sample_submission"),
+                                         "--workers", "1"])
+    assert code == 4, err
 
 
 def test_a_bug_while_reading_the_packed_vqa_payload_is_exit_4(monkeypatch, tmp_path):
-    from scoring import pack_command
     from scoring.tasks.planetscapes_vqa import packed
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     def attribute_bug(data, manifest):
@@ -49,7 +89,6 @@ def test_a_bug_while_reading_the_packed_vqa_payload_is_exit_4(monkeypatch, tmp_p
 
 
 def test_a_damaged_payload_is_still_the_organizers(tmp_path):
-    from scoring import pack_command
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     manifest = tmp_path / "pk" / "packed.json"
     manifest.write_text("[1, 2]")
@@ -69,7 +108,6 @@ def test_a_damaged_payload_is_still_the_organizers(tmp_path):
 ])
 def test_a_bug_in_the_vqa_path_is_exit_4(monkeypatch, tmp_path, module, name, error):
     import importlib
-    from scoring import pack_command
     assert pack_command.main([VQA_REF, str(tmp_path / "pk")]) == 0
     res = tmp_path / "res"
     res.mkdir()

@@ -18,9 +18,9 @@ from PIL import Image
 import broken_cases
 from conftest import PROGRAM, ROOT, run_main, run_score
 from agrivision_data import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
-from scoring import cli
-from scoring.submission import archive
-from scoring.readers.png_labels import max_prediction_bytes, read_prediction
+from scoring.commands import score as cli
+from scoring import zips as archive
+from scoring.formats.label_png.prediction import max_prediction_bytes, read_prediction
 
 KIT = os.path.join(ROOT, "starting_kit")
 if KIT not in sys.path:

@@ -188,8 +188,8 @@ def test_check_values_bounds_every_integer_dtype(dtype):
     """Values 0..max_id come back as uint8 (max_id < 256); a value above max_id, or below 0 in
     a signed array (the minimum is skipped only where it cannot be negative), is refused with
     the values named."""
-    from scoring.readers.png_labels import check_values
-    from scoring.problems import BAD_VALUES
+    from scoring.formats.label_png.prediction import check_values
+    from scoring.formats.label_png.kinds import BAD_VALUES
     from scoring.task_api import PredictionProblem
     ok = np.array([[0, 3], [8, 1]], dtype=dtype)
     got = check_values(ok, 8)

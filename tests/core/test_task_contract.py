@@ -18,8 +18,9 @@ from conftest import run_score, score_either
 from scoring import confidence, engine, validate
 from scoring.confidence import interval_score_keys
 from scoring.config import read_config
-from scoring.problems import BAD_VALUES, ProblemLog
-from scoring.readers.png_labels import PngLabels
+from scoring.formats.label_png.kinds import BAD_VALUES
+from scoring.problems import ProblemLog
+from scoring.formats.label_png.prediction import PngLabels
 from scoring.registry import TASKS
 from scoring.task_api import PredictionProblem, Submission
 from scoring.tasks.agrivision.task import AgricultureVision
@@ -94,7 +95,7 @@ def _scores(name, root, res, workers, seed):
     assert not acc.submission_log.fatal and not acc.reference_log.fatal
     summary = task.summarize(acc.state, reference, config)
     intervals = confidence.compute(task, acc.state, summary, config)
-    return summary["scores"] + (intervals.scores() if intervals else [])
+    return summary.scores + (intervals.scores() if intervals else [])
 
 
 def test_identical_for_any_worker_count_and_unit_order(task_ref, tmp_path):

@@ -434,7 +434,8 @@ def test_a_package_imported_lazily_and_missing(monkeypatch):
     """main's own handler: a ModuleNotFoundError raised while running (a lazy import) gets the
     same one line, exit 2."""
     from conftest import run_main
-    from scoring.generalist import cli, config
+    from scoring.commands import generalist as cli
+    from scoring.generalist import config
 
     def missing(path):
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
@@ -482,7 +483,7 @@ _configs = st.fixed_dictionaries({"leaderboards": _boards}, optional={
 def test_any_configuration_is_used_or_refused_never_an_internal_error(tmp_path_factory, doc):
     import yaml
     from conftest import run_main
-    from scoring.generalist import cli
+    from scoring.commands import generalist as cli
     folder = tmp_path_factory.mktemp("any")
     write_case(folder, yaml.safe_dump(doc, allow_unicode=True), GOOD)
     code, out, err = run_main(cli.main, [folder / "config.yaml"])
@@ -511,7 +512,7 @@ _HEADS = {"csv": "team,score\n", "codalab": "submission_pk,User,b'mAP'\r\n",
 def test_any_board_file_is_used_or_refused_never_an_internal_error(tmp_path_factory, kind,
                                                                      body):
     from conftest import run_main
-    from scoring.generalist import cli
+    from scoring.commands import generalist as cli
     folder = tmp_path_factory.mktemp("anyboard")
     write_case(folder, _FUZZ_CONFIGS[kind], dict(GOOD, **{"a.csv": _HEADS[kind] + body}))
     code, out, err = run_main(cli.main, [folder / "config.yaml"])

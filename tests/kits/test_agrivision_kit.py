@@ -23,7 +23,7 @@ import check_submission  # noqa: E402
 import make_submission  # noqa: E402
 import agrivision_data as rawdata  # noqa: E402
 from conftest import run_main  # noqa: E402
-from scoring import cli  # noqa: E402
+from scoring.commands import score as cli  # noqa: E402
 from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.

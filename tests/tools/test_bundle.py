@@ -109,7 +109,7 @@ def _inner(bundle, member):
 def test_scoring_program_zip_has_its_files_at_the_root(builds):
     _, _, a, _ = builds
     names = _inner(a / NAMES[0], "scoring_program.zip").namelist()
-    assert "metadata" in names and "score.py" in names and "scoring/cli.py" in names
+    assert "metadata" in names and "score.py" in names and "scoring/commands/score.py" in names
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or
                 os.path.basename(n).startswith(".")]
 

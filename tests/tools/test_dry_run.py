@@ -499,5 +499,5 @@ def test_the_submission_goes_to_the_phase_open_now():
 def test_the_dry_run_and_the_scorer_refuse_zips_at_the_same_size():
     """The dry run unpacks as the worker does and stands apart from the scorer (its own copy of
     the cap), so the two values are held equal here."""
-    from scoring.submission import archive
+    from scoring import zips as archive
     assert dry_run.MAX_UNPACKED_BYTES == archive.MAX_UNPACKED_BYTES == 16 * 1024 ** 3

@@ -18,8 +18,8 @@ from PIL import Image
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import PROGRAM, run_main
-from scoring import cli as score_cli
-from scoring.verify import cli
+from scoring.commands import score as score_cli
+from scoring.commands import verify as cli
 
 VERIFY = os.path.join(PROGRAM, "verify.py")
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")

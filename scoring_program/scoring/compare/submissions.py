@@ -10,8 +10,8 @@ from typing import Callable, Dict, List, NamedTuple, Tuple
 
 from ..folders import ignored, is_real_dir
 from ..problems import ProblemLog, UsageError, shown
-from ..submission.archive import ArchiveProblem
-from ..submission.discovery import PLATFORM_FILES, unpack_if_zip
+from ..submission.discovery import PLATFORM_FILES
+from ..zips import ArchiveProblem, unpack
 from ..task_api import Submission
 
 
@@ -92,7 +92,7 @@ def open_all(entries: List[Entry], discover: Callable[[str], Submission],
     opened, cleanups = [], []
     for entry in entries:
         try:
-            folder, cleanup = unpack_if_zip(entry.path)
+            folder, cleanup = unpack(entry.path)
         except ArchiveProblem as exc:
             opened.append(Opened(entry.model, "", {}, ProblemLog(),
                                  "the zip cannot be unpacked: {}".format(exc)))

@@ -1,15 +1,21 @@
 """Broken inputs of the organizer: every problem names its file and line, all reported together."""
 from typing import List, Optional, Tuple
 
-from ..problems import shown
+from ..problems import Refusal, shown
 
 
-class InputProblems(Exception):
-    """The configuration or a leaderboard file is broken; carries every problem found."""
+class InputProblems(Refusal):
+    """The configuration or a leaderboard file is broken (the organizer's inputs: exit 3);
+    carries every problem found."""
+
+    exit_code = 3
 
     def __init__(self, problems: List[Tuple[str, Optional[int], str]]) -> None:
         super().__init__()
         self.problems = problems
+
+    def __reduce__(self):
+        return (type(self), (self.problems,))
 
     def message(self) -> str:
         lines = ["ERROR: the generalist ranking cannot be computed: the configuration or a "

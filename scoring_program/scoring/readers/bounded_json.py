@@ -29,6 +29,9 @@ class LongInteger(Exception):
             "more than {:,}".format(MAX_INT_DIGITS) if digits is None else "{:,}".format(digits)))
         self.digits = digits
 
+    def __reduce__(self):  # across worker processes (Exception's default passes the message)
+        return (type(self), (self.digits,))
+
 
 def _checked_int(text: str) -> int:
     if len(text) > MAX_INT_DIGITS and len(text.lstrip("-")) > MAX_INT_DIGITS:

@@ -9,17 +9,13 @@ predictions, refuse ambiguity, and list (not score) everything else. One walk se
 or a FIFO leads nowhere.
 """
 import os
-import shutil
 import stat
-import tempfile
-import zipfile
 from typing import Dict, Iterable, List, Optional, Set, Tuple
 
-from . import archive
 from .. import regular_file
 from ..folders import ignored, is_real_dir
 from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISNAMED, MISSING,
-                        NO_PREDICTIONS, Kind, ProblemLog, UsageError, shown)
+                        NO_PREDICTIONS, Kind, ProblemLog)
 from ..task_api import Submission
 
 # Written by the platform, never by the participant on purpose: ignored silently.
@@ -232,32 +228,3 @@ def _backslashed(res_dir: str, listing: list) -> Dict[str, str]:
                 out.setdefault(os.path.splitext(n.rsplit("\\", 1)[1])[0],
                                _rel(res_dir, os.path.join(d, n)))
     return out
-
-
-def unpack_if_zip(path: str) -> "tuple":
-    """(folder, cleanup) for a folder or a zip file given on the command line. A zip that cannot
-    be unpacked raises archive.ArchiveProblem: the caller knows whose zip it is."""
-    if os.path.isdir(path):
-        return path, lambda: None
-    try:
-        mode = os.stat(path).st_mode
-    except (OSError, ValueError):     # missing, a dangling link, a NUL byte in the name
-        raise UsageError("no such file or folder: {}".format(shown(path))) from None
-    what = regular_file.kind_of_file(mode)
-    if what:  # a FIFO or a device: opening it could block forever or never end
-        raise UsageError("{} is {}: neither a folder nor a zip file".format(shown(path), what))
-    if not zipfile.is_zipfile(path):
-        raise UsageError("{} is neither a folder nor a zip file".format(shown(path)))
-    tmp = tempfile.mkdtemp(prefix="submission-")
-    try:
-        extract_zip(path, tmp)
-    except Exception:
-        shutil.rmtree(tmp, ignore_errors=True)
-        raise
-    return tmp, lambda: shutil.rmtree(tmp, ignore_errors=True)
-
-
-def extract_zip(path: str, dest: str) -> None:
-    """Extract safely (see archive.py): entries outside dest, encrypted or unreadable entries and
-    zip bombs raise archive.ArchiveProblem before or instead of a traceback."""
-    archive.extract(path, dest)

@@ -1,5 +1,5 @@
 """The final package (a zip or a folder) and the other zips of the command line, unpacked with
-the scorer's own safety rules (scoring/submission/archive.py: entries outside the folder, links,
+the scorer's own safety rules (scoring/zips.py: entries outside the folder, links,
 encrypted members, unknown compression, bombs), into a temporary folder inside the output
 folder: a hostile zip is refused by name, and nothing is written outside --out.
 """
@@ -11,7 +11,7 @@ from typing import Callable, Tuple
 
 from ..problems import UsageError, shown
 from ..regular_file import kind_of_file
-from ..submission import archive
+from .. import zips
 
 
 class PackageRefused(Exception):
@@ -34,8 +34,8 @@ def open_input(path: str, out: str, what: str) -> Tuple[str, Callable[[], None]]
                                                 "neither a folder nor a zip file"))
     tmp = tempfile.mkdtemp(prefix=".unpacked-", dir=out)
     try:
-        archive.extract(path, tmp)
-    except archive.ArchiveProblem as exc:
+        zips.extract(path, tmp)
+    except zips.ArchiveProblem as exc:
         shutil.rmtree(tmp, ignore_errors=True)
         raise PackageRefused("{} {} cannot be unpacked safely: {}".format(
             what, shown(os.path.basename(path)), shown(str(exc)))) from None

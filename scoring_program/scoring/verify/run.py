@@ -11,16 +11,13 @@ UsageError (exit 2).
 import os
 from typing import Any, Dict, List, Optional, Tuple
 
-from .. import __version__, engine
+from .. import __version__, engine, zips
 from ..compare import paired
-from ..compare import run as score_pass
 from ..config import read_config, task_name
 from ..metrics import bootstrap
-from ..problems import REF_ARCHIVE, BrokenReference, ProblemLog, UsageError, shown
+from ..problems import BrokenReference, ProblemLog, Refusal, UsageError, shown
 from ..registry import DEFAULT, TASKS
 from ..report.scores_file import DECIMALS
-from ..submission.archive import ArchiveProblem
-from ..submission.discovery import unpack_if_zip
 from . import images, layout as layout_check, leaderboard, outputs, param_check, params, pdf
 from . import rules as rules_mod
 from .checks import FAIL, NOT_CHECKED, PASS, WARN, Check
@@ -30,11 +27,15 @@ EXIT_VALID, EXIT_INVALID = 0, 1
 LISTED = 20      # images listed by name in a check's evidence
 
 
-class InputProblem(Exception):
+class InputProblem(Refusal):
     """An organizer's input (leaderboard file, team name, reproduction, downloaded submission)
-    is unusable: exit 3, str() says which and why."""
+    is unusable: exit 3, str() says which and why (the command frame prints message())."""
 
     exit_code = 3
+
+    def message(self) -> str:
+        return ("ERROR: an organizer's input is unusable (not the participant's package): {}\n"
+                "Nothing was written.\n".format(self))
 
 
 def check_args(args) -> None:
@@ -60,17 +61,6 @@ def check_args(args) -> None:
         raise UsageError("the output {} exists and is not a folder".format(shown(args.out)))
 
 
-def _reference(path: str):
-    """(folder, cleanup) of the reference; a zip that cannot be unpacked is the organizers'
-    (as score.py says it)."""
-    try:
-        return unpack_if_zip(path)
-    except ArchiveProblem as exc:
-        log = ProblemLog()
-        log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
-        raise BrokenReference(log) from None
-
-
 def _rel(root: str, path: str) -> str:
     return os.path.relpath(path, root).replace(os.sep, "/")
 
@@ -80,10 +70,11 @@ def _problems(log: ProblemLog, words: Dict[str, str]) -> List[str]:
             for line in para.splitlines()]
 
 
-def verify(args, stdout) -> int:
+def verify(args, io) -> int:
+    """The whole verification (io: the command frame's streams, commands/frame.py)."""
     check_args(args)
-    say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"),
-                                                          stdout.flush()))
+    stdout = io.stdout
+    say = io.sayer(args.quiet)
     try:
         os.makedirs(args.out, exist_ok=True)
         outputs.clear(args.out)
@@ -92,8 +83,9 @@ def verify(args, stdout) -> int:
             shown(args.out), exc.strerror or type(exc).__name__)) from None
     cleanups = []
     try:
-        ref_dir, cleanup = _reference(args.ref)
+        ref_dir, cleanup = zips.unpack_reference(args.ref)
         cleanups.append(cleanup)
+        io.show_as(ref_dir, args.ref)
         ref_config = read_config(ref_dir)
         task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
@@ -209,12 +201,14 @@ class _Scored:
             names.append({u: "reproduced/" + os.path.basename(p) for u, p in files[1].items()})
         progress = None if self.args.quiet or not files else engine.Progress(
             len(self.reference.ids), self.stdout, noun=words.get("units", "units"))
-        scored = score_pass.score_all(self.task, self.reference, self.fmt, self.config, files,
-                                      names, self.workers, progress) if files else None
+        scored = engine.evaluate_many(
+            self.task, self.reference, self.fmt, self.config,
+            [{u: (p, shown_names[u]) for u, p in f.items()} for f, shown_names in zip(files, names)],
+            self.workers, progress) if files else None
         if scored is not None and scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
         if scored is not None:
-            log.merge(scored.logs[0])
+            log.merge(scored.submission_logs[0])
         if log.fatal:
             lines = _problems(log, words)
             return Check("results", FAIL, "results/ would be refused by the scoring program: "
@@ -222,22 +216,22 @@ class _Scored:
         assert scored is not None
         self.results_files = files[0]
         self.states = scored.states
-        if len(files) == 2 and scored.logs[1].fatal:
-            self.repro_problems = _problems(scored.logs[1], words)
+        if len(files) == 2 and scored.submission_logs[1].fatal:
+            self.repro_problems = _problems(scored.submission_logs[1], words)
             self.states = scored.states[:1]
         summary = self.task.summarize(self.states[0], self.reference, self.config)
-        score = dict(summary["scores"]).get(self.key)
+        score = dict(summary.scores).get(self.key)
         warnings = log.summary_lines(**words)
         evidence = ["{:,} predictions for the {:,} reference {}".format(
             len(files[0]), len(self.reference.ids), words.get("units", "units"))]
         evidence += ["{}: {}".format(k, "n/a" if v is None else repr(round(v, 10)))
-                     for k, v in summary["scores"]]
+                     for k, v in summary.scores]
         evidence += ["warning: " + w for w in warnings]
         return Check("results", PASS, "results/ passes every check of the scoring program; "
                      "{} {}".format(self.key, "n/a" if score is None else
                                     "{:.4f}".format(score)), evidence,
                      {"scores": {k: (None if v is None else round(v, 10))
-                                 for k, v in summary["scores"]}}), score
+                                 for k, v in summary.scores}}), score
 
     def leaderboard_submission(self) -> Check:
         name = "leaderboard submission"
@@ -271,7 +265,7 @@ class _Scored:
         if len(self.states) < 2:
             return Check(name, NOT_CHECKED, "results/ cannot be scored: nothing to compare")
         summaries = [self.task.summarize(s, self.reference, self.config) for s in self.states]
-        points = [dict(s["scores"]).get(self.key) for s in summaries]
+        points = [dict(s.scores).get(self.key) for s in summaries]
         resamplings = [self.task.resampling(s, m, self.config)
                        for s, m in zip(self.states, summaries)]
         values = None

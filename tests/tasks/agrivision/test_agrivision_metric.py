@@ -10,7 +10,7 @@ import agrivision_oracle as oracle
 from agrivision_data import PATTERNS, layered_image, random_image, save, write_reference
 from scoring.tasks.agrivision import metric
 from scoring.tasks.agrivision.reference import open_raw
-from scoring.readers.png_labels import read_prediction
+from scoring.formats.label_png.prediction import read_prediction
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat

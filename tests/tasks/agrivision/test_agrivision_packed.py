@@ -177,7 +177,7 @@ def _rebuild(data, table_text=None, index_change=None, keep_crc=False):
     recomputed unless keep_crc (then the changed tEXt keeps its old CRC)."""
     import struct
     import zlib
-    from scoring.readers import png
+    from scoring.formats.label_png import png
     out = png.SIGNATURE
     for kind, body, crc in png.chunks(data):
         if kind == b"tEXt" and table_text is not None:
@@ -201,7 +201,7 @@ def _packed_set(tmp_path):
 
 
 def _table(target):
-    from scoring.readers import png
+    from scoring.formats.label_png import png
     text = [body for kind, body, _ in png.chunks(target.read_bytes()) if kind == b"tEXt"][0]
     return text.split(b"\0", 1)[1].decode().split(",")
 

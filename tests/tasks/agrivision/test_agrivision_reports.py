@@ -177,8 +177,8 @@ def test_task_summary_counts_equal_the_definition(tmp_path):
     state = metric.LabelSetHistogram()
     state.counts[:] = rng.randint(0, 50, size=state.counts.shape)
     summary = TASKS["agriculture-vision"].summarize(state, None, {"storm_damage": "background"})
-    m = summary["confusion"]
-    assert (summary["tp"], summary["fp"], summary["fn"]) == oracle_counts(m)
+    counts = summary.details
+    assert (counts.tp, counts.fp, counts.fn) == oracle_counts(counts.confusion)
 
 
 def test_every_mutation_of_tests_mutants_still_applies():

@@ -89,7 +89,7 @@ def ours(ref_root, res_root, labels="cityscapes"):
     items = [(i, p, i) for i, p in sorted(found.files.items())]
     acc = engine.evaluate(task, reference, fmt, config, items, 2)
     assert not acc.submission_log.fatal and not acc.reference_log.fatal
-    return dict(task.summarize(acc.state, reference, config)["scores"])
+    return dict(task.summarize(acc.state, reference, config).scores)
 
 
 def compare(theirs, mine):

@@ -95,7 +95,7 @@ def test_no_numpy_on_the_vqa_path(tmp_path):
     """The interval keeps the VQA scorer free of numpy (its import alone costs a quarter of a
     100,000-question run)."""
     ref, res, _ = make_set(tmp_path, 700)
-    code = ("import sys; sys.path.insert(0, sys.argv[1]); from scoring.cli import main; "
+    code = ("import sys; sys.path.insert(0, sys.argv[1]); from scoring.commands.score import main; "
             "assert main(['--ref', sys.argv[2], '--res', sys.argv[3], '--quiet']) == 0; "
             "print(sorted(m for m in ('numpy', 'PIL') if m in sys.modules))")
     proc = subprocess.run([sys.executable, "-c", code, str(ROOT) + "/scoring_program", ref, res],

@@ -18,16 +18,17 @@ import argparse
 import os
 import sys
 
-from find_scoring import HERE, add_scoring_to_path, run_tool
+from find_scoring import HERE, add_scoring_to_path
 
 add_scoring_to_path()
 
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
+    from scoring import zips  # noqa: E402
+    from scoring.commands import frame  # noqa: E402
     from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
-    from scoring.submission.unpack import unpack_submission  # noqa: E402
-    from scoring.tasks.planetscapes_vqa.files import UNIT, find_results  # noqa: E402
+    from scoring.tasks.planetscapes_vqa.files import UNIT, WORDS, find_results  # noqa: E402
     from scoring.tasks.planetscapes_vqa.reference import read_questions  # noqa: E402
     from scoring.tasks.planetscapes_vqa.results import (ResultsProblems, read_results,  # noqa: E402
                                                         size_cap)
@@ -63,7 +64,7 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
         cleanup = None
     else:
         try:
-            res_dir, cleanup = unpack_submission(results)
+            res_dir, cleanup = zips.unpack_submission(results, **WORDS)
         except SubmissionError as exc:   # the scorer's message for a zip it cannot unpack
             stderr.write(exc.message())
             return 1
@@ -110,14 +111,17 @@ def unlistable(res_dir: str, exc: OSError) -> str:
             "a folder or zip without links.\n".format(name, exc.strerror or exc))
 
 
-def main(argv=None, stdout=None, stderr=None) -> int:
-    args = build_parser().parse_args(argv)
+def body(args: argparse.Namespace, io: "frame.Io") -> int:
+    if not os.path.isfile(args.questions):
+        raise UsageError("no questions file at {}: give --questions".format(args.questions))
+    return check(args.results, args.questions, io.stdout, io.stderr)
 
-    def body(stdout, stderr) -> int:
-        if not os.path.isfile(args.questions):
-            raise UsageError("no questions file at {}: give --questions".format(args.questions))
-        return check(args.results, args.questions, stdout, stderr)
-    return run_tool(body, stdout, stderr)
+
+COMMAND = frame.Command("check_results.py", build_parser, body, not_blamed="the results")
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 if __name__ == "__main__":

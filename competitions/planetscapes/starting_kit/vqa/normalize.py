@@ -16,13 +16,14 @@ import argparse
 import sys
 from fractions import Fraction
 
-from find_scoring import add_scoring_to_path, run_tool
+from find_scoring import add_scoring_to_path
 
 add_scoring_to_path()
 
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
+    from scoring.commands import frame  # noqa: E402
     from scoring.tasks.planetscapes_vqa.metric import NUMERATOR, STEPS  # noqa: E402
     from scoring.tasks.planetscapes_vqa.normalize import clean, normalize  # noqa: E402
     from scoring.tasks.planetscapes_vqa.reference import HUMANS  # noqa: E402
@@ -39,9 +40,12 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv=None, stdout=None) -> int:
-    args = build_parser().parse_args(argv)
-    return run_tool(lambda out, _err: show(args, out), stdout)
+COMMAND = frame.Command("normalize.py", build_parser, lambda args, io: show(args, io.stdout),
+                        batch=False)
+
+
+def main(argv=None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 def show(args, stdout) -> int:

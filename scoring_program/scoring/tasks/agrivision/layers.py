@@ -15,8 +15,9 @@ from typing import Dict, NamedTuple, Optional, Tuple
 import numpy as np
 from PIL import Image
 
-from ...readers import png
-from ...readers.pillow_array import load_array
+from ...formats.label_png import png
+from ...formats.label_png.decode_errors import pillow_call
+from ...formats.label_png.pillow_array import load_array
 
 # Only layers whose compressed data is this small are candidates (a uniform 512 x 512 layer
 # compresses to well under 1 KB); checking big ones for uniformity would cost more than it saves.
@@ -43,6 +44,13 @@ def _data_key(data: bytes) -> Optional[bytes]:
     return b"".join(parts) if parts and len(parts[0]) == 13 else None
 
 
+class WrongMode(Exception):
+    """A layer's image mode is none of those allowed (the file's fault, said in str())."""
+
+    def __reduce__(self):
+        return (type(self), self.args)
+
+
 class LayerReader:
     """Reads layers, remembering the bytes of small uniform ones."""
 
@@ -50,17 +58,19 @@ class LayerReader:
         self.uniform: Dict[bytes, int] = {}
 
     def read(self, data: bytes, modes: Tuple[str, ...]) -> Layer:
-        """Decode one layer's PNG bytes (Pillow's errors propagate; mode checked against
-        modes)."""
+        """Decode one layer's PNG bytes: Undecodable if Pillow cannot, WrongMode if its mode is
+        not one of modes."""
         key = _data_key(data)
         if key is not None:
             value = self.uniform.get(key)
             if value is not None:
                 width, height = struct.unpack(">II", key[:8])
                 return Layer((height, width), value, None)
-        with Image.open(io.BytesIO(data)) as img:
+        with pillow_call():
+            img = Image.open(io.BytesIO(data))
+        with img:
             if img.mode not in modes:
-                raise ValueError("its mode is " + img.mode)
+                raise WrongMode("its mode is " + img.mode)
             arr = load_array(img)
         if key is not None:
             lo, hi = int(arr.min()), int(arr.max())

@@ -27,9 +27,9 @@ import numpy as np
 from PIL import Image
 
 from ...packing import convert_units
-from ...readers import packed_manifest, png, reference_file
-from ...readers.decode_errors import IMAGE_ERRORS
-from ...readers.pillow_array import pillow_says
+from ...formats.label_png import png
+from ...readers import packed_manifest, reference_file
+from ...formats.label_png.decode_errors import Undecodable, pillow_call
 from ...problems import BrokenReference
 from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
@@ -113,13 +113,14 @@ def decode(path: str, name: str) -> CodedLabels:
 
 def _decode_pillow(data: bytes, name: str) -> CodedLabels:
     try:
-        with Image.open(io.BytesIO(data)) as img:
-            text = img.info.get(TABLE_KEY)
-            img.load()
-            arr = np.asarray(img)
-            mode = img.mode
-    except IMAGE_ERRORS as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
+        with pillow_call():            # nothing but Pillow's calls inside
+            with Image.open(io.BytesIO(data)) as img:
+                text = img.info.get(TABLE_KEY)
+                img.load()
+                arr = np.asarray(img)
+                mode = img.mode
+    except Undecodable as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc)) from None
     if mode == "L" and text is not None:
         return CodedLabels(arr, parse_table(text))
     if mode in ("I", "I;16") and text is None:

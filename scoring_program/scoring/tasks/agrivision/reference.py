@@ -8,13 +8,12 @@ import numpy as np
 
 from ... import folders
 from ...readers import reference_file
-from ...readers.decode_errors import IMAGE_ERRORS
-from ...readers.pillow_array import pillow_says
+from ...formats.label_png.decode_errors import Undecodable
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Reference, ReferenceProblem
 from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE, REF_WRONG_SIZE
 from .classes import N_CLASSES, PATTERNS, STORM, STORM_BIT, VALID_BIT
-from .layers import Layer, LayerReader
+from .layers import Layer, LayerReader, WrongMode
 from .metric import IDENTITY_TABLE, CodedLabels
 
 REF_MODES = ("1", "L", "P")
@@ -27,8 +26,8 @@ def read_layer(reader: LayerReader, path: str, name: str) -> Layer:
     data = reference_file.read(path, name, REF_UNREADABLE)   # never a FIFO or a device
     try:
         return reader.read(data, REF_MODES)
-    except IMAGE_ERRORS as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, pillow_says(exc)) from None
+    except (Undecodable, WrongMode) as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc)) from None
 
 
 class CodedReference(Reference):

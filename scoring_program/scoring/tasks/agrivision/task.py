@@ -1,16 +1,25 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
-from typing import Any, Dict, List, Optional, Tuple, cast
+from typing import Any, Dict, List, NamedTuple, Optional, Tuple, cast
 
-from ...manifests import image_manifest, image_sizes
-from ...readers.png_labels import PngLabels
+from ...formats.label_png.manifest import image_manifest, image_sizes
+from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
 from ...quoting import brief
-from ...task_api import Resampling, RunFacts, Task
+from ...task_api import Resampling, RunFacts, Summary, Task
 from . import metric, report
 from .classes import CLASSES, MAX_ID, STORM_POLICIES
 from .packed import is_packed, open_packed, pack
 from .problems import REF_EMPTY, REF_LAYOUT
 from .reference import CodedReference, RawReference, find_root, open_raw
+
+
+class Counts(NamedTuple):
+    """Summary.details: the confusion matrix of label sets and the per-class pixel counts."""
+
+    confusion: Any
+    tp: List[int]
+    fp: List[int]
+    fn: List[int]
 
 
 class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
@@ -60,7 +69,7 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
         return metric.LabelSetHistogram(config["storm_damage"] if config else None)
 
     def summarize(self, state: metric.LabelSetHistogram, reference: CodedReference,
-                  config: Dict[str, Any]) -> Dict[str, Any]:
+                  config: Dict[str, Any]) -> Summary:
         m = metric.confusion(state.counts, config["storm_damage"])
         tp, fp, fn = metric.pixel_counts(m)
         ious = metric.iou(tp, fp, fn)
@@ -71,14 +80,12 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
                     "{:,} images scored".format(state.images))
             raise BrokenReference(log)
         scores = [("miou", miou)] + [("iou_" + c, v) for c, v in zip(CLASSES, ious)]
-        return {
-            "scores": [(k, None if v is None else float(v)) for k, v in scores],
-            "confusion": m, "tp": tp, "fp": fp, "fn": fn,
-        }
+        return Summary([(k, None if v is None else float(v)) for k, v in scores],
+                       Counts(m, tp, fp, fn))
 
     interval_keys = ["miou"]
 
-    def resampling(self, state: metric.LabelSetHistogram, summary: Dict[str, Any],
+    def resampling(self, state: metric.LabelSetHistogram, summary: Summary,
                    config: Dict[str, Any]) -> Optional[Resampling]:
         """Images, each with its TP and union per class (metric.unit_weights)."""
         if len(state.unit_ids) != state.images:
@@ -89,11 +96,12 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
     def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]
 
-    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
         """Console table: one row per class plus the mean."""
         rows = []
-        values = dict(summary["scores"])
-        for c, t, p, f in zip(CLASSES, summary["tp"], summary["fp"], summary["fn"]):
+        values = dict(summary.scores)
+        counts = summary.details
+        for c, t, p, f in zip(CLASSES, counts.tp, counts.fp, counts.fn):
             v = values["iou_" + c]
             rows.append([c, "n/a" if v is None else "{:.4f}".format(v),
                          "{:,}".format(t), "{:,}".format(p), "{:,}".format(f)])
@@ -101,11 +109,12 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
         rows.append(["mIoU", "n/a" if v is None else "{:.4f}".format(v), "", "", ""])
         return ["class", "IoU", "TP pixels", "FP pixels", "FN pixels"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+    def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
-        values = dict(summary["scores"])
+        values = dict(summary.scores)
+        counts = summary.details
         return report.render(self.title + " - detailed results", values["miou"],
                              [values["iou_" + c] for c in CLASSES],
-                             (summary["tp"], summary["fp"], summary["fn"]), summary["confusion"],
+                             (counts.tp, counts.fp, counts.fn), counts.confusion,
                              warnings, run, self.config_facts(config),
-                             intervals=summary.get("confidence"))
+                             intervals=summary.confidence)

@@ -26,7 +26,9 @@ import numpy as np
 from PIL import Image
 
 from ...packing import convert_units
-from ...readers import packed_manifest, png, reference_file
+from ...formats.label_png import png
+from ...readers import packed_manifest, reference_file
+from ...formats.label_png.decode_errors import Undecodable, pillow_call
 from ...problems import BrokenReference
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
@@ -57,10 +59,21 @@ def encode(truth: Truth) -> bytes:
             png.chunk(b"IDAT", zlib.compress(rows.tobytes(), 6)) + png.chunk(b"IEND", b""))
 
 
+class NotPacked(Exception):
+    """The image is not one this format writes (the file's fault, said in str())."""
+
+    def __reduce__(self):
+        return (type(self), self.args)
+
+
 def _table(text: str) -> Tuple[np.ndarray, np.ndarray]:
-    pairs = [item.split(":") for item in text.split(",")]
-    return (np.array([int(a) for a, _ in pairs], dtype=np.int64),
-            np.array([int(b) for _, b in pairs], dtype=np.int64))
+    try:      # the file's text, nothing else: a malformed table is the file's fault
+        pairs = [item.split(":") for item in text.split(",")]
+        labels = [int(a) for a, _ in pairs]
+        instances = [int(b) for _, b in pairs]
+    except ValueError:
+        raise NotPacked("its code table is not 'label:instance' pairs") from None
+    return np.array(labels, dtype=np.int64), np.array(instances, dtype=np.int64)
 
 
 def read_fast(data: bytes) -> Optional[Tuple[np.ndarray, str]]:
@@ -79,13 +92,16 @@ def read_fast(data: bytes) -> Optional[Tuple[np.ndarray, str]]:
 
 
 def _read_pillow(data: bytes) -> Tuple[np.ndarray, str]:
-    with Image.open(io.BytesIO(data)) as img:
+    with pillow_call():
+        img = Image.open(io.BytesIO(data))
+    with img:
         text = img.info.get(TABLE_KEY)
         if img.mode not in ("L", "I", "I;16") or text is None:
-            raise ValueError("not a packed reference image (mode {}, {} table)".format(
+            raise NotPacked("not a packed reference image (mode {}, {} table)".format(
                 img.mode, "a" if text else "no"))
-        img.load()
-        return np.asarray(img), text
+        with pillow_call():
+            img.load()
+            return np.asarray(img), text
 
 
 def decode(data: bytes, name: str, spec: CheckSpec) -> PackedTruth:
@@ -93,7 +109,7 @@ def decode(data: bytes, name: str, spec: CheckSpec) -> PackedTruth:
     try:
         index, text = read_fast(data) or _read_pillow(data)
         labels, instances = _table(text)
-    except Exception as exc:
+    except (Undecodable, NotPacked) as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
             from None
     if index.size and int(index.max()) >= len(labels):

@@ -15,7 +15,8 @@ from ... import folders
 from ...metrics.histogram import histogram
 from ...problems import BrokenReference, ProblemLog
 from ...readers import reference_file
-from ...readers.pillow_array import load_array
+from ...formats.label_png.decode_errors import Undecodable, pillow_call
+from ...formats.label_png.pillow_array import load_array
 from ...task_api import Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, Truth
@@ -37,12 +38,15 @@ def _values(values: np.ndarray, limit: int = 8) -> str:
 def read_png(path: str, name: str, modes: Tuple[str, ...]) -> np.ndarray:
     data = reference_file.read(path, name, REF_UNREADABLE, missing=REF_MISSING)  # no FIFO, device
     try:
-        with Image.open(io.BytesIO(data)) as img:
+        with pillow_call():
+            img = Image.open(io.BytesIO(data))
+        with img:
             if img.format != "PNG" or img.mode not in modes:
-                raise ValueError("{} image of mode {}; expected a single-channel PNG ({})".format(
-                    img.format, img.mode, "/".join(modes)))
+                raise ReferenceProblem(
+                    REF_UNREADABLE, name, "{} image of mode {}; expected a single-channel PNG "
+                    "({})".format(img.format, img.mode, "/".join(modes)))
             arr = load_array(img)
-    except Exception as exc:
+    except Undecodable as exc:
         raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
             from None
     if arr.ndim != 2:

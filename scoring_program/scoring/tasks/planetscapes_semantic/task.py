@@ -1,10 +1,10 @@
 """The Planetscapes pixel-level semantic labeling task, as the shared engine sees it."""
-from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
+from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union, cast
 
-from ...manifests import image_manifest, image_sizes
-from ...readers.png_labels import PngLabels
+from ...formats.label_png.manifest import image_manifest, image_sizes
+from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
-from ...task_api import Resampling, RunFacts, Task
+from ...task_api import Resampling, RunFacts, Summary, Task
 from . import intervals, metric, report
 from . import labels as ps_labels
 from .packed import PackedReference, is_packed, open_packed, pack
@@ -34,6 +34,13 @@ def _format(ids: Sequence[int]) -> PngLabels:
     """Predictions: PNGs of label ids; any id of the table (ignored ones included) is valid."""
     return PngLabels(max(ids), ids, "a label id of the challenge's label table ({}; the `id` "
                      "column, not trainId or a colour)".format(_ranges(ids)))
+
+
+class Details(NamedTuple):
+    """Summary.details: the per-class and per-category results, and the label table."""
+
+    result: Any          # metric.Result
+    table: Any           # labels.LabelTable
 
 
 class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
@@ -81,20 +88,20 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
 
     interval_keys = ["iou_class", "iiou_class"]
 
-    def resampling(self, state: metric.SemanticState, summary: Dict[str, Any],
+    def resampling(self, state: metric.SemanticState, summary: Summary,
                    config: Dict[str, Any]) -> Optional[Resampling]:
         """Images, each with its TP, FP, FN per class and its instances' weighted hits
         (intervals.py); the average instance sizes of the run are held fixed."""
         if state.row_layout is None or len(state.unit_ids) != state.units:
             return None
         layout = state.row_layout
-        averages = {r.id: r.average_size or 0.0 for r in summary["result"].classes
+        averages = {r.id: r.average_size or 0.0 for r in summary.details.result.classes
                     if r.has_instances}
         return Resampling("images", state.units, lambda: intervals.unit_table(state),
                           lambda sums: intervals.scores_of_sums(layout, averages, sums))
 
     def summarize(self, state: metric.SemanticState, reference: AnyReference,
-                  config: Dict[str, Any]) -> Dict[str, Any]:
+                  config: Dict[str, Any]) -> Summary:
         table = config["table"]
         result = metric.summarize(state, table)
         if result.means["iou_class"] is None:
@@ -102,16 +109,16 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
             log.add(REF_EMPTY, reference.root or "reference",
                     "{:,} images scored".format(state.units))
             raise BrokenReference(log)
-        return {"scores": metric.score_list(result, table), "result": result, "table": table}
+        return Summary(metric.score_list(result, table), Details(result, table))
 
     def run_facts(self, state: metric.SemanticState) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]
 
-    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
         def f(v):
             return "n/a" if v is None else "{:.4f}".format(v)
 
-        result = summary["result"]
+        result = summary.details.result
         rows = [[r.name, f(r.iou), f(r.iiou) if r.has_instances else ""] for r in result.classes]
         rows.append(["mean of classes", f(result.means["iou_class"]),
                      f(result.means["iiou_class"])])
@@ -121,11 +128,11 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
                      f(result.means["iiou_category"])])
         return ["class / category", "IoU", "iIoU"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+    def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
-        return report.render(self.title + " - detailed results", summary["result"],
-                             summary["table"], warnings, run, self.config_facts(config),
-                             summary.get("confidence"))
+        return report.render(self.title + " - detailed results", summary.details.result,
+                             summary.details.table, warnings, run, self.config_facts(config),
+                             summary.confidence)
 
     def make_manifest(self, reference: AnyReference) -> Dict[str, Any]:
         """Image ids and sizes (from labels/ headers) and the label ids; no labels."""

@@ -14,6 +14,10 @@ from .problems import EXTRA_FILE, NO_RESULTS, TWO_RESULTS
 
 UNIT = "results"          # the single unit a VQA submission is scored as
 SUFFIX = ".json"
+# The words of the shared problem messages (SubmissionFormat.words), for the scorer and the kit.
+WORDS = {"files": ".json results files", "file": ".json", "ext": ".json",
+         "unit": "results file", "units": "results file",
+         "zip_hint": ", holding the one results .json file"}
 
 
 def find_results(res_dir: str) -> Tuple[Dict[str, str], ProblemLog]:

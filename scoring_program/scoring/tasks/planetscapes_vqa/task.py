@@ -9,10 +9,11 @@ detected from the folder; both give the same Truth, so the same scores.
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
 
-from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Task
+from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Summary, \
+    Task
 from . import packed, report
 from .metric import AccuracyState, percent, summary_scores
-from .files import UNIT, find_results
+from .files import UNIT, WORDS, find_results
 from .normalize import Normalizer
 from .reference import Truth, find_root, read_annotations, read_questions
 from .results import read_results
@@ -47,8 +48,7 @@ class VQAReference(Reference):
 
 
 class ResultsFormat(SubmissionFormat):
-    words = {"files": ".json results files", "file": ".json", "ext": ".json",
-             "unit": "results file", "units": "results file"}
+    words = WORDS
 
     def discover(self, res_dir: str, expected_ids: Optional[Sequence[str]]) -> Submission:
         files, log = find_results(res_dir)
@@ -92,12 +92,12 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
         return AccuracyState()
 
     def summarize(self, state: AccuracyState, reference: VQAReference,
-                  config: Dict[str, Any]) -> Dict[str, Any]:
-        return {"scores": summary_scores(state), "state": state}
+                  config: Dict[str, Any]) -> Summary:
+        return Summary(summary_scores(state), state)
 
     interval_keys = ["accuracy"]
 
-    def resampling(self, state: AccuracyState, summary: Dict[str, Any],
+    def resampling(self, state: AccuracyState, summary: Summary,
                    config: Dict[str, Any]) -> Optional[Resampling]:
         """Questions, each with its accuracy numerator n (accuracy = n / 30); the state's counts
         by n are the distinct rows already."""
@@ -111,8 +111,8 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
     def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
         return [("Questions scored", state.questions())]
 
-    def table(self, summary: Dict[str, Any]) -> Tuple[List[str], List[List[str]]]:
-        state = summary["state"]
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
+        state = summary.details
         by_type = state.totals(0)
         rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
             percent(state.overall()))]]
@@ -122,10 +122,10 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
                              "{:.2f}".format(percent(by_type[atype]))])
         return ["answer type", "questions", "accuracy (%)"], rows
 
-    def render_html(self, summary: Dict[str, Any], warnings: List[str], run: RunFacts,
+    def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
                     config: Dict[str, Any]) -> str:
-        return report.render(self.title + " - detailed results", summary["state"], warnings, run,
-                             summary.get("confidence"))
+        return report.render(self.title + " - detailed results", summary.details, warnings, run,
+                             summary.confidence)
 
     def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:
         """The test question ids (public: questions.json holds them too)."""

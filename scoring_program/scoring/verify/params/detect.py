@@ -9,7 +9,7 @@ from typing import Callable, Dict
 from ...problems import shown
 from ...regular_file import kind_of_file
 from . import keras_files, numpy_files, onnx_files, pickle_walk, safetensors, torch_zip
-from .result import ZIP_ERRORS, IGNORED, NOT_COUNTED, REFUSED, FileCount, NotCounted, Refusal
+from .result import ZIP_ERRORS, IGNORED, NOT_COUNTED, REFUSED, FileCount, NotCounted, FileRefused
 
 # Names that may hold weights: looked for in the whole package (models/ is read file by file).
 WEIGHT_EXTENSIONS = (".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".onnx", ".npy", ".npz",
@@ -35,7 +35,7 @@ def _zip_counter(path: str, name: str) -> Counter:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
     except ZIP_ERRORS as exc:
-        raise Refusal("a zip that cannot be read ({})".format(shown(str(exc)))) from None
+        raise FileRefused("a zip that cannot be read ({})".format(shown(str(exc)))) from None
     if name.endswith(".npz") or (names and all(n.endswith(".npy") for n in names)):
         return numpy_files.count_npz
     if name.endswith(".keras") or keras_files.WEIGHTS_MEMBER in names:
@@ -55,7 +55,7 @@ def _bare_pickle(path: str, shown_path: str) -> FileCount:
             data = f.read(MAX_BARE_PICKLE)
         try:
             pickle_walk.walk(data, "the pickle")
-        except Refusal as exc:
+        except FileRefused as exc:
             if str(exc).startswith("unsafe"):
                 raise
     raise NotCounted("a bare pickle, not a torch.save zip checkpoint: save the state_dict() with "
@@ -115,7 +115,7 @@ def count_file(path: str, shown_path: str) -> FileCount:
         return FileCount(shown_path, "-", IGNORED, "not a model file")
     except NotCounted as exc:
         return FileCount(shown_path, fmt, NOT_COUNTED, shown(str(exc)))
-    except Refusal as exc:
+    except FileRefused as exc:
         return FileCount(shown_path, fmt, REFUSED, shown(str(exc)))
     except OSError as exc:
         return FileCount(shown_path, fmt, NOT_COUNTED, "it cannot be read ({})".format(

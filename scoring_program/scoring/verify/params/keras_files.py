@@ -11,9 +11,9 @@ import sys
 import zipfile
 from typing import Any, Dict
 
-from ...submission import archive
+from ... import zips
 from . import rule
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, FileRefused, counted
 
 WEIGHTS_MEMBER = "model.weights.h5"
 
@@ -39,7 +39,7 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
         with h5py.File(source, "r") as f:
             f.visititems(visit)
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as exc:  # h5py's, damaged
-        raise Refusal("the HDF5 file cannot be read ({})".format(str(exc)[:120])) from None
+        raise FileRefused("the HDF5 file cannot be read ({})".format(str(exc)[:120])) from None
     tensors = 0
     for name, dtype, shape in sorted(found, key=lambda x: x[0]):
         if dtype.kind in "OSUV" or shape is None:
@@ -60,13 +60,13 @@ def count_keras(path: str, shown_path: str) -> FileCount:
     try:
         with zipfile.ZipFile(path) as zf:
             try:
-                archive.check_members(zf, path + ".d")
-            except archive.ArchiveProblem as exc:
-                raise Refusal("the .keras zip is unsafe: {}".format(exc)) from None
+                zips.check_members(zf, path + ".d")
+            except zips.ArchiveProblem as exc:
+                raise FileRefused("the .keras zip is unsafe: {}".format(exc)) from None
             if WEIGHTS_MEMBER not in zf.namelist():
-                raise Refusal("a .keras zip without {}".format(WEIGHTS_MEMBER))
+                raise FileRefused("a .keras zip without {}".format(WEIGHTS_MEMBER))
             _h5py()
             with zf.open(WEIGHTS_MEMBER) as f:
                 return _count_h5(f, shown_path, "Keras .keras")
     except ZIP_ERRORS as exc:
-        raise Refusal("the .keras zip cannot be read ({})".format(exc)) from None
+        raise FileRefused("the .keras zip cannot be read ({})".format(exc)) from None

@@ -11,9 +11,9 @@ from typing import IO, Dict, Tuple
 
 from ...problems import shown
 from ...quoting import brief
-from ...submission import archive
+from ... import zips
 from . import rule
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, FileRefused, counted
 
 MAGIC = b"\x93NUMPY"
 MAX_HEADER = 1 << 20
@@ -23,35 +23,35 @@ def _header(f: IO[bytes], what: str) -> Tuple[str, tuple, int, int]:
     """(dtype name, shape, bytes per element, header length) of the .npy at f's position."""
     head = f.read(10)
     if len(head) < 10 or head[:6] != MAGIC:
-        raise Refusal("{} is not a .npy array (no \\x93NUMPY magic)".format(what))
+        raise FileRefused("{} is not a .npy array (no \\x93NUMPY magic)".format(what))
     major = head[6]
     if major == 1:
         n, start = struct.unpack("<H", head[8:10])[0], 10
     elif major in (2, 3):
         n, start = struct.unpack("<I", head[8:10] + f.read(2))[0], 12
     else:
-        raise Refusal("{} has the unknown .npy version {}".format(what, major))
+        raise FileRefused("{} has the unknown .npy version {}".format(what, major))
     if n > MAX_HEADER:
-        raise Refusal("{} has a .npy header of {:,} bytes".format(what, n))
+        raise FileRefused("{} has a .npy header of {:,} bytes".format(what, n))
     text = f.read(n)
     try:
         meta = ast.literal_eval(text.decode("utf-8" if major == 3 else "latin-1"))
     except (ValueError, SyntaxError, UnicodeDecodeError, MemoryError, RecursionError):
-        raise Refusal("{} has a .npy header that is not a Python literal".format(what)) \
+        raise FileRefused("{} has a .npy header that is not a Python literal".format(what)) \
             from None
     if not isinstance(meta, dict) or set(meta) != {"descr", "fortran_order", "shape"}:
-        raise Refusal("{} has a .npy header without exactly descr, fortran_order and "
+        raise FileRefused("{} has a .npy header without exactly descr, fortran_order and "
                       "shape".format(what))
     shape = meta["shape"]
     if not isinstance(shape, tuple) or not all(type(d) is int and d >= 0 for d in shape):
-        raise Refusal("{} has a malformed shape {}".format(what, brief(shape)))
+        raise FileRefused("{} has a malformed shape {}".format(what, brief(shape)))
     import numpy
     try:
         dtype = numpy.dtype(meta["descr"])
     except (TypeError, ValueError):
-        raise Refusal("{} has an unknown dtype {}".format(what, brief(meta["descr"]))) from None
+        raise FileRefused("{} has an unknown dtype {}".format(what, brief(meta["descr"]))) from None
     if dtype.hasobject:
-        raise Refusal("unsafe: {} holds Python objects (dtype {}), which only a pickle can "
+        raise FileRefused("unsafe: {} holds Python objects (dtype {}), which only a pickle can "
                       "load (allow_pickle): refused, nothing was run".format(what, dtype))
     return dtype.name, shape, dtype.itemsize, start + n
 
@@ -65,7 +65,7 @@ def _numel(shape: tuple) -> int:
 
 def _check_size(what: str, total: int, header: int, numel: int, width: int) -> None:
     if total - header != numel * width:
-        raise Refusal("{} declares {:,} elements of {} bytes ({:,} bytes) but holds {:,} data "
+        raise FileRefused("{} declares {:,} elements of {} bytes ({:,} bytes) but holds {:,} data "
                       "bytes".format(what, numel, width, numel * width, total - header))
 
 
@@ -85,9 +85,9 @@ def count_npz(path: str, shown_path: str) -> FileCount:
     try:
         with zipfile.ZipFile(path) as zf:
             try:
-                archive.check_members(zf, path + ".d")
-            except archive.ArchiveProblem as exc:
-                raise Refusal("the .npz zip is unsafe: {}".format(exc)) from None
+                zips.check_members(zf, path + ".d")
+            except zips.ArchiveProblem as exc:
+                raise FileRefused("the .npz zip is unsafe: {}".format(exc)) from None
             for info in sorted(zf.infolist(), key=lambda i: i.filename):
                 if info.is_dir():
                     continue
@@ -100,6 +100,6 @@ def count_npz(path: str, shown_path: str) -> FileCount:
                 figures[rule.category((name,), kind, False)] += numel
                 tensors += 1
     except ZIP_ERRORS as exc:
-        raise Refusal("the .npz zip cannot be read ({})".format(
+        raise FileRefused("the .npz zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
     return counted(shown_path, "NumPy .npz", figures, tensors)

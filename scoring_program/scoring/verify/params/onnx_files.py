@@ -15,7 +15,7 @@ from ...problems import shown
 from ...quoting import brief
 from . import rule
 from .protobuf import MAX_DEPTH, SPAN, VARINT, Reader, signed64
-from .result import CATEGORIES, FileCount, Refusal, counted
+from .result import CATEGORIES, FileCount, FileRefused, counted
 
 FORMAT = "ONNX"
 # TensorProto.DataType -> (name, bits per element)
@@ -44,7 +44,7 @@ class _Count:
 
     def graph(self, start: int, length: int, depth: int) -> None:
         if depth > MAX_DEPTH:
-            raise Refusal("its graphs nest more than {} deep".format(MAX_DEPTH))
+            raise FileRefused("its graphs nest more than {} deep".format(MAX_DEPTH))
         for number, wire, value, n in self.r.fields(start, start + length):
             if wire != SPAN:
                 continue
@@ -114,9 +114,9 @@ class _Count:
                 location = value
         label = name or where or "an unnamed tensor"
         if any(d < 0 for d in dims):
-            raise Refusal("tensor {} has a negative dimension {}".format(brief(label), dims))
+            raise FileRefused("tensor {} has a negative dimension {}".format(brief(label), dims))
         if data_type not in DATA_TYPES:
-            raise Refusal("tensor {} has the unknown data type {}".format(brief(label),
+            raise FileRefused("tensor {} has the unknown data type {}".format(brief(label),
                                                                           data_type))
         kind, bits = DATA_TYPES[data_type]
         numel = 1
@@ -126,10 +126,10 @@ class _Count:
         if location == 1:
             self.external(label, external, need)
         elif raw is not None and bits and raw != need:
-            raise Refusal("tensor {} declares {:,} elements of {} ({:,} bytes) but its raw data "
+            raise FileRefused("tensor {} declares {:,} elements of {} ({:,} bytes) but its raw data "
                           "holds {:,} bytes".format(brief(label), numel, kind, need, raw))
         elif raw is None and (floats or doubles) and floats + doubles != numel:
-            raise Refusal("tensor {} declares {:,} elements but holds {:,}".format(
+            raise FileRefused("tensor {} declares {:,} elements but holds {:,}".format(
                 brief(label), numel, floats + doubles))
         self.figures[rule.category((label,), kind, False)] += numel
         self.tensors += 1
@@ -138,30 +138,30 @@ class _Count:
         where = keys.get("location", "")
         parts = where.replace("\\", "/").split("/")
         if not where or where.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
-            raise Refusal("unsafe: tensor {} names its external data {}: only a relative path "
+            raise FileRefused("unsafe: tensor {} names its external data {}: only a relative path "
                           "inside the model's folder is read".format(brief(label),
                                                                      brief(where)))
         path = os.path.join(self.folder, *parts)
         real = os.path.realpath(path)
         if not real.startswith(os.path.realpath(self.folder) + os.sep):
-            raise Refusal("unsafe: tensor {}'s external data {} lies outside the model's "
+            raise FileRefused("unsafe: tensor {}'s external data {} lies outside the model's "
                           "folder".format(brief(label), brief(where)))
         try:
             st = os.lstat(path)
         except OSError:
-            raise Refusal("tensor {}'s external data file {} is missing".format(
+            raise FileRefused("tensor {}'s external data file {} is missing".format(
                 brief(label), shown(where))) from None
         if not stat.S_ISREG(st.st_mode):
-            raise Refusal("tensor {}'s external data {} is not a regular file".format(
+            raise FileRefused("tensor {}'s external data {} is not a regular file".format(
                 brief(label), shown(where)))
         try:
             offset = int(keys.get("offset", "0") or 0)
             length = int(keys["length"]) if keys.get("length") else st.st_size - offset
         except ValueError:
-            raise Refusal("tensor {} has a malformed external offset or length".format(
+            raise FileRefused("tensor {} has a malformed external offset or length".format(
                 brief(label))) from None
         if offset < 0 or length != need or offset + length > st.st_size:
-            raise Refusal("tensor {} needs {:,} bytes of external data, but {} gives {:,} at "
+            raise FileRefused("tensor {} needs {:,} bytes of external data, but {} gives {:,} at "
                           "offset {:,} of a {:,}-byte file".format(
                               brief(label), need, shown(where), length, offset, st.st_size))
 
@@ -177,5 +177,5 @@ def count(path: str, shown_path: str) -> FileCount:
                 c.graph(value, n, 0)
                 graphs += 1
     if not graphs:
-        raise Refusal("not an ONNX model: no graph found")
+        raise FileRefused("not an ONNX model: no graph found")
     return counted(shown_path, FORMAT, c.figures, c.tensors)

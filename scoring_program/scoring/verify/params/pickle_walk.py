@@ -15,7 +15,7 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tu
 
 from ...problems import shown
 from ...quoting import brief
-from .result import Refusal
+from .result import FileRefused
 
 # Storage types (persistent ids) -> (dtype, bytes per element). UntypedStorage counts bytes.
 STORAGE_DTYPES = {
@@ -91,38 +91,38 @@ MARK = _Mark()
 
 def _ints(value: Any, what: str) -> tuple:
     if not isinstance(value, tuple) or not all(type(v) is int and v >= 0 for v in value):
-        raise Refusal("malformed tensor: its {} is not a tuple of non-negative integers "
+        raise FileRefused("malformed tensor: its {} is not a tuple of non-negative integers "
                       "({})".format(what, brief(value)))
     return value
 
 
 def _tensor(storage: Any, offset: Any, size: Any, stride: Any, dtype: Optional[str] = None) -> Tensor:
     if not isinstance(storage, Storage):
-        raise Refusal("malformed tensor: its storage is {}, not a storage record".format(
+        raise FileRefused("malformed tensor: its storage is {}, not a storage record".format(
             brief(type(storage).__name__)))
     if type(offset) is not int or offset < 0:
-        raise Refusal("malformed tensor: its storage offset is {}".format(brief(offset)))
+        raise FileRefused("malformed tensor: its storage offset is {}".format(brief(offset)))
     size, stride = _ints(size, "size"), _ints(stride, "stride")
     if len(size) != len(stride):
-        raise Refusal("malformed tensor: {} sizes but {} strides".format(len(size), len(stride)))
+        raise FileRefused("malformed tensor: {} sizes but {} strides".format(len(size), len(stride)))
     return Tensor(storage, offset, size, stride, dtype or STORAGE_DTYPES[storage.kind][0])
 
 
 def _rebuild_v2(args: tuple) -> Tensor:
     if len(args) < 4:
-        raise Refusal("malformed tensor: _rebuild_tensor with {} arguments".format(len(args)))
+        raise FileRefused("malformed tensor: _rebuild_tensor with {} arguments".format(len(args)))
     return _tensor(args[0], args[1], args[2], args[3])
 
 
 def _rebuild_v3(args: tuple) -> Tensor:
     if len(args) < 7 or not isinstance(args[6], Inert) or args[6].what != "torch dtype":
-        raise Refusal("malformed tensor: _rebuild_tensor_v3 without a torch dtype")
+        raise FileRefused("malformed tensor: _rebuild_tensor_v3 without a torch dtype")
     return _tensor(args[0], args[1], args[2], args[3], args[6].detail)
 
 
 def _parameter(args: tuple) -> Tensor:
     if not args or not isinstance(args[0], Tensor):
-        raise Refusal("malformed parameter: it wraps no tensor")
+        raise FileRefused("malformed parameter: it wraps no tensor")
     args[0].is_parameter = True
     return args[0]
 
@@ -133,7 +133,7 @@ def _ordered_dict(args: tuple) -> dict:
     if len(args) == 1 and isinstance(args[0], list) and \
             all(isinstance(p, tuple) and len(p) == 2 for p in args[0]):
         return _dict(args[0])
-    raise Refusal("malformed OrderedDict arguments")
+    raise FileRefused("malformed OrderedDict arguments")
 
 
 def _dict(pairs: List[tuple]) -> dict:
@@ -142,7 +142,7 @@ def _dict(pairs: List[tuple]) -> dict:
         try:
             out[k] = v
         except TypeError:
-            raise Refusal("a dict key is {}, which no checkpoint holds".format(
+            raise FileRefused("a dict key is {}, which no checkpoint holds".format(
                 type(k).__name__)) from None
     return out
 
@@ -151,7 +151,7 @@ def _encode(args: tuple) -> bytes:
     # protocol 2 pickles bytes as _codecs.encode(text, 'latin1'): the value, not a call
     if len(args) == 2 and isinstance(args[0], str) and args[1] in ("latin1", "latin-1"):
         return args[0].encode("latin-1", "replace")
-    raise Refusal("_codecs.encode with arguments no pickler writes")
+    raise FileRefused("_codecs.encode with arguments no pickler writes")
 
 
 def _numpy_scalar(args: tuple) -> Inert:
@@ -160,13 +160,13 @@ def _numpy_scalar(args: tuple) -> Inert:
 
 def _numpy_dtype(args: tuple) -> Inert:
     if not args or not isinstance(args[0], str):
-        raise Refusal("malformed numpy dtype")
+        raise FileRefused("malformed numpy dtype")
     return Inert("numpy dtype", args[0])
 
 
 def _numpy_reconstruct(args: tuple) -> Array:
     if not args or args[0] != Global("numpy", "ndarray"):
-        raise Refusal("numpy _reconstruct of something that is not an ndarray")
+        raise FileRefused("numpy _reconstruct of something that is not an ndarray")
     return Array()
 
 
@@ -202,15 +202,15 @@ def _hint(g: Global) -> str:
     return ""
 
 
-def _refuse_global(g: Global) -> Refusal:
+def _refuse_global(g: Global) -> FileRefused:
     if g.module == "torch" or g.module.startswith("torch."):
         # torch's own rebuild functions for quantized, sparse, nested or subclassed tensors:
         # not code from the file, but nothing this counter can size without running it.
-        return Refusal("not readable: the pickle uses {}, which this counter does not read "
+        return FileRefused("not readable: the pickle uses {}, which this counter does not read "
                        "(quantized, sparse or subclassed tensors, or a torch object that is no "
                        "tensor; refused: nothing was run). Save a plain state_dict() of the "
                        "float model.{}".format(shown(str(g)), _hint(g)))
-    return Refusal("unsafe: the pickle imports {}, which is not a tensor, a storage or a plain "
+    return FileRefused("unsafe: the pickle imports {}, which is not a tensor, a storage or a plain "
                    "container; torch.load would import it and could run code from the file "
                    "(refused: nothing was run).{}".format(shown(str(g)), _hint(g)))
 
@@ -230,7 +230,7 @@ class Walked(NamedTuple):
 
 
 def walk(data: bytes, what: str = "the pickle") -> Walked:
-    """The inert value of the pickle data; Refusal naming the first thing refused."""
+    """The inert value of the pickle data; FileRefused naming the first thing refused."""
     stack = []  # type: List[Any]
     items = []  # type: List[Any]
     marks = []  # type: List[int]
@@ -239,7 +239,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
 
     def pop_mark() -> List[Any]:
         if not marks:
-            raise Refusal("{} is malformed (no MARK)".format(what))
+            raise FileRefused("{} is malformed (no MARK)".format(what))
         start = marks.pop()
         items = stack[start:]
         del stack[start:]
@@ -247,7 +247,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
 
     def pop() -> Any:
         if not stack:
-            raise Refusal("{} is malformed (its stack runs empty)".format(what))
+            raise FileRefused("{} is malformed (its stack runs empty)".format(what))
         return stack.pop()
 
     try:
@@ -281,7 +281,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
             elif name in ("TUPLE1", "TUPLE2", "TUPLE3"):
                 n = int(name[-1])
                 if len(stack) < n:
-                    raise Refusal("{} is malformed (its stack runs empty)".format(what))
+                    raise FileRefused("{} is malformed (its stack runs empty)".format(what))
                 top = tuple(stack[len(stack) - n:])
                 del stack[len(stack) - n:]
                 stack.append(top)
@@ -296,7 +296,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
                 items = [pop()] if name == "APPEND" else pop_mark()
                 target = stack[-1] if stack else None
                 if not isinstance(target, list):
-                    raise Refusal("{} appends to {}, not a list".format(what,
+                    raise FileRefused("{} appends to {}, not a list".format(what,
                                                                         type(target).__name__))
                 target.extend(items)
             elif name in ("SETITEM", "SETITEMS"):
@@ -307,20 +307,20 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
                     items = pop_mark()
                 target = stack[-1] if stack else None
                 if not isinstance(target, dict):
-                    raise Refusal("{} sets an item of {}, not a dict".format(
+                    raise FileRefused("{} sets an item of {}, not a dict".format(
                         what, type(target).__name__))
                 target.update(_dict(list(zip(items[::2], items[1::2]))))
             elif name in ("PUT", "BINPUT", "LONG_BINPUT"):
                 if not stack:
-                    raise Refusal("{} is malformed (its stack runs empty)".format(what))
+                    raise FileRefused("{} is malformed (its stack runs empty)".format(what))
                 memo[int(arg or 0)] = stack[-1]
             elif name == "MEMOIZE":
                 if not stack:
-                    raise Refusal("{} is malformed (its stack runs empty)".format(what))
+                    raise FileRefused("{} is malformed (its stack runs empty)".format(what))
                 memo[len(memo)] = stack[-1]
             elif name in ("GET", "BINGET", "LONG_BINGET"):
                 if not isinstance(arg, int) or arg not in memo:
-                    raise Refusal("{} is malformed (memo {} read before it is set)".format(
+                    raise FileRefused("{} is malformed (memo {} read before it is set)".format(
                         what, arg))
                 stack.append(memo[arg])
             elif name == "POP":
@@ -335,7 +335,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
             elif name == "STACK_GLOBAL":
                 attr, module = pop(), pop()
                 if not isinstance(module, str) or not isinstance(attr, str):
-                    raise Refusal("{} is malformed (STACK_GLOBAL of non-strings)".format(what))
+                    raise FileRefused("{} is malformed (STACK_GLOBAL of non-strings)".format(what))
                 stack.append(_global(module, attr))
             elif name == "REDUCE":
                 args, func = pop(), pop()
@@ -345,7 +345,7 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
                     pop()
                 args, cls = pop(), pop()
                 if cls != Global("argparse", "Namespace"):
-                    raise Refusal("unsafe: the pickle creates an object of {} (refused: nothing "
+                    raise FileRefused("unsafe: the pickle creates an object of {} (refused: nothing "
                                   "was run)".format(shown(str(cls))))
                 stack.append(Inert("argparse.Namespace", {}))
             elif name == "BUILD":
@@ -357,26 +357,26 @@ def walk(data: bytes, what: str = "the pickle") -> Walked:
             else:
                 # INST, OBJ (protocol 0 objects), EXT1/2/4 (registered extensions), PERSID,
                 # NEXT_BUFFER, READONLY_BUFFER: no torch.save writes them.
-                raise Refusal("unsafe or unsupported: the pickle uses the opcode {} (refused: "
+                raise FileRefused("unsafe or unsupported: the pickle uses the opcode {} (refused: "
                               "nothing was run)".format(name))
-    except Refusal:
+    except FileRefused:
         raise
     except (ValueError, IndexError, KeyError, TypeError, UnicodeDecodeError, EOFError) as exc:
-        raise Refusal("{} is not a readable pickle ({})".format(what, brief(str(exc), 120))) \
+        raise FileRefused("{} is not a readable pickle ({})".format(what, brief(str(exc), 120))) \
             from None
-    raise Refusal("{} ends without STOP".format(what))
+    raise FileRefused("{} ends without STOP".format(what))
 
 
 def _reduce(func: Any, args: Any, what: str) -> Any:
     if not isinstance(func, Global):
-        raise Refusal("{} calls {}, which is not a function".format(what,
+        raise FileRefused("{} calls {}, which is not a function".format(what,
                                                                    type(func).__name__))
     call = CALLS.get((func.module, func.name))
     if call is None:
-        raise Refusal("unsafe: the pickle calls {} (refused: nothing was run)".format(
+        raise FileRefused("unsafe: the pickle calls {} (refused: nothing was run)".format(
             shown(str(func))))
     if not isinstance(args, tuple):
-        raise Refusal("{} calls {} with arguments that are not a tuple".format(what, func))
+        raise FileRefused("{} calls {} with arguments that are not a tuple".format(what, func))
     return call(args)
 
 
@@ -387,28 +387,28 @@ def _build(target: Any, state: Any, what: str) -> None:
             target.shape = _ints(tuple(state[1]), "shape")
             target.dtype = str(state[2].detail)
             return
-        raise Refusal("{}: a numpy array with a malformed state".format(what))
+        raise FileRefused("{}: a numpy array with a malformed state".format(what))
     if isinstance(target, Inert):
         return           # a Namespace's attributes, a dtype's flags: kept inert
     if isinstance(target, (dict, Tensor)):
         return           # a state dict's _metadata; a parameter's state
-    raise Refusal("{} sets the state of {}, which no checkpoint does".format(
+    raise FileRefused("{} sets the state of {}, which no checkpoint does".format(
         what, type(target).__name__))
 
 
 def _storage(pid: Any, storages: Dict[str, Storage], what: str) -> Storage:
     if not (isinstance(pid, tuple) and len(pid) == 5 and pid[0] == "storage"):
-        raise Refusal("{} has a persistent id that is not a torch storage ({})".format(
+        raise FileRefused("{} has a persistent id that is not a torch storage ({})".format(
             what, brief(pid)))
     _, kind, key, location, numel = pid
     if not (isinstance(kind, Global) and kind.module == "torch" and kind.name in STORAGE_DTYPES):
-        raise Refusal("{}: a storage of unknown type {}".format(what, brief(str(kind))))
+        raise FileRefused("{}: a storage of unknown type {}".format(what, brief(str(kind))))
     if not isinstance(key, str) or type(numel) is not int or numel < 0:
-        raise Refusal("{}: a malformed storage record ({})".format(what, brief(pid)))
+        raise FileRefused("{}: a malformed storage record ({})".format(what, brief(pid)))
     storage = Storage(kind.name, key, str(location), numel)
     seen = storages.get(key)
     if seen is not None and seen != storage:
-        raise Refusal("{}: storage {} is declared twice, differently".format(what, shown(key)))
+        raise FileRefused("{}: storage {} is declared twice, differently".format(what, shown(key)))
     storages[key] = storage
     return storage
 

@@ -4,7 +4,7 @@ weights are skipped with a seek, never read. Only what the ONNX counter needs.
 """
 from typing import IO, Iterator, Tuple
 
-from .result import Refusal
+from .result import FileRefused
 
 VARINT, FIXED64, SPAN, FIXED32 = 0, 1, 2, 5
 MAX_DEPTH = 64
@@ -18,17 +18,17 @@ class Reader:
         shift = result = 0
         while True:
             if self.f.tell() >= end:
-                raise Refusal("the protobuf data ends inside a number")
+                raise FileRefused("the protobuf data ends inside a number")
             byte = self.f.read(1)
             if not byte:
-                raise Refusal("the protobuf data ends inside a number")
+                raise FileRefused("the protobuf data ends inside a number")
             b = byte[0]
             result |= (b & 0x7F) << shift
             if not b & 0x80:
                 return result
             shift += 7
             if shift > 63:
-                raise Refusal("the protobuf data holds a number longer than 10 bytes")
+                raise FileRefused("the protobuf data holds a number longer than 10 bytes")
 
     def fields(self, start: int, end: int) -> Iterator[Tuple[int, int, int, int]]:
         """(field number, wire type, value, length) of each field in [start, end): for SPAN the
@@ -40,7 +40,7 @@ class Reader:
             tag = self._varint(end)
             number, wire = tag >> 3, tag & 7
             if number == 0:
-                raise Refusal("the protobuf data holds a field numbered 0")
+                raise FileRefused("the protobuf data holds a field numbered 0")
             if wire == VARINT:
                 value = self._varint(end)
                 pos = self.f.tell()
@@ -49,7 +49,7 @@ class Reader:
                 length = self._varint(end)
                 offset = self.f.tell()
                 if offset + length > end:
-                    raise Refusal("a protobuf field runs past its message ({:,} bytes "
+                    raise FileRefused("a protobuf field runs past its message ({:,} bytes "
                                   "declared)".format(length))
                 pos = offset + length
                 yield number, wire, offset, length
@@ -58,15 +58,15 @@ class Reader:
                 raw = self.f.read(width)
                 pos = self.f.tell()
                 if len(raw) < width or pos > end:
-                    raise Refusal("the protobuf data ends inside a fixed-width field")
+                    raise FileRefused("the protobuf data ends inside a fixed-width field")
                 yield number, wire, int.from_bytes(raw, "little"), 0
             else:
-                raise Refusal("the protobuf data uses the wire type {} (groups are not "
+                raise FileRefused("the protobuf data uses the wire type {} (groups are not "
                               "ONNX)".format(wire))
 
     def read(self, offset: int, length: int, cap: int = 1 << 20) -> bytes:
         if length > cap:
-            raise Refusal("a protobuf string of {:,} bytes where a name is expected".format(
+            raise FileRefused("a protobuf string of {:,} bytes where a name is expected".format(
                 length))
         self.f.seek(offset)
         return self.f.read(length)

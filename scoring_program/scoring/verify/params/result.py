@@ -23,9 +23,10 @@ ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, Value
               NotImplementedError, RuntimeError, OverflowError, zlib.error, struct.error)
 
 
-class Refusal(Exception):
+class FileRefused(Exception):
     """The file is refused: str() says why, naming what was found (already safe to print once
-    passed through problems.shown)."""
+    passed through problems.shown). Not a problems.Refusal: it never ends a command, it is
+    the file's status."""
 
 
 class NotCounted(Exception):

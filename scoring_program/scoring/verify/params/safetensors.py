@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 from ...problems import shown
 from ...quoting import brief
 from . import rule
-from .result import CATEGORIES, FileCount, Refusal, counted
+from .result import CATEGORIES, FileCount, FileRefused, counted
 
 FORMAT = "safetensors"
 MAX_HEADER = 100 * 1000 * 1000
@@ -30,7 +30,7 @@ def _no_duplicates(pairs: List[Any]) -> Dict[str, Any]:
     out = {}  # type: Dict[str, Any]
     for k, v in pairs:
         if k in out:
-            raise Refusal("its header names the tensor {} twice".format(brief(k)))
+            raise FileRefused("its header names the tensor {} twice".format(brief(k)))
         out[k] = v
     return out
 
@@ -47,18 +47,18 @@ def count(path: str, shown_path: str) -> FileCount:
     with open(path, "rb") as f:
         raw = f.read(8)
         if len(raw) < 8:
-            raise Refusal("it is shorter than a safetensors header")
+            raise FileRefused("it is shorter than a safetensors header")
         n = struct.unpack("<Q", raw)[0]
         if n > MAX_HEADER or n > size - 8:
-            raise Refusal("its header length {:,} exceeds {} (the file has {:,} bytes)".format(
+            raise FileRefused("its header length {:,} exceeds {} (the file has {:,} bytes)".format(
                 n, "100 MB" if n > MAX_HEADER else "the file", size))
         text = f.read(n)
     try:
         header = json.loads(text.decode("utf-8"), object_pairs_hook=_no_duplicates)
     except (UnicodeDecodeError, ValueError, RecursionError) as exc:
-        raise Refusal("its header is not JSON ({})".format(brief(str(exc), 100))) from None
+        raise FileRefused("its header is not JSON ({})".format(brief(str(exc), 100))) from None
     if not isinstance(header, dict):
-        raise Refusal("its header is not a JSON object")
+        raise FileRefused("its header is not a JSON object")
     data_size = size - 8 - n
     figures = {c: 0 for c in CATEGORIES}
     ranges = []
@@ -66,23 +66,23 @@ def count(path: str, shown_path: str) -> FileCount:
         if name == "__metadata__":
             continue
         if not isinstance(entry, dict) or set(entry) != {"dtype", "shape", "data_offsets"}:
-            raise Refusal("its header entry {} is not {{dtype, shape, data_offsets}}".format(
+            raise FileRefused("its header entry {} is not {{dtype, shape, data_offsets}}".format(
                 brief(name)))
         dtype, shape, offsets = entry["dtype"], entry["shape"], entry["data_offsets"]
         if dtype not in DTYPES:
-            raise Refusal("tensor {} has the unknown dtype {}".format(brief(name), brief(dtype)))
+            raise FileRefused("tensor {} has the unknown dtype {}".format(brief(name), brief(dtype)))
         if not isinstance(shape, list) or not all(type(d) is int and d >= 0 for d in shape):
-            raise Refusal("tensor {} has a malformed shape {}".format(brief(name), brief(shape)))
+            raise FileRefused("tensor {} has a malformed shape {}".format(brief(name), brief(shape)))
         if not (isinstance(offsets, list) and len(offsets) == 2 and
                 all(type(o) is int and o >= 0 for o in offsets) and offsets[0] <= offsets[1]):
-            raise Refusal("tensor {} has malformed data_offsets {}".format(brief(name),
+            raise FileRefused("tensor {} has malformed data_offsets {}".format(brief(name),
                                                                           brief(offsets)))
         numel = 1
         for d in shape:
             numel *= d
         kind, width = DTYPES[dtype]
         if offsets[1] - offsets[0] != numel * width:
-            raise Refusal("the header lies about tensor {}: its offsets {} span {:,} bytes, but "
+            raise FileRefused("the header lies about tensor {}: its offsets {} span {:,} bytes, but "
                           "{} {} holds {:,}".format(brief(name), offsets,
                                                     offsets[1] - offsets[0], dtype, shape,
                                                     numel * width))
@@ -91,13 +91,13 @@ def count(path: str, shown_path: str) -> FileCount:
     reach = 0
     for begin, end, name in sorted(ranges):
         if begin != reach:
-            raise Refusal("the header lies about its offsets: tensor {} starts at byte {:,} of "
+            raise FileRefused("the header lies about its offsets: tensor {} starts at byte {:,} of "
                           "the data, where {:,} was expected ({})".format(
                               brief(name), begin, reach,
                               "an overlap" if begin < reach else "a hole"))
         reach = end
     if reach != data_size:
-        raise Refusal("the header lies about its offsets: the tensors end at byte {:,} of the "
+        raise FileRefused("the header lies about its offsets: the tensors end at byte {:,} of the "
                       "data, but the file holds {:,} data bytes".format(reach, data_size))
     return counted(shown_path, FORMAT, figures, len(ranges))
 

@@ -3,7 +3,7 @@
 sizes checked against what the pickle declares.
 
 Checks: the zip itself as score.py checks a submission zip (an entry outside the folder,
-encryption, unknown compression, bombs: scoring/submission/archive.py); every storage has its
+encryption, unknown compression, bombs: scoring/zips.py); every storage has its
 record and the record holds exactly its elements; every tensor lies inside its storage (a
 tensor reading past its storage corrupted memory in torch.load before 2.10, CVE-2026-24747).
 Tensors viewing one storage (tied weights) are counted once: the elements of a storage covered
@@ -14,24 +14,24 @@ import zipfile
 from typing import Dict, List, Set, Tuple
 
 from ...problems import shown
-from ...submission import archive
+from ... import zips
 from . import rule
 from .pickle_walk import STORAGE_DTYPES, TORCH_DTYPES, Array, Tensor, leaves, walk
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, Refusal, counted
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, FileRefused, counted
 
 FORMAT = "PyTorch zip checkpoint"
 MAX_PICKLE_BYTES = 256 << 20   # a state dict's data.pkl is kilobytes; 100M parameters ~ 10 MB
 
 
 def pickle_member(names: List[str]) -> str:
-    """The `<archive>/data.pkl` entry; NotCounted for TorchScript, Refusal if there is none."""
+    """The `<archive>/data.pkl` entry; NotCounted for TorchScript, FileRefused if there is none."""
     tops = set(n.split("/", 1)[0] for n in names)
     pickles = [n for n in names if n.count("/") == 1 and n.endswith("/data.pkl")]
     if any(n.count("/") >= 1 and (n.split("/")[1] in ("code", "constants.pkl")) for n in names):
         raise NotCounted("a TorchScript archive (torch.jit.save): it holds code, not only "
                          "weights; save the model's state_dict() with torch.save as well")
     if len(pickles) != 1 or len(tops) != 1:
-        raise Refusal("not a torch.save zip: it has {} data.pkl entr{} under {} top-level "
+        raise FileRefused("not a torch.save zip: it has {} data.pkl entr{} under {} top-level "
                       "folder{}".format(len(pickles), "y" if len(pickles) == 1 else "ies",
                                         len(tops), "" if len(tops) == 1 else "s"))
     return pickles[0]
@@ -41,19 +41,19 @@ def count(path: str, shown_path: str) -> FileCount:
     try:
         with zipfile.ZipFile(path) as zf:
             try:
-                archive.check_members(zf, path + ".d")
-            except archive.ArchiveProblem as exc:
-                raise Refusal("the checkpoint's zip is unsafe: {}".format(exc)) from None
+                zips.check_members(zf, path + ".d")
+            except zips.ArchiveProblem as exc:
+                raise FileRefused("the checkpoint's zip is unsafe: {}".format(exc)) from None
             infos = {i.filename: i for i in zf.infolist()}
             member = pickle_member(list(infos))
             if infos[member].file_size > MAX_PICKLE_BYTES:
-                raise Refusal("its data.pkl declares {:,} bytes, more than the {:,} a state dict "
+                raise FileRefused("its data.pkl declares {:,} bytes, more than the {:,} a state dict "
                               "needs".format(infos[member].file_size, MAX_PICKLE_BYTES))
             with zf.open(member) as f:
                 data = f.read(MAX_PICKLE_BYTES + 1)
             records = {name: info.file_size for name, info in infos.items()}
     except ZIP_ERRORS as exc:
-        raise Refusal("the checkpoint's zip cannot be read ({})".format(
+        raise FileRefused("the checkpoint's zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
     walked = walk(data, "data.pkl")
     prefix = member[:-len("data.pkl")]
@@ -64,11 +64,11 @@ def _check_records(walked, prefix: str, records: Dict[str, int]) -> None:
     for key, storage in sorted(walked.storages.items()):
         record = prefix + "data/" + key
         if record not in records:
-            raise Refusal("storage {} has no record {} in the zip".format(shown(key),
+            raise FileRefused("storage {} has no record {} in the zip".format(shown(key),
                                                                          shown(record)))
         expected = storage.numel * STORAGE_DTYPES[storage.kind][1]
         if records[record] != expected:
-            raise Refusal("storage record {} holds {:,} bytes, but its {} declares {:,} "
+            raise FileRefused("storage record {} holds {:,} bytes, but its {} declares {:,} "
                           "elements ({:,} bytes)".format(shown(record), records[record],
                                                          storage.kind, storage.numel, expected))
 
@@ -117,7 +117,7 @@ def tally(shown_path: str, fmt: str, walked, prefix: str, records: Dict[str, int
         # In the storage's own elements (bytes for an untyped storage).
         scale = _bytes_per_element(t) if t.storage.kind == "UntypedStorage" else 1
         if end * scale > t.storage.numel:
-            raise Refusal("tensor {} reads elements {:,} to {:,} of storage {}, which holds "
+            raise FileRefused("tensor {} reads elements {:,} to {:,} of storage {}, which holds "
                           "{:,}: the tensor lies outside its storage".format(
                               shown(".".join(str(p) for p in path)), start, end - 1,
                               shown(t.storage.key), t.storage.numel))

@@ -1,20 +1,15 @@
-"""verify.py's command line: the parser and a thin main around run.verify (docs/verify.md).
-
-All the logic sits in run.verify(args, stdout) -> exit status, which raises the project's
-exceptions (UsageError, BrokenReference, InputProblem); main only maps them to messages and
-exit statuses, so that the shared command frame (issue 23) can take main's place.
+"""verify.py: the organizer's verification of a prize winner's final submission
+(docs/verify.md). Its parser, and its work through the command frame (frame.py): the checks
+themselves are scoring/verify/run.py's.
 """
 import argparse
-import sys
 from typing import List, Optional
 
-from .. import __version__, last_resort
-from ..batch_run import without_cycle_collector
-from ..cli import internal_error_message, tolerant_streams
-from ..problems import ScoringError
+from .. import __version__
 from ..registry import TASKS
 from ..registry import add_options as add_task_options
-from .run import InputProblem, verify
+from ..verify.run import verify
+from . import frame
 
 EPILOG = """\
 exit status: 0 every rule the program checks holds (the verdict is "valid"; checks it could not
@@ -67,20 +62,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
+COMMAND = frame.Command("verify.py", build_parser, verify, not_blamed="the package")
+
+
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    args = build_parser().parse_args(argv)
-    tolerant_streams(stdout, stderr)
-    try:
-        with without_cycle_collector():
-            return verify(args, stdout)
-    except ScoringError as exc:
-        stderr.write(exc.message())
-        return exc.exit_code
-    except InputProblem as exc:
-        stderr.write("ERROR: an organizer's input is unusable (not the participant's "
-                     "package): {}\nNothing was written.\n".format(exc))
-        return exc.exit_code
-    except (KeyboardInterrupt, Exception) as exc:
-        return last_resort.exit_code(exc, stderr, lambda e: internal_error_message(e, False))
+    return frame.run(COMMAND, argv, stdout, stderr)

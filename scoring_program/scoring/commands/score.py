@@ -1,31 +1,25 @@
-"""Command line: the worker's form and the participant's local form, one pipeline.
+"""score.py: the worker's form and the participant's local form, one pipeline.
 
 reference -> submission discovery -> parallel scoring with checks -> report. Errors a participant
-or an organizer can fix end with a message on stderr and a distinct exit code, never a traceback.
+or an organizer can fix end with a message on stderr and a distinct exit code, never a traceback
+(the frame: frame.py).
 """
 import argparse
 import datetime
 import os
-import sys
 import time
-import traceback
 from typing import Dict, List, Optional, cast
 
-from . import __version__, confidence, console, engine, last_resort
-from .batch_run import without_cycle_collector
-from .config import read_config, task_name
-from .problems import REF_ARCHIVE, BrokenReference, ProblemLog, ScoringError, \
-    SubmissionError, UsageError
-from .registry import DEFAULT, TASKS
-from .registry import add_options as add_task_options
-from .report import confidence as confidence_report
-from .report import scores_file
-from .task_api import RunFacts
-from .submission.archive import ArchiveProblem
-from .submission.discovery import unpack_if_zip
-from .submission.unpack import unpack_submission
-
-EXIT_OK = 0  # 1 and 3: ScoringError.exit_code; 2 and 4: last_resort.py
+from .. import __version__, confidence, engine, zips
+from ..config import read_config, task_name
+from ..problems import BrokenReference, SubmissionError, UsageError
+from ..registry import DEFAULT, TASKS
+from ..registry import add_options as add_task_options
+from ..report import confidence as confidence_report
+from ..report import scores_file
+from ..report.text_table import print_table
+from ..task_api import RunFacts
+from . import frame
 SCORE_FILES = ("scores.txt", "scores.json")
 HTML_FILE = "detailed_results.html"
 # CodaLab v1 creates an empty detailed_results.html before the run and uploads it from a watcher
@@ -105,34 +99,11 @@ def clear_outputs(out: str) -> None:
             os.remove(path)
 
 
-def unpack(path: str, side: str) -> "tuple":
-    """(folder, cleanup) for the reference or the submission; a zip that cannot be unpacked is
-    the organizers' problem for the reference, the participant's for the submission."""
-    if side != "ref":
-        return unpack_submission(path)   # shared with the starting kit's checkers
-    try:
-        return unpack_if_zip(path)
-    except ArchiveProblem as exc:
-        log = ProblemLog()
-        log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
-        raise BrokenReference(log) from None
-
-
-def print_table(headers: List[str], rows: List[List[str]], stream) -> None:
-    widths = [max(len(r[i]) for r in [headers] + rows) for i in range(len(headers))]
-    fmt = "  ".join(("{:<%d}" if i == 0 else "{:>%d}") % w for i, w in enumerate(widths))
-    stream.write(fmt.format(*headers) + "\n")
-    stream.write("  ".join("-" * w for w in widths) + "\n")
-    for r in rows:
-        stream.write(fmt.format(*r).rstrip() + "\n")
-
-
-def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
-    """shown_paths receives {temporary folder: the path the user gave} for messages."""
-    shown_paths = {} if shown_paths is None else shown_paths
+def run(args: argparse.Namespace, io: frame.Io) -> int:
     started = time.monotonic()
     paths = _paths(args)
-    say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"), stdout.flush()))
+    stdout = io.stdout
+    say = io.sayer(args.quiet)
     cleanups = []
     try:
         v1_watcher = False
@@ -148,14 +119,11 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
                     paths["out"], exc.strerror or type(exc).__name__)) from None
         # _paths gives both (UsageError otherwise); only "out" may be None.
         ref_path, res_path = cast(str, paths["ref"]), cast(str, paths["res"])
-        ref_dir, cleanup = unpack(ref_path, "ref")
+        for given in (ref_path, res_path):
+            zips.check_given(given)
+        ref_dir, cleanup = zips.unpack_reference(ref_path)
         cleanups.append(cleanup)
-        if ref_dir != ref_path:
-            shown_paths[ref_dir] = ref_path
-        res_dir, cleanup = unpack(res_path, "res")
-        cleanups.append(cleanup)
-        if res_dir != res_path:
-            shown_paths[res_dir] = res_path
+        io.show_as(ref_dir, ref_path)
 
         # Task and options: command line, then the reference's config.yaml, then defaults.
         ref_config = read_config(ref_dir)
@@ -165,6 +133,10 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
         reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)
         units = fmt.words.get("units", "units")
+        # The submission after the task: a zip that cannot be unpacked is told in its words.
+        res_dir, cleanup = zips.unpack_submission(res_path, **fmt.words)
+        cleanups.append(cleanup)
+        io.show_as(res_dir, res_path)
 
         found = fmt.discover(res_dir, reference.ids)
         items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
@@ -183,10 +155,10 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             raise SubmissionError(log, **fmt.words)
 
         summary = task.summarize(acc.state, reference, config)
-        summary["confidence"] = (confidence.compute(task, acc.state, summary, config)
-                                 if with_intervals else None)
-        scores = summary["scores"] + (summary["confidence"].scores()
-                                      if summary["confidence"] else [])
+        if with_intervals:
+            summary = summary._replace(
+                confidence=confidence.compute(task, acc.state, summary, config))
+        scores = summary.scores + (summary.confidence.scores() if summary.confidence else [])
         warnings = log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
@@ -197,11 +169,11 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             print_table(headers, rows, stream=stdout)
             stdout.write("\n")
             if with_intervals:
-                for line in confidence_report.console_lines(summary["confidence"], task.title):
+                for line in confidence_report.console_lines(summary.confidence, task.title):
                     stdout.write(line + "\n")
                 stdout.write("\n")
         if paths["out"]:
-            run = RunFacts(
+            facts = RunFacts(
                 units=acc.state.units, unit_noun=units, workers=workers,
                 seconds=round(seconds, 2), reference_layout=reference.layout,
                 scorer_version=__version__,
@@ -210,7 +182,7 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
                 task_facts=task.run_facts(acc.state))
             # Everything is computed before anything is written; the scores, then the page
             # (see HTML_SETTLE_SECONDS). A page that cannot be written takes the scores with it.
-            page = task.render_html(summary, warnings, run, config)
+            page = task.render_html(summary, warnings, facts, config)
             os.makedirs(paths["out"], exist_ok=True)
             scores_file.write(paths["out"], scores)
             try:
@@ -224,57 +196,40 @@ def run(args, stdout, shown_paths: Optional[Dict[str, str]] = None) -> int:
             if v1_watcher:  # CodaLab v1's worker: let its watcher upload the finished page
                 time.sleep(HTML_SETTLE_SECONDS)
         say("Scored {:,} {} in {:.1f} s.".format(acc.units, units, time.monotonic() - started))
-        return EXIT_OK
+        return frame.EXIT_OK
     finally:
         for cleanup in cleanups:
             cleanup()
 
 
-def tolerant_streams(*streams) -> None:
-    """A name we failed to escape must not crash the run: unencodable characters are written
-    as backslash escapes."""
-    for stream in streams:
-        if hasattr(stream, "reconfigure"):
-            try:
-                stream.reconfigure(errors="backslashreplace")
-            except (ValueError, OSError):
-                pass
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+
+
+def _after_internal_error(args: Optional[argparse.Namespace], exc: BaseException) -> List[str]:
+    """No scores of a failed run survive; the traceback goes to the private output (CodaLab v1
+    shows private/ to organizers only); the lines that say where each platform keeps it."""
+    out = (args.output or args.out) if args is not None else None
+    _discard_scores(out)
+    private = _write_traceback(out, exc)
+    return [
+        "Organizers:",
+        "  - CodaLab: the full traceback is in this submission's private output "
+        "(private/traceback.txt){}.".format("" if private else " - not written this time: no "
+                                            "writable output folder"),
+        "  - Codabench keeps no private output and uploads nothing after a failed run: download "
+        "the submission and re-run it locally with SCORING_DEBUG=1 python3 score.py --ref "
+        "REFERENCE --res SUBMISSION to see the traceback.",
+    ]
+
+
+COMMAND = frame.Command("score.py", build_parser, run, not_blamed="the submission",
+                        check_args=_check_args, after_internal_error=_after_internal_error)
 
 
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    # A reader that goes away (`score.py ... | head -1`) ends the printing, never the run: the
-    # scores are written and the exit status is the usual one (console.py).
-    stdout = console.guard(stdout or sys.stdout)
-    stderr = console.guard(stderr or sys.stderr)
-    tolerant_streams(stdout.stream, stderr.stream)
-    try:
-        return _main(argv, stdout, stderr)
-    finally:
-        console.finish(stdout)
-        console.finish(stderr)
-
-
-def _main(argv: Optional[List[str]], stdout, stderr) -> int:
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        parser.error("--workers must be at least 1")
-    shown_paths: Dict[str, str] = {}
-    try:
-        with without_cycle_collector():
-            return run(args, stdout, shown_paths)
-    except ScoringError as exc:
-        message = exc.message()
-        for tmp, given in shown_paths.items():  # temporary folders change from run to run
-            message = message.replace(tmp, given)
-        stderr.write(message)
-        return exc.exit_code
-    except (KeyboardInterrupt, Exception) as exc:
-        out = args.output or args.out
-        if not isinstance(exc, (UsageError, KeyboardInterrupt)):
-            _discard_scores(out)     # an error while scoring: no scores of this run survive
-        return last_resort.exit_code(
-            exc, stderr, lambda e: internal_error_message(e, _write_traceback(out)))
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 def _discard_scores(out: Optional[str]) -> None:
@@ -286,7 +241,7 @@ def _discard_scores(out: Optional[str]) -> None:
                 pass
 
 
-def _write_traceback(out: Optional[str]) -> bool:
+def _write_traceback(out: Optional[str], exc: BaseException) -> bool:
     """The traceback into out/private/traceback.txt (CodaLab v1 shows private/ to organizers
     only); False if there is no output folder or it cannot be written."""
     if not out:
@@ -294,38 +249,8 @@ def _write_traceback(out: Optional[str]) -> bool:
     try:
         os.makedirs(os.path.join(out, "private"), exist_ok=True)
         with open(os.path.join(out, "private", "traceback.txt"), "w") as f:
-            traceback.print_exc(file=f)
+            f.write(frame.traceback_text(exc))
         return True
     except OSError:
         return False
 
-
-def internal_error_message(exc: BaseException, private: bool) -> str:
-    """What participants and organizers see on stderr: where the bug is (our code's file, line
-    and function, and the exception's type: no values, which could come from hidden labels),
-    and where each platform keeps the rest."""
-    frames = traceback.extract_tb(exc.__traceback__)
-    ours = [f for f in frames if os.sep + "scoring" + os.sep in f.filename] or frames
-    where = ""
-    if ours:
-        f = ours[-1]
-        where = " at {}:{} in {}()".format(_short(f.filename), f.lineno, f.name)
-    lines = [
-        "INTERNAL ERROR in the scoring program: {}{}. This is not a problem with the "
-        "submission.".format(type(exc).__name__, where),
-        "Organizers:",
-        "  - CodaLab: the full traceback is in this submission's private output "
-        "(private/traceback.txt){}.".format("" if private else " - not written this time: no "
-                                            "writable output folder"),
-        "  - Codabench keeps no private output and uploads nothing after a failed run: download "
-        "the submission and re-run it locally with SCORING_DEBUG=1 python3 score.py --ref "
-        "REFERENCE --res SUBMISSION to see the traceback.",
-    ]
-    return "\n".join(lines) + "\n"
-
-
-def _short(filename: str) -> str:
-    """scoring/... part of a source path: the same on every machine."""
-    marker = os.sep + "scoring" + os.sep
-    i = filename.rfind(marker)
-    return filename[i + 1:].replace(os.sep, "/") if i >= 0 else os.path.basename(filename)

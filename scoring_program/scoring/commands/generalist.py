@@ -6,18 +6,18 @@ written); 4 internal error.
 """
 import argparse
 import os
-import sys
 from typing import List, Optional
 
-from .. import __version__, console, last_resort
+from .. import __version__
+from ..generalist import boards as boards_mod
+from ..generalist import config as config_mod
+from ..generalist import consistency, output, page
+from ..generalist.problems import Collector
 from ..problems import UsageError, shown
 from ..quoting import brief
-from . import boards as boards_mod
-from . import config as config_mod
-from . import consistency, output, page
-from .problems import Collector, InputProblems
+from . import frame
 
-EXIT_OK, EXIT_INPUT = 0, 3  # 2 and 4: last_resort.py
+EXIT_OK = frame.EXIT_OK
 
 EPILOG = """\
 exit status: 0 written; 2 bad command line (also: --out cannot be written, PyYAML missing); 3 the
@@ -85,7 +85,8 @@ def _out_folder(out: str) -> output.OutFolder:
             shown(out), exc.strerror or type(exc).__name__)) from None
 
 
-def run(args, stdout, stderr) -> int:
+def run(args: argparse.Namespace, io: frame.Io) -> int:
+    stdout, stderr = io.stdout, io.stderr
     _check_paths(args)
     folder = _out_folder(args.out) if args.out else None
     try:
@@ -144,29 +145,8 @@ def _run(args, stdout, stderr, folder: Optional[output.OutFolder]) -> int:
     return EXIT_OK
 
 
-def _reconfigure(stream) -> None:
-    """A name this program failed to escape must not end the run on an ASCII terminal."""
-    if hasattr(stream, "reconfigure"):
-        try:
-            stream.reconfigure(errors="backslashreplace")
-        except (ValueError, OSError):
-            pass
+COMMAND = frame.Command("generalist.py", build_parser, run, not_blamed="the inputs")
 
 
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)
-    stderr = stderr or sys.stderr
-    for stream in (stdout.stream, stderr):
-        _reconfigure(stream)
-    args = build_parser().parse_args(argv)
-    try:
-        return run(args, stdout, stderr)
-    except InputProblems as exc:
-        stderr.write(exc.message())
-        return EXIT_INPUT
-    except (KeyboardInterrupt, Exception) as exc:
-        return last_resort.exit_code(exc, stderr, lambda e: (
-            "INTERNAL ERROR in generalist.py (not a problem with the inputs). "
-            "Set SCORING_DEBUG=1 to see the traceback.\n"))
-    finally:
-        console.finish(stdout)
+    return frame.run(COMMAND, argv, stdout, stderr)

@@ -8,26 +8,36 @@ leaderboard.csv, comparison.json, comparison.html.
 import argparse
 import datetime
 import os
-import sys
 import time
 from typing import List, Optional
 
-from .. import __version__, confidence, engine, last_resort
-from ..batch_run import without_cycle_collector
-from ..cli import EXIT_OK, internal_error_message, print_table, tolerant_streams, unpack
+from .. import __version__, confidence, engine, zips
+from ..compare import outputs, page, paired, submissions
 from ..config import read_config, task_name
 from ..metrics import bootstrap
-from ..problems import BrokenReference, ProblemLog, ScoringError, UsageError
+from ..problems import BrokenReference, ProblemLog, Refusal, UsageError
 from ..registry import DEFAULT, TASKS
 from ..registry import add_options as add_task_options
-from . import outputs, page, paired, run as run_pass, submissions
+from ..report.text_table import print_table
+from . import frame
 
 FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
-EXIT_NOTHING_SCORED = 1
 
 
-class NothingScored(Exception):
+class NothingScored(Refusal):
     """Every submission was left out: nothing to compare (exit 1)."""
+
+    exit_code = frame.EXIT_REFUSED
+
+    def __init__(self, listing: str) -> None:
+        super().__init__(listing)
+        self.listing = listing
+
+    def __reduce__(self):
+        return (type(self), (self.listing,))
+
+    def message(self) -> str:
+        return "ERROR: no submission could be scored; nothing was written.\n" + self.listing
 
 EPILOG = """\
 SUBMISSION: a zip or a folder of predictions (its name is the model's name), or a folder holding
@@ -67,16 +77,18 @@ def _ranking_key(task, config) -> str:
     return task.keys(config)[0]
 
 
-def compare(args, stdout) -> int:
+def compare(args: argparse.Namespace, io: frame.Io) -> int:
     started = time.monotonic()
-    say = (lambda s: None) if args.quiet else (lambda s: (stdout.write(s + "\n"), stdout.flush()))
+    stdout = io.stdout
+    say = io.sayer(args.quiet)
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(args.out))
     entries = submissions.expand(args.submissions)
     cleanups = []
     try:
-        ref_dir, cleanup = unpack(args.ref, "ref")
+        ref_dir, cleanup = zips.unpack_reference(args.ref)
         cleanups.append(cleanup)
+        io.show_as(ref_dir, args.ref)
         ref_config = read_config(ref_dir)
         task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
@@ -96,16 +108,16 @@ def compare(args, stdout) -> int:
                                  "s" if workers > 1 else ""))
         progress = None if args.quiet else engine.Progress(units, stdout, args.progress_every,
                                                           noun=noun)
-        scored = run_pass.score_all(
-            task, reference, fmt, config, [o.files for o in candidates],
-            [{u: os.path.join(o.model, os.path.relpath(p, o.folder)) for u, p in o.files.items()}
-             for o in candidates], workers, progress)
+        scored = engine.evaluate_many(
+            task, reference, fmt, config,
+            [{u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
+              for u, p in o.files.items()} for o in candidates], workers, progress)
         if scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
 
         invalid = [{"model": o.model, "error": o.error} for o in opened if o.error]
         valid = []  # (model, state)
-        for o, state, log in zip(candidates, scored.states, scored.logs):
+        for o, state, log in zip(candidates, scored.states, scored.submission_logs):
             found = ProblemLog()
             found.merge(o.log)
             found.merge(log)
@@ -132,7 +144,7 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     for model, state in valid:
         summary = task.summarize(state, reference, config)
         intervals = confidence.compute(task, state, summary, config)
-        scores = dict(summary["scores"])
+        scores = dict(summary.scores)
         if intervals:
             scores.update(intervals.scores())
             own[model] = intervals.interval(key)
@@ -194,26 +206,17 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
             say("{} of {} ordered pairs differ significantly (p >= 0.95, paired bootstrap over "
                 "{:,} {}).".format(len(pairs), len(doc["pairs"]), units, unit_noun))
     say("Wrote {} to {}".format(", ".join(FILES), args.out))
-    return EXIT_OK
+    return frame.EXIT_OK
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+
+
+COMMAND = frame.Command("compare.py", build_parser, compare, not_blamed="the submissions",
+                        check_args=_check_args)
 
 
 def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = stdout or sys.stdout
-    stderr = stderr or sys.stderr
-    parser = build_parser()
-    args = parser.parse_args(argv)
-    if args.workers is not None and args.workers < 1:
-        parser.error("--workers must be at least 1")
-    tolerant_streams(stdout, stderr)
-    try:
-        with without_cycle_collector():  # as score.py: a batch run (batch_run.py)
-            return compare(args, stdout)
-    except ScoringError as exc:
-        stderr.write(exc.message())
-        return exc.exit_code
-    except NothingScored as exc:
-        stderr.write("ERROR: no submission could be scored; nothing was written.\n" + str(exc))
-        return EXIT_NOTHING_SCORED
-    except (KeyboardInterrupt, Exception) as exc:
-        return last_resort.exit_code(exc, stderr, lambda e: internal_error_message(e, False))
-
+    return frame.run(COMMAND, argv, stdout, stderr)

@@ -9,7 +9,7 @@ import struct
 import zlib
 from typing import Iterator, NamedTuple, Optional, Tuple
 
-from .. import regular_file
+from ... import regular_file
 
 SIGNATURE = b"\x89PNG\r\n\x1a\n"
 

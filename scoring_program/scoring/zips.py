@@ -1,4 +1,5 @@
-"""Unpack a zip given on the command line, refusing every zip that cannot be unpacked safely.
+"""Every zip the program unpacks (a submission, a reference, a downloaded submission), refusing
+every zip that cannot be unpacked safely, and whose mistake that is.
 
 The platforms unpack the participant's zip themselves; locally (score.py --res x.zip, the starting
 kit's checker) we do, and a zip that cannot be unpacked must end as a message, not a traceback:
@@ -10,8 +11,15 @@ checked from the central directory is checked before a single byte is written.
 """
 import errno
 import os
+import shutil
+import tempfile
 import zipfile
 import zlib
+from typing import Callable, Tuple
+
+from . import regular_file
+from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, SubmissionError, \
+    UsageError, shown
 
 # Total bytes a zip may unpack to, as its central directory declares them (Python's zipfile never
 # writes more than a member's declared size). 19,708 honest 512 x 512 label PNGs take about 1 GB;
@@ -97,3 +105,60 @@ def _reason(exc: Exception) -> str:
         return "bad CRC-32: the data does not match its checksum"
     # zipfile's messages name only entries and offsets, never a Python object.
     return text or type(exc).__name__
+
+
+# A folder and what removes it when the command is done with it (nothing, for a folder given).
+Unpacked = Tuple[str, Callable[[], None]]
+
+
+def check_given(path: str) -> None:
+    """UsageError unless path is a folder or a zip file: a command checks every path it was given
+    before it starts any work."""
+    if os.path.isdir(path):
+        return
+    try:
+        mode = os.stat(path).st_mode
+    except (OSError, ValueError):     # missing, a dangling link, a NUL byte in the name
+        raise UsageError("no such file or folder: {}".format(shown(path))) from None
+    what = regular_file.kind_of_file(mode)
+    if what:  # a FIFO or a device: opening it could block forever or never end
+        raise UsageError("{} is {}: neither a folder nor a zip file".format(shown(path), what))
+    if not zipfile.is_zipfile(path):
+        raise UsageError("{} is neither a folder nor a zip file".format(shown(path)))
+
+
+def unpack(path: str) -> Unpacked:
+    """(folder, cleanup) for a folder or a zip file given on the command line. A zip that cannot
+    be unpacked raises ArchiveProblem: the caller knows whose zip it is."""
+    check_given(path)
+    if os.path.isdir(path):
+        return path, lambda: None
+    tmp = tempfile.mkdtemp(prefix="submission-")
+    try:
+        extract(path, tmp)
+    except Exception:
+        shutil.rmtree(tmp, ignore_errors=True)
+        raise
+    return tmp, lambda: shutil.rmtree(tmp, ignore_errors=True)
+
+
+def unpack_submission(path: str, **words: str) -> Unpacked:
+    """unpack(); a zip that cannot be unpacked is the participant's mistake (exit 1), named, with
+    the fix in the task's words (SubmissionFormat.words): the same message in score.py and in
+    the starting kits' checkers."""
+    try:
+        return unpack(path)
+    except ArchiveProblem as exc:
+        log = ProblemLog()
+        log.add(BAD_ZIP, os.path.basename(path), str(exc))
+        raise SubmissionError(log, **words) from None
+
+
+def unpack_reference(path: str) -> Unpacked:
+    """unpack(); a reference zip that cannot be unpacked is the organizers' (exit 3)."""
+    try:
+        return unpack(path)
+    except ArchiveProblem as exc:
+        log = ProblemLog()
+        log.add(REF_ARCHIVE, os.path.basename(path), "the zip cannot be unpacked: {}".format(exc))
+        raise BrokenReference(log) from None

@@ -1,5 +1,5 @@
-"""PNG label predictions, shared by the image tasks: one single-channel PNG of label ids per
-image, named <image id>.png. Reading checks it on the way; the checks need no ground truth.
+"""PNG label predictions (the label-PNG format), shared by the image tasks: one single-channel PNG
+of label ids per image, named <image id>.png. Reading checks it on the way; the checks need no ground truth.
 
 The order matters: everything that can be refused without reading the file (a link, a FIFO, a
 device, a file too large to be a label PNG) or from its header (not a PNG, wrong size, colour
@@ -20,14 +20,14 @@ import numpy as np
 from PIL import Image
 
 from . import png
-from .. import regular_file
-from ..metrics.histogram import histogram
-from ..submission import discovery
-from .decode_errors import IMAGE_ERRORS
-from .pillow_array import load_array, pillow_says
-from ..problems import (BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, TRANSPOSED,
-                        WRONG_SIZE)
-from ..task_api import PredictionProblem, Submission, SubmissionFormat
+from ... import regular_file
+from ...metrics.histogram import histogram
+from ...submission import discovery
+from .decode_errors import Undecodable, pillow_call
+from .pillow_array import load_array
+from .kinds import (BAD_VALUES, NOT_PNG, NOT_REGULAR, NOT_SINGLE_CHANNEL, TOO_LARGE, TRANSPOSED,
+                    WRONG_SIZE)
+from ...task_api import PredictionProblem, Submission, SubmissionFormat
 
 # A prediction file may hold at most this many bytes: 1 MiB + 4 bytes per pixel of the expected
 # image. A 16-bit grayscale PNG stored without any compression takes 2 bytes per pixel (plus one
@@ -74,8 +74,9 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     if header is None:
         header = check_header(data[:33], None)
     try:
-        img = Image.open(io.BytesIO(data))
-    except IMAGE_ERRORS as exc:
+        with pillow_call():
+            img = Image.open(io.BytesIO(data))
+    except Undecodable as exc:
         raise _corrupt(exc) from None
     with img:
         if img.format != "PNG":
@@ -91,7 +92,7 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
                                         rawmode))
         try:
             arr = load_array(img)
-        except IMAGE_ERRORS as exc:
+        except Undecodable as exc:
             raise _corrupt(exc) from None
     if arr.shape != (header.height, header.width):
         raise PredictionProblem(NOT_PNG, "it is not a valid PNG: it decodes to shape {} "
@@ -102,9 +103,8 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     return arr
 
 
-def _corrupt(exc: Exception) -> PredictionProblem:
-    return PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
-        pillow_says(exc)))
+def _corrupt(exc: Undecodable) -> PredictionProblem:
+    return PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(exc))
 
 
 def _stored_samples(arr: np.ndarray, bit_depth: int) -> np.ndarray:
@@ -180,6 +180,8 @@ class PngLabels(SubmissionFormat):
             "files": "PNG files", "file": "PNG", "ext": ".png", "unit": "image",
             "units": "images",
             "allowed_values": allowed_values or "a class id from 0 to {}".format(max_id),
+            "zip_hint": ", zipping the PNG files themselves (make_submission.py in the starting "
+                        "kit does it)",
         }
 
     def discover(self, res_dir: str, expected_ids) -> Submission:

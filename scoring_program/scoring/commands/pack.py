@@ -16,18 +16,15 @@ A reader of the output that goes away (`pack.py ... | head -1`) does not stop th
 import argparse
 import os
 import stat
-import sys
 import tempfile
 import time
 from typing import List, Optional
 
-from . import console, engine, last_resort
-from .batch_run import without_cycle_collector
-from .config import read_config, task_name
-from .problems import ScoringError, UsageError, shown
-from .registry import DEFAULT, TASKS
-
-EXIT_OK = 0   # 3: the reference (ScoringError.exit_code); 2 and 4: last_resort.py
+from .. import engine
+from ..config import read_config, task_name
+from ..problems import UsageError, shown
+from ..registry import DEFAULT, TASKS
+from . import frame
 
 
 def folder_bytes(root: str) -> int:
@@ -54,31 +51,28 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
-    stdout = console.guard(stdout or sys.stdout)
-    stderr = console.guard(stderr or sys.stderr)
-    parser = build_parser()
-    args = parser.parse_args(argv)
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
+
+
+def run(args: argparse.Namespace, io: frame.Io) -> int:
     created = not os.path.lexists(args.out)
     try:
-        with without_cycle_collector():
-            code = _pack(args, stdout)
+        code = _pack(args, io.stdout)
         created = False
         return code
-    except ScoringError as exc:
-        stderr.write(exc.message())
-        return exc.exit_code
-    except (KeyboardInterrupt, Exception) as exc:
-        return last_resort.exit_code(exc, stderr, lambda e: (
-            "INTERNAL ERROR in pack.py: {} (not a problem with the reference). Set "
-            "SCORING_DEBUG=1 to see the traceback.\n".format(type(e).__name__)))
     finally:
         if created:       # made by this run, which failed: leave nothing behind
             _remove_if_empty(args.out)
-        console.finish(stdout)
-        console.finish(stderr)
+
+
+COMMAND = frame.Command("pack.py", build_parser, run, not_blamed="the reference",
+                        check_args=_check_args)
+
+
+def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)
 
 
 def _remove_if_empty(folder: str) -> None:
@@ -130,4 +124,4 @@ def _pack(args: argparse.Namespace, stdout) -> int:
     stdout.write("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x "
                  "smaller)\n".format(units, noun, time.monotonic() - started, raw_bytes,
                                      packed_bytes, raw_bytes / max(packed_bytes, 1)))
-    return EXIT_OK
+    return frame.EXIT_OK
