@@ -414,3 +414,10 @@ def test_a_reproduction_the_scorer_would_refuse_fails_naming_the_problem(tmp_pat
     assert c["status"] == "fail" and "would be refused by the scoring program" in c["summary"]
     assert any(SMALL_IDS[2] in e for e in c["evidence"])
     assert "  FAIL  reproduction" in proc.stdout and SMALL_IDS[2] in proc.stdout
+
+
+def test_every_path_is_checked_before_any_work(tmp_path, ref):
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out", "--reproduced",
+               tmp_path / "nowhere")
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr
+    assert not (tmp_path / "out").exists()

@@ -59,6 +59,10 @@ def check_args(args) -> None:
                          "given with --leaderboard")
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(shown(args.out)))
+    # Every path given, checked before any work: a folder or a zip file.
+    for path in (args.final, args.ref, args.leaderboard_submission, args.reproduced):
+        if path is not None:
+            zips.check_given(path)
 
 
 def _rel(root: str, path: str) -> str:
