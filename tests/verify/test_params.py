@@ -275,6 +275,8 @@ def _is_interval(cells):
     (("model_ema", "conv.weight"), "float32", "ema"),
     (("state_dict_ema", "conv.weight"), "float32", "ema"),
     (("ema.conv.weight",), "float32", "ema"),
+    (("state_dict", "ema_backbone_conv1_weight"), "float32", "ema"),
+    (("emb.weight",), "float32", "parameters"),
     (("schema", "conv.weight"), "float32", "parameters"),
     (("optimizer_states", 0, "state", 3, "exp_avg"), "float32", "optimizer_state"),
     (("lr_scheduler", "base"), "float32", "optimizer_state"),

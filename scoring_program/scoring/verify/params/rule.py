@@ -11,7 +11,8 @@ reported apart and not counted:
   checkpoint whose name starts with `optim` (`optimizer`, `optimizer_states`, ...), or a
   learning-rate scheduler or AMP scaler key;
 - EMA copies: everything under a key one of whose words is `ema` (`model_ema`, `ema`,
-  `state_dict_ema`, `ema_model`...), `shadow`, `swa` or `averaged`.
+  `state_dict_ema`, `ema_model`...), `shadow`, `swa` or `averaged`, and a tensor whose name
+  starts with such a word (`ema.layer1.weight`, mmcv's `ema_backbone_conv1_weight`).
 Everything else that is floating point is a parameter: when in doubt, counted (a second model in
 the file, a teacher of a semi-supervised method, a discriminator are counted). Tensors that share
 a storage (tied weights) are counted once. Identical files are counted once; the total is the sum
@@ -65,4 +66,7 @@ def category(path: Sequence, dtype: str, optimizer_ancestor: bool) -> str:
         return BUFFERS
     if "." in name and _EMA_WORDS.intersection(_words(name.split(".")[0])):
         return EMA      # a flat file: "ema.layer1.weight", "model_ema.head.bias"
+    words = _words(name)
+    if len(words) > 1 and words[0] in _EMA_WORDS:
+        return EMA      # mmcv's EMAHook keeps its copies as "ema_backbone_conv1_weight"
     return PARAMETERS
