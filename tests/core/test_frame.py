@@ -30,7 +30,8 @@ def _kit_module(name, folder):
 def _module(name):
     if name.startswith("kit:"):
         tool = name[4:]
-        return _kit_module(tool, KIT if tool.endswith("_submission") else VQA_KIT)
+        return _kit_module(tool, KIT if os.path.isfile(os.path.join(KIT, tool + ".py"))
+                           else VQA_KIT)
     return importlib.import_module("scoring.commands." + name)
 
 
@@ -40,7 +41,9 @@ COMMANDS = {
     "pack": ["raw", "out"],
     "compare": ["--ref", "r", "--out", "o", "s"],
     "generalist": ["config.yaml"],
+    "verify": ["final.zip", "--ref", "r", "--out", "o"],
     "kit:check_submission": ["submission"],
+    "kit:check_final": ["final.zip"],
     "kit:make_submission": ["predictions"],
     "kit:check_results": ["results.json"],
     "kit:normalize": ["an answer"],

@@ -48,6 +48,8 @@ def _samples():
     from scoring.tasks.planetscapes_vqa import packed as vqa_packed
     from scoring.tasks.planetscapes_vqa.problems import TWO_RESULTS
     from scoring.tasks.planetscapes_vqa.results import ResultsProblems
+    from scoring.verify import leaderboard, package, run as verify_run
+    from scoring.verify.params import detect, result as params_result
     log = problems.ProblemLog()
     log.add(problems.MISSING, "a.png", "no file")
     log.add(TWO_RESULTS, "results.json", "and b.json")
@@ -74,6 +76,12 @@ def _samples():
         InputProblems([("config.yaml", 3, "no score column")]),
         compare.NothingScored("  - a: missing files\n"),
         engine.WorkerFailed("KeyError", [("scoring/x.py", 3, "f")], "Traceback ..."),
+        verify_run.InputProblem("team 'carol' is not on the leaderboard"),
+        leaderboard.LeaderboardProblem("no score column 'mIoU'"),
+        package.PackageRefused("the entry '../x' points outside the archive"),
+        params_result.FileRefused("unsafe: the pickle imports os.system"),
+        params_result.NotCounted("a TorchScript archive"),
+        detect._Ignored(),
     ]
 
 

@@ -1,0 +1,73 @@
+"""verdict.json, verdict.html and the terminal summary, from one document. No time, no
+temporary path, no absolute path: identical inputs give byte-identical files."""
+import json
+import os
+from typing import Any, Dict
+
+from . import page
+
+FILES = ("verdict.json", "verdict.html")
+EVIDENCE_LINES = 8    # evidence lines printed under a check in the terminal summary
+MARKS = {"pass": "pass", "fail": "FAIL", "warn": "warn", "not-checked": "  - "}
+
+
+def clear(out: str) -> None:
+    """An earlier run's verdict must not survive a failed run."""
+    for name in FILES:
+        path = os.path.join(out, name)
+        if os.path.islink(path) or os.path.isfile(path):
+            os.remove(path)
+
+
+def _write(out: str, name: str, text: str) -> None:
+    tmp = os.path.join(out, name + ".part")
+    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+        f.write(text)
+    os.replace(tmp, os.path.join(out, name))
+
+
+def write(out: str, doc: Dict[str, Any]) -> None:
+    _write(out, "verdict.json", json.dumps(doc, indent=1, sort_keys=True, allow_nan=False,
+                                           ensure_ascii=True) + "\n")
+    _write(out, "verdict.html", page.render(doc))
+
+
+def headline(doc: Dict[str, Any]) -> str:
+    checks = doc["checks"]
+    failed = [c for c in checks if c["status"] == "fail"]
+    if failed:
+        return "INVALID: {} of {} checks failed ({})".format(
+            len(failed), len(checks), ", ".join(c["name"] for c in failed))
+    notes = []
+    if doc["warnings"]:
+        notes.append("warnings: " + ", ".join(doc["warnings"]))
+    if doc["not_checked"]:
+        notes.append("not checked: " + ", ".join(doc["not_checked"]))
+    return "VALID: no rule is broken{}".format(" ({})".format("; ".join(notes)) if notes
+                                               else "")
+
+
+def summary(doc: Dict[str, Any]) -> str:
+    width = max(len(c["name"]) for c in doc["checks"])
+    lines = ["", "Verdict for {}: {}".format(doc["package"], headline(doc)), ""]
+    rule = doc["parameters"]["rule"]
+    for c in doc["checks"]:
+        lines.append("  {:<4}  {:<{}}  {}".format(MARKS[c["status"]], c["name"], width,
+                                                   c["summary"]))
+        # The rule and both values of the score comparison, and why a check failed.
+        if c["name"] == "leaderboard match" or c["status"] == "fail":
+            shown = [e for e in c["evidence"] if e != rule]
+            for e in shown[:EVIDENCE_LINES]:
+                lines.append("  {}  {:<{}}    {}".format(" " * 4, "", width, e))
+            if len(shown) > EVIDENCE_LINES:
+                lines.append("  {}  {:<{}}    ... ({} more lines in verdict.json)".format(
+                    " " * 4, "", width, len(shown) - EVIDENCE_LINES))
+    p = doc["parameters"]
+    if p["counted"] is not None:
+        lines += ["", "Parameters: {:,} counted (limit {:,}){}; not counted by the rule: {:,} "
+                  "buffers, {:,} optimizer state, {:,} EMA.".format(
+                      p["counted"], p["limit"], "" if p["complete"] else ", INCOMPLETE",
+                      p["buffers"], p["optimizer_state"], p["ema"]),
+                  p["rule"]]
+    lines.append("")
+    return "\n".join(lines) + "\n"

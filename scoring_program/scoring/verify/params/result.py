@@ -1,0 +1,83 @@
+"""What the counter says about one file: its format, its status and its figures.
+
+Statuses: COUNTED (every tensor read from the header or the pickle's opcodes), REFUSED (the file
+would run code when loaded, or its header contradicts its data: the count cannot be trusted),
+NOT_COUNTED (a format this counter does not read, or an optional package missing: the total is
+incomplete) and IGNORED (not a model file: text, configuration, source code).
+"""
+import struct
+import zipfile
+import zlib
+from typing import Any, Dict, List, NamedTuple, Optional
+
+COUNTED, REFUSED, NOT_COUNTED, IGNORED = "counted", "refused", "not counted", "ignored"
+
+# The categories of the counting rule (rule.py), in the order they are reported.
+PARAMETERS, BUFFERS, OPTIMIZER, EMA = "parameters", "buffers", "optimizer_state", "ema"
+CATEGORIES = (PARAMETERS, BUFFERS, OPTIMIZER, EMA)
+
+
+# What opening or reading a damaged zip can raise (zipfile's own checks, zlib, a truncated
+# member): each is the file's problem, never a crash.
+ZIP_ERRORS = (zipfile.BadZipFile, zipfile.LargeZipFile, OSError, EOFError, ValueError,
+              NotImplementedError, RuntimeError, OverflowError, zlib.error, struct.error)
+
+
+class FileRefused(Exception):
+    """The file is refused: str() says why, naming what was found (already safe to print once
+    passed through problems.shown). Not a problems.Refusal: it never ends a command, it is
+    the file's status."""
+
+
+class NotCounted(Exception):
+    """The file is not counted: str() says why and what would let it be counted."""
+
+
+class TensorInfo(NamedTuple):
+    """One tensor as a header or a pickle declares it (its data is never read)."""
+    path: tuple              # the keys leading to it: ("model", "layer1.0.conv1.weight")
+    dtype: str               # "float32", "int64"... (lower case, numpy-like names)
+    shape: tuple
+    storage: Optional[str]   # the storage it views (PyTorch), None elsewhere
+    offset: int = 0          # in elements of the storage
+    stride: tuple = ()
+    is_parameter: bool = False   # rebuilt as torch.nn.Parameter (not a plain tensor)
+
+    @property
+    def numel(self) -> int:
+        n = 1
+        for d in self.shape:
+            n *= d
+        return n
+
+
+class FileCount(NamedTuple):
+    path: str                # as shown: relative to the package's submission/ folder
+    format: str
+    status: str
+    reason: str = ""
+    figures: Dict[str, int] = {}   # category -> elements, for COUNTED files
+    tensors: int = 0
+    shared: int = 0          # tensors that view a storage another tensor of theirs also views
+    duplicate_of: str = ""   # the same bytes as this earlier file: counted once
+
+    def as_json(self) -> Dict[str, Any]:
+        doc = {"path": self.path, "format": self.format, "status": self.status,
+               "reason": self.reason}  # type: Dict[str, Any]
+        for c in CATEGORIES:
+            doc[c] = self.figures.get(c, 0) if self.status == COUNTED else None
+        doc["tensors"] = self.tensors
+        doc["shared_tensors"] = self.shared
+        doc["duplicate_of"] = self.duplicate_of or None
+        return doc
+
+
+def counted(path: str, fmt: str, figures: Dict[str, int], tensors: int,
+            shared: int = 0) -> FileCount:
+    return FileCount(path, fmt, COUNTED, "", dict(figures), tensors, shared)
+
+
+def with_list(items: List[str], limit: int = 5) -> str:
+    """'a, b, c' or 'a, b, c, d, e and 7 more'."""
+    shown = ", ".join(items[:limit])
+    return shown + (" and {} more".format(len(items) - limit) if len(items) > limit else "")

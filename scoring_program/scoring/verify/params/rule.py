@@ -1,0 +1,72 @@
+"""The counting rule: which tensors of a file are the model's parameters.
+
+The rules count "the total model size": the parameters of the model (what
+`sum(p.numel() for p in model.parameters())` gives). A file also holds what is not a parameter,
+reported apart and not counted:
+- buffers: BatchNorm's running statistics and `num_batches_tracked` (Keras: moving_mean,
+  moving_variance), and every tensor that is not floating point (autograd cannot train an
+  integer tensor, so it is never a parameter: index tables, counters, masks);
+- optimizer state: everything under a dict that has both `state` and `param_groups` (what
+  `optimizer.state_dict()` returns: Adam's moments, steps), or under a key of a training
+  checkpoint whose name starts with `optim` (`optimizer`, `optimizer_states`, ...), or a
+  learning-rate scheduler or AMP scaler key;
+- EMA copies: everything under a key one of whose words is `ema` (`model_ema`, `ema`,
+  `state_dict_ema`, `ema_model`...), `shadow`, `swa` or `averaged`, and a tensor whose name
+  starts with such a word (`ema.layer1.weight`, mmcv's `ema_backbone_conv1_weight`).
+Everything else that is floating point is a parameter: when in doubt, counted (a second model in
+the file, a teacher of a semi-supervised method, a discriminator are counted). Tensors that share
+a storage (tied weights) are counted once. Identical files are counted once; the total is the sum
+over the files, compared with the limit.
+"""
+import re
+from typing import Sequence
+
+from .result import BUFFERS, EMA, OPTIMIZER, PARAMETERS
+
+RULE = (
+    "Counting rule: the parameters of the model are counted, as "
+    "sum(p.numel() for p in model.parameters()) would count them; buffers (BatchNorm running "
+    "statistics, num_batches_tracked, any tensor that is not floating point), optimizer state "
+    "(Adam moments, steps, schedulers) and EMA copies in a training checkpoint are reported apart "
+    "and not counted. Tensors sharing a storage (tied weights) and identical files are counted "
+    "once. Any other floating-point tensor counts: when in doubt, counted.")
+
+BUFFER_NAMES = frozenset(("running_mean", "running_var", "num_batches_tracked", "moving_mean",
+                          "moving_variance"))
+FLOATING = frozenset(("float16", "bfloat16", "float32", "float64", "complex64", "complex128",
+                      "float8_e4m3fn", "float8_e5m2", "float8_e4m3fnuz", "float8_e5m2fnuz",
+                      "float8", "complex32"))
+_WORDS = re.compile(r"[^0-9a-z]+")
+_EMA_WORDS = frozenset(("ema", "shadow", "swa", "averaged"))
+_TRAINING_STATE = frozenset(("opt", "opt_state", "lr_scheduler", "lr_schedulers", "scheduler",
+                             "schedulers", "scaler", "grad_scaler", "amp", "amp_scaler"))
+
+
+def _words(key: str) -> Sequence[str]:
+    return [w for w in _WORDS.split(key.lower()) if w]
+
+
+def category(path: Sequence, dtype: str, optimizer_ancestor: bool) -> str:
+    """The category of a tensor reached through path (keys and list indices); optimizer_ancestor:
+    a dict on the way holds both `state` and `param_groups`."""
+    keys = [k for k in path if isinstance(k, str)]
+    if optimizer_ancestor:
+        return OPTIMIZER
+    for key in keys[:-1] if keys else ():
+        low = key.lower()
+        if low.startswith("optim") or low in _TRAINING_STATE:
+            return OPTIMIZER
+        if _EMA_WORDS.intersection(_words(key)):
+            return EMA
+    # The tensor's own name: a state-dict key such as "layer1.0.bn1.running_mean", or a
+    # safetensors/npz/Keras name ("bn/moving_mean:0").
+    name = keys[-1] if keys else ""
+    parts = [p for p in re.split(r"[./:]", name.lower()) if p]
+    if dtype not in FLOATING or BUFFER_NAMES.intersection(parts):
+        return BUFFERS
+    if "." in name and _EMA_WORDS.intersection(_words(name.split(".")[0])):
+        return EMA      # a flat file: "ema.layer1.weight", "model_ema.head.bias"
+    words = _words(name)
+    if len(words) > 1 and words[0] in _EMA_WORDS:
+        return EMA      # mmcv's EMAHook keeps its copies as "ema_backbone_conv1_weight"
+    return PARAMETERS

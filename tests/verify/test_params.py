@@ -1,0 +1,380 @@
+"""The parameter counter (scoring/verify/params/): files written by the real libraries against
+the counts the libraries gave (fixtures/counts.json, made by fixtures/make_fixtures.py), hostile
+files made by hand, and the shared-storage rule against a naive oracle that lists every element.
+Never needs torch."""
+import itertools
+import json
+import os
+import pickle
+import struct
+import subprocess
+import sys
+import zipfile
+
+import pytest
+from hypothesis import given, settings, strategies as st
+
+import torch_files
+from conftest import PROGRAM
+from scoring.verify import params
+from scoring.verify.params import rule
+
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+# Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
+pytestmark = pytest.mark.compat
+COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
+CATS = ("parameters", "buffers", "optimizer_state", "ema")
+
+try:
+    import h5py  # noqa: F401
+    HAVE_H5PY = True
+except ImportError:
+    HAVE_H5PY = False
+
+
+@pytest.mark.parametrize("name", sorted(n for n in COUNTS if not n.startswith("_")))
+def test_real_library_files_are_counted_as_the_libraries_count(name):
+    got = params.count_file(os.path.join(FIXTURES, *name.split("/")), name)
+    want = COUNTS[name]
+    if name.endswith((".h5", ".keras")) and not HAVE_H5PY:
+        assert got.status == params.NOT_COUNTED
+        assert "pip install h5py" in got.reason
+        return
+    if "status" in want:
+        assert got.status == want["status"], got.reason
+        return
+    assert got.status == params.COUNTED, got.reason
+    assert {c: got.figures[c] for c in CATS} == {c: want[c] for c in CATS}
+
+
+def test_the_fixtures_record_the_library_versions():
+    assert COUNTS["_versions"]["torch"].startswith("2.13.0")
+    assert set(COUNTS["_versions"]) >= {"torch", "safetensors", "onnx", "numpy", "h5py"}
+
+
+def _ckpt(tmp_path, entries, tensors, records=None, name="m.pth", **kw):
+    path = str(tmp_path / name)
+    torch_files.write(path, torch_files.state_dict(entries),
+                      torch_files.records_for(tensors) if records is None else records, **kw)
+    return path
+
+
+def test_a_pickle_calling_os_system_is_refused_and_nothing_runs(tmp_path):
+    marker = tmp_path / "ran"
+    payload = torch_files.calls("os", "system", "touch {}".format(marker))
+    w = torch_files.T("0", (2, 2))
+    path = _ckpt(tmp_path, [("w", w.pickle()), ("evil", payload)], [w])
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.REFUSED
+    assert "os.system" in got.reason and "nothing was run" in got.reason
+    assert not marker.exists()
+    # The payload is live: Python's own unpickler runs it (in a child, with another marker).
+    live = tmp_path / "live"
+    data = torch_files.state_dict([("evil", torch_files.calls("os", "system",
+                                                              "touch {}".format(live)))])
+    subprocess.run([sys.executable, "-c", "import pickle, sys; pickle.loads(sys.stdin.buffer"
+                    ".read())"], input=data, check=True)
+    assert live.exists()
+
+
+def test_a_pickle_importing_an_unknown_global_is_refused_by_name(tmp_path):
+    w = torch_files.T("0", (3,))
+    odd = torch_files.glob("mylib.layers", "Secret")
+    path = _ckpt(tmp_path, [("w", w.pickle()), ("x", odd)], [w])
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.REFUSED
+    assert "mylib.layers.Secret" in got.reason
+
+
+def test_a_storage_record_shorter_than_its_tensor_is_refused(tmp_path):
+    w = torch_files.T("0", (4, 4))
+    path = _ckpt(tmp_path, [("w", w.pickle())], [w], records={"0": 4 * 15})
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.REFUSED
+    assert "archive/data/0 holds 60 bytes" in got.reason and "16 elements (64 bytes)" in \
+        got.reason
+
+
+def test_a_tensor_reading_past_its_storage_is_refused(tmp_path):
+    # the storage declares 8 elements and holds them; the tensor's view needs 16
+    w = torch_files.T("0", (4, 4), numel=8)
+    path = _ckpt(tmp_path, [("w", w.pickle())], [w], records={"0": 32})
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.REFUSED
+    assert "lies outside its storage" in got.reason
+
+
+def test_a_checkpoint_zip_member_with_dotdot_is_refused(tmp_path):
+    w = torch_files.T("0", (2,))
+    path = _ckpt(tmp_path, [("w", w.pickle())], [w], extra=[("../escape.txt", b"x")])
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.REFUSED
+    assert "../escape.txt" in got.reason and "outside" in got.reason
+    assert not (tmp_path / "escape.txt").exists()
+
+
+def test_missing_record_and_a_malformed_pickle_are_refused(tmp_path):
+    w = torch_files.T("0", (2,))
+    got = params.count_file(_ckpt(tmp_path, [("w", w.pickle())], [w], records={}), "m.pth")
+    assert got.status == params.REFUSED and "has no record" in got.reason
+    path = str(tmp_path / "bad.pth")
+    torch_files.write(path, b"\x80\x02}(X", {})
+    got = params.count_file(path, "bad.pth")
+    assert got.status == params.REFUSED and "not a readable pickle" in got.reason
+
+
+def _safetensors(path, header, data_len):
+    raw = json.dumps(header).encode()
+    with open(path, "wb") as f:
+        f.write(struct.pack("<Q", len(raw)) + raw + bytes(data_len))
+    return str(path)
+
+
+@pytest.mark.parametrize("entries,data,words", [
+    ({"a": [0, 16], "b": [8, 24]}, 24, "an overlap"),
+    ({"a": [0, 16], "b": [20, 36]}, 36, "a hole"),
+    ({"a": [0, 16], "b": [16, 32]}, 40, "the file holds 40 data bytes"),
+    ({"a": [0, 12], "b": [12, 28]}, 28, "span 12 bytes"),
+])
+def test_a_safetensors_header_lying_about_offsets_is_refused(tmp_path, entries, data, words):
+    header = {k: {"dtype": "F32", "shape": [2, 2], "data_offsets": v} for k, v in entries.items()}
+    got = params.count_file(_safetensors(tmp_path / "m.safetensors", header, data),
+                            "m.safetensors")
+    assert got.status == params.REFUSED
+    assert "lies" in got.reason and words in got.reason
+
+
+def test_an_honest_safetensors_file_by_hand(tmp_path):
+    header = {"__metadata__": {"format": "pt"},
+              "w": {"dtype": "F16", "shape": [3, 4], "data_offsets": [0, 24]},
+              "bn.running_var": {"dtype": "F32", "shape": [4], "data_offsets": [24, 40]}}
+    got = params.count_file(_safetensors(tmp_path / "m.bin", header, 40), "m.bin")
+    assert got.status == params.COUNTED, got.reason
+    assert got.format == "safetensors"
+    assert got.figures["parameters"] == 12 and got.figures["buffers"] == 4
+
+
+def test_npy_with_objects_is_refused_and_npz_members_checked(tmp_path):
+    import numpy as np
+    np.save(str(tmp_path / "o.npy"), np.array([{"a": 1}], dtype=object), allow_pickle=True)
+    got = params.count_file(str(tmp_path / "o.npy"), "o.npy")
+    assert got.status == params.REFUSED and "unsafe" in got.reason
+    np.savez(str(tmp_path / "w.npz"), w=np.zeros((2, 3), np.float32))
+    with open(str(tmp_path / "w.npz"), "r+b") as f:
+        f.truncate(os.path.getsize(str(tmp_path / "w.npz")))
+    got = params.count_file(str(tmp_path / "w.npz"), "w.npz")
+    assert got.status == params.COUNTED and got.figures["parameters"] == 6
+
+
+def _varint(n):
+    out = b""
+    while True:
+        b = n & 0x7F
+        n >>= 7
+        if n:
+            out += bytes([b | 0x80])
+        else:
+            return out + bytes([b])
+
+
+def _field(number, payload):
+    return _varint(number << 3 | 2) + _varint(len(payload)) + payload
+
+
+def _onnx_external(location, length):
+    entry = lambda k, v: _field(13, _field(1, k.encode()) + _field(2, v.encode()))  # noqa: E731
+    tensor = _varint(1 << 3) + _varint(4) + _varint(2 << 3) + _varint(1) + \
+        _field(8, b"w") + entry("location", location) + entry("length", str(length)) + \
+        _varint(14 << 3) + _varint(1)
+    return _field(7, _field(5, tensor))
+
+
+@pytest.mark.parametrize("location", ["../outside.bin", "/etc/passwd", "sub/../../x.bin"])
+def test_onnx_external_data_outside_the_folder_is_refused(tmp_path, location):
+    (tmp_path / "m").mkdir()
+    (tmp_path / "outside.bin").write_bytes(bytes(16))
+    path = tmp_path / "m" / "model.onnx"
+    path.write_bytes(_onnx_external(location, 16))
+    got = params.count_file(str(path), "model.onnx")
+    assert got.status == params.REFUSED and "unsafe" in got.reason
+
+
+def test_onnx_external_data_inside_the_folder_is_counted_and_checked(tmp_path):
+    (tmp_path / "w.bin").write_bytes(bytes(16))
+    path = tmp_path / "model.onnx"
+    path.write_bytes(_onnx_external("w.bin", 16))
+    got = params.count_file(str(path), "model.onnx")
+    assert got.status == params.COUNTED and got.figures["parameters"] == 4
+    (tmp_path / "w.bin").write_bytes(bytes(12))
+    got = params.count_file(str(path), "model.onnx")
+    assert got.status == params.REFUSED and "needs 16 bytes" in got.reason
+
+
+def test_a_bare_pickle_that_would_run_code_is_refused_and_a_plain_one_not_counted(tmp_path):
+    (tmp_path / "evil.pkl").write_bytes(torch_files.PROTO + torch_files.calls(
+        "subprocess", "call", "id") + torch_files.STOP)
+    got = params.count_file(str(tmp_path / "evil.pkl"), "evil.pkl")
+    assert got.status == params.REFUSED and "subprocess.call" in got.reason
+    (tmp_path / "plain.pkl").write_bytes(pickle.dumps({"a": [1, 2.5]}, protocol=2))
+    got = params.count_file(str(tmp_path / "plain.pkl"), "plain.pkl")
+    assert got.status == params.NOT_COUNTED
+
+
+def _covered(t):
+    """The naive oracle: every storage element index the view reads."""
+    return {t.offset + sum(i * s for i, s in zip(idx, t.stride))
+            for idx in itertools.product(*[range(n) for n in t.size])}
+
+
+views = st.builds(lambda size, stride, offset: (size, stride, offset),
+                  st.lists(st.integers(1, 3), min_size=1, max_size=3),
+                  st.lists(st.integers(1, 5), min_size=3, max_size=3), st.integers(0, 6))
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.lists(st.tuples(st.sampled_from("ab"), views), min_size=1, max_size=5))
+def test_tensors_sharing_a_storage_are_counted_once(tmp_path_factory, specs):
+    tmp = tmp_path_factory.mktemp("views")
+    tensors = []
+    for key, (size, stride, offset) in specs:
+        t = torch_files.T(key, tuple(size), offset=offset, stride=tuple(stride[:len(size)]))
+        tensors.append(t)
+    # each storage large enough for all its views
+    need = {}
+    for t in tensors:
+        need[t.key] = max(need.get(t.key, 0), max(_covered(t)) + 1)
+    for t in tensors:
+        t.numel = need[t.key]
+    path = _ckpt(tmp, [("t{}".format(i), t.pickle()) for i, t in enumerate(tensors)], tensors)
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.COUNTED, got.reason
+    expected = 0
+    for key in "ab":
+        mine = [t for t in tensors if t.key == key]
+        dense = [t for t in mine if len(_covered(t)) == len(list(itertools.product(
+            *[range(n) for n in t.size]))) and _is_interval(_covered(t))]
+        gapped = {(t.offset, t.size, t.stride) for t in mine if t not in dense}
+        union = set()
+        for t in dense:
+            union |= _covered(t)
+        expected += len(union) + sum(len(list(itertools.product(*[range(n) for n in s])))
+                                     for _, s, _ in gapped)
+    assert got.figures["parameters"] == expected
+
+
+def _is_interval(cells):
+    return max(cells) - min(cells) + 1 == len(cells)
+
+
+@pytest.mark.parametrize("path,dtype,category", [
+    (("layer1.0.bn1.running_mean",), "float32", "buffers"),
+    (("bn.num_batches_tracked",), "int64", "buffers"),
+    (("rel_pos_index",), "int64", "buffers"),
+    (("conv.weight",), "float32", "parameters"),
+    (("model", "conv.weight"), "float16", "parameters"),
+    (("model_ema", "conv.weight"), "float32", "ema"),
+    (("state_dict_ema", "conv.weight"), "float32", "ema"),
+    (("ema.conv.weight",), "float32", "ema"),
+    (("state_dict", "ema_backbone_conv1_weight"), "float32", "ema"),
+    (("emb.weight",), "float32", "parameters"),
+    (("schema", "conv.weight"), "float32", "parameters"),
+    (("optimizer_states", 0, "state", 3, "exp_avg"), "float32", "optimizer_state"),
+    (("lr_scheduler", "base"), "float32", "optimizer_state"),
+    (("model_weights", "bn", "bn", "moving_variance:0"), "float32", "buffers"),
+    (("teacher", "conv.weight"), "float32", "parameters"),
+])
+def test_the_counting_rule(path, dtype, category):
+    assert rule.category(path, dtype, False) == category
+
+
+def test_optimizer_state_under_any_key_is_recognised_by_its_shape(tmp_path):
+    w, m = torch_files.T("0", (3, 2)), torch_files.T("1", (3, 2))
+    tf = torch_files
+    trainer = tf.dict_of([(tf.text("state"), tf.dict_of([(tf.integer(0), tf.dict_of(
+        [(tf.text("exp_avg"), m.pickle())]))])), (tf.text("param_groups"), b"]")])
+    path = _ckpt(tmp_path, [("w", w.pickle()), ("trainer_state", trainer)], [w, m])
+    got = params.count_file(path, "m.pth")
+    assert got.status == params.COUNTED, got.reason
+    assert got.figures["parameters"] == 6 and got.figures["optimizer_state"] == 6
+
+
+def test_an_optimizer_state_dict_is_recognised_by_its_shape():
+    assert rule.category(("opt_whatever", "m"), "float32", True) == "optimizer_state"
+
+
+def test_count_package_counts_identical_files_once_and_says_what_it_skipped(tmp_path):
+    models = tmp_path / "models"
+    (models / "sub").mkdir(parents=True)
+    (tmp_path / "code").mkdir()
+    for target in (models / "a.pth", models / "sub" / "copy.pth", tmp_path / "code" / "c.pt"):
+        with open(os.path.join(FIXTURES, "state_dict.pth"), "rb") as src:
+            target.write_bytes(src.read())
+    (models / "README.txt").write_text("final model")
+    (models / "weights.xyz").write_bytes(b"\x00" * 10)
+    (tmp_path / "code" / "train.py").write_text("print(1)")
+    census = params.count_package(str(tmp_path))
+    by_path = {f.path: f for f in census.files}
+    assert sorted(by_path) == ["code/c.pt", "models/README.txt", "models/a.pth",
+                               "models/sub/copy.pth", "models/weights.xyz"]
+    assert by_path["models/README.txt"].status == params.IGNORED
+    assert by_path["models/weights.xyz"].status == params.NOT_COUNTED
+    dupes = [f for f in census.files if f.duplicate_of]
+    assert len(dupes) == 2 and census.counted == COUNTS["state_dict.pth"]["parameters"]
+    assert not census.complete
+
+
+def test_the_counter_never_imports_torch_or_runs_the_file():
+    code = ("import sys; sys.path.insert(0, {!r}); from scoring.verify import params; "
+            "params.count_file({!r}, 'x'); params.count_file({!r}, 'y'); "
+            "print(sorted(m for m in sys.modules if m.split('.')[0] in "
+            "('torch', 'tensorflow', 'keras', 'onnx', 'safetensors')))").format(
+                PROGRAM, os.path.join(FIXTURES, "training_checkpoint.ckpt"),
+                os.path.join(FIXTURES, "model.onnx"))
+    out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
+                         check=True).stdout
+    assert out.strip() == "[]"
+
+
+def test_a_zip_that_is_no_checkpoint_is_not_counted(tmp_path):
+    path = str(tmp_path / "m.bin")
+    with zipfile.ZipFile(path, "w") as zf:
+        zf.writestr("notes.txt", "hello")
+    assert params.count_file(path, "m.bin").status == params.NOT_COUNTED
+
+
+def test_damaged_files_are_refused_or_not_counted_never_a_crash(tmp_path):
+    """Every fixture with bytes changed, cut or inserted at random (seeded): the counter answers
+    with a status, never an exception (a participant's file never ends as an internal
+    error)."""
+    import random
+    rng = random.Random(2024)
+    names = sorted(n for n in COUNTS if not n.startswith("_") and "/" not in n)
+    seen = set()
+    for i in range(400):
+        name = names[i % len(names)]
+        with open(os.path.join(FIXTURES, name), "rb") as f:
+            data = bytearray(f.read())
+        for _ in range(rng.randint(1, 4)):
+            at = rng.randrange(len(data))
+            roll = rng.random()
+            if roll < 0.6:
+                data[at] = rng.randrange(256)
+            elif roll < 0.8:
+                del data[at:at + rng.randint(1, 50)]
+            else:
+                data[at:at] = bytes(rng.randrange(256) for _ in range(rng.randint(1, 20)))
+        path = tmp_path / name
+        path.write_bytes(bytes(data))
+        got = params.count_file(str(path), name)
+        assert got.status in (params.COUNTED, params.REFUSED, params.NOT_COUNTED,
+                              params.IGNORED), got
+        seen.add(got.status)
+    assert {params.COUNTED, params.REFUSED} <= seen
+
+
+def test_a_torch_object_the_counter_cannot_size_is_refused_as_unreadable(tmp_path):
+    w = torch_files.T("0", (2,))
+    q = torch_files.glob("torch._utils", "_rebuild_qtensor")
+    got = params.count_file(_ckpt(tmp_path, [("w", w.pickle()), ("q", q)], [w]), "m.pth")
+    assert got.status == params.REFUSED
+    assert got.reason.startswith("not readable: the pickle uses torch._utils._rebuild_qtensor")

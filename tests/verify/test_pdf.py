@@ -1,0 +1,44 @@
+"""The report check: the PDF signature, the page count read without a PDF library (or said not
+readable, never guessed), a truncated file."""
+import pytest
+
+from scoring.verify import pdf
+
+pytestmark = pytest.mark.compat
+
+
+def _check(tmp_path, data):
+    path = tmp_path / "r.pdf"
+    path.write_bytes(data)
+    return pdf.check(str(path), "r.pdf")
+
+
+def test_the_page_tree_count_wins_over_page_objects(tmp_path):
+    data = (b"%PDF-1.6\n1 0 obj<</Type/Pages/Kids[2 0 R 3 0 R]/Count 2>>endobj\n"
+            b"2 0 obj<</Type /Page/Parent 1 0 R>>endobj\n3 0 obj<</Type/Page>>endobj\n"
+            b"4 0 obj<</Count 7 /Type /Pages>>endobj\n%%EOF\n")
+    c = _check(tmp_path, data)
+    assert c.status == "pass" and c.figures["pages"] == 7 and c.figures["pdf_version"] == "1.6"
+
+
+def test_page_objects_are_counted_without_a_page_tree(tmp_path):
+    data = b"%PDF-1.3\n" + b"x 0 obj<</Type /Page>>endobj\n" * 3 + b"%%EOF"
+    assert _check(tmp_path, data).figures["pages"] == 3
+
+
+def test_a_hidden_page_count_is_not_guessed(tmp_path):
+    c = _check(tmp_path, b"%PDF-1.5\n1 0 obj<</Type/ObjStm/Filter/FlateDecode>>stream\nxx\n"
+                         b"endstream\n%%EOF\n")
+    assert c.status == "pass" and c.figures["pages"] is None
+    assert "page count not readable" in c.summary
+
+
+def test_not_a_pdf_and_a_truncated_one(tmp_path):
+    assert _check(tmp_path, b"<html>report</html>").status == "fail"
+    c = _check(tmp_path, b"%PDF-1.4\n1 0 obj<</Type/Pages/Count 1>>")
+    assert c.status == "warn" and "truncated" in c.summary
+    assert pdf.check(None, "challenge_report.pdf").status == "fail"
+
+
+def test_the_signature_may_follow_leading_bytes(tmp_path):
+    assert _check(tmp_path, b"\xef\xbb\xbf  %PDF-1.7\n<</Type/Page>>\n%%EOF").status == "pass"

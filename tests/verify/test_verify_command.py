@@ -1,0 +1,423 @@
+"""verify.py on a small reference: every check's pass and fail, the exit statuses,
+byte-identical outputs, hostile packages. The real command (a subprocess) where the process
+matters (exit statuses, outputs, hostile files, the command line), its main in this process
+elsewhere (the same code, faster). The score's oracle is score.py itself on the same
+predictions (the platform's engine)."""
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+from typing import NamedTuple
+
+import numpy as np
+import pytest
+from PIL import Image
+
+import torch_files
+from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
+from conftest import PROGRAM, run_main
+from scoring.commands import score as score_cli
+from scoring.commands import verify as cli
+
+VERIFY = os.path.join(PROGRAM, "verify.py")
+FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
+# Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
+pytestmark = pytest.mark.compat
+COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
+PDF = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [] /Count 4 >> endobj\n%%EOF\n"
+
+
+class Ran(NamedTuple):
+    returncode: int
+    stdout: str
+    stderr: str
+
+
+def run(*args, real=False):
+    if real:
+        return subprocess.run([sys.executable, VERIFY] + [str(a) for a in args],
+                              capture_output=True, text=True, timeout=120)
+    return Ran(*run_main(cli.main, list(args) + ["--workers", "1"]
+                         if "--workers" not in args else list(args)))
+
+
+def predictions(folder, seed=1):
+    os.makedirs(str(folder), exist_ok=True)
+    rng = np.random.RandomState(seed)
+    for i in SMALL_IDS:
+        Image.fromarray(rng.randint(0, 9, SMALL_SIZE).astype(np.uint8)).save(
+            os.path.join(str(folder), i + ".png"))
+    return folder
+
+
+def package(tmp_path, name="final", results=True, code=True, models=True, report=PDF,
+            model_file="training_checkpoint.ckpt", as_zip=True):
+    top = tmp_path / name / "submission"
+    top.mkdir(parents=True)
+    if results:
+        predictions(top / "results")
+    if code:
+        (top / "code").mkdir()
+        (top / "code" / "infer.py").write_text("print('infer')\n")
+    if models:
+        (top / "models").mkdir()
+        if model_file:
+            shutil.copy(os.path.join(FIXTURES, model_file), str(top / "models"))
+    if report is not None:
+        (top / "challenge_report.pdf").write_bytes(report)
+    if not as_zip:
+        return tmp_path / name
+    path = tmp_path / (name + ".zip")
+    with zipfile.ZipFile(str(path), "w") as zf:
+        for folder, _, files in os.walk(str(tmp_path / name)):
+            for f in sorted(files):
+                full = os.path.join(folder, f)
+                zf.write(full, os.path.relpath(full, str(tmp_path / name)))
+    return path
+
+
+@pytest.fixture
+def ref(tmp_path_factory):
+    return write_small_reference(str(tmp_path_factory.mktemp("ref")))
+
+
+def verdict(out):
+    with open(os.path.join(str(out), "verdict.json")) as f:
+        return json.load(f)
+
+
+def check(doc, name):
+    return [c for c in doc["checks"] if c["name"] == name][0]
+
+
+def rescored(ref, res, tmp_path):
+    code, _, err = run_main(score_cli.main, ["--ref", ref, "--res", res, "--out",
+                                             tmp_path / "scored", "-q", "--workers", "1"])
+    assert code == 0, err
+    return json.load(open(str(tmp_path / "scored" / "scores.json")))["miou"]
+
+
+def test_a_valid_package_passes_with_the_platforms_score_and_identical_outputs(tmp_path, ref):
+    pkg = package(tmp_path)
+    miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    claimed = "{:.4f}".format(miou)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--claimed", claimed,
+               "--reproduced", tmp_path / "final" / "submission" / "results",
+               "--leaderboard-submission", tmp_path / "final" / "submission" / "results",
+               real=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    assert doc["verdict"] == "valid"
+    assert doc["score"]["results"] == miou and doc["score"]["match"] is True
+    assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
+    assert doc["parameters"]["optimizer_state"] == \
+        COUNTS["training_checkpoint.ckpt"]["optimizer_state"]
+    assert doc["parameters"]["complete"] is True
+    assert [c["status"] for c in doc["checks"]] == ["pass"] * 7 + ["not-checked"] * 2
+    assert doc["reproduction"]["reproduced"] is True
+    assert doc["reproduction"]["difference_ci"] == [0.0, 0.0]
+    assert check(doc, "report")["figures"]["pages"] == 4
+    assert "VALID: no rule is broken" in proc.stdout and "Counting rule:" in proc.stdout
+    page = (tmp_path / "out" / "verdict.html").read_text()
+    assert page.index("VALID") < page.index("Check: layout")
+    # identical inputs, another worker count (and in this process): byte-identical outputs,
+    # no temporary path
+    again = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--claimed", claimed,
+                "--reproduced", tmp_path / "final" / "submission" / "results",
+                "--leaderboard-submission", tmp_path / "final" / "submission" / "results",
+                "--workers", "2")
+    assert again.returncode == 0
+    for name in ("verdict.json", "verdict.html"):
+        assert (tmp_path / "out" / name).read_bytes() == (tmp_path / "out2" / name).read_bytes()
+    assert str(tmp_path) not in (tmp_path / "out" / "verdict.json").read_text()
+    assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def test_the_claimed_value_is_compared_at_its_own_precision(tmp_path, ref):
+    pkg = package(tmp_path)
+    miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    near = "{:.2f}".format(miou)
+    assert run(pkg, "--ref", ref, "--out", tmp_path / "a", "--claimed", near).returncode == 0
+    off = "{:.4f}".format(float("{:.4f}".format(miou)) + 0.0001)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "b", "--claimed", off)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "b"), "leaderboard match")
+    assert c["status"] == "fail" and c["figures"]["match"] is False
+    assert "rounded to the claimed value's 4 decimals is {:.4f}".format(miou) in \
+        " ".join(c["evidence"])
+    assert "does not match the claimed " + off in proc.stdout
+
+
+def _codalab(path, rows):
+    lines = ["submission_pk,User,b'mIoU',b'Background',"]
+    lines += ["{},{},{} ({}),0.9 (1),".format(10 + i, user, value, i + 1)
+              for i, (user, value) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+def _codabench(path, rows):
+    lines = ["Username,fact_sheet_answers,Agri(3)-mIoU"]
+    lines += ["{}-{},,{}".format(user, 100 + i, value) for i, (user, value) in enumerate(rows)]
+    path.write_bytes(("\r\n".join(lines) + "\r\n").encode())
+    return path
+
+
+@pytest.mark.parametrize("export", [_codalab, _codabench])
+def test_the_teams_leaderboard_row_is_read_from_the_platforms_exports(tmp_path, ref, export):
+    pkg = package(tmp_path)
+    miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    board = export(tmp_path / "board.csv", [("alice", "{:.4f}".format(miou - 0.2)),
+                                            ("bob", "0.1000"),
+                                            ("alice", "{:.4f}".format(miou))])
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard", board, "--team",
+               "alice")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert verdict(tmp_path / "out")["score"]["claimed"] == "{:.4f}".format(miou)  # best row
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out3", "--leaderboard", board, "--team",
+               "carol", real=export is _codalab)
+    assert proc.returncode == 3
+    assert "team 'carol' is not on the leaderboard" in proc.stderr and "alice" in proc.stderr
+    assert not (tmp_path / "out3" / "verdict.json").exists()
+
+
+def test_each_missing_part_is_named(tmp_path, ref):
+    pkg = package(tmp_path, models=False, report=None, code=False)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "layout")
+    assert c["status"] == "fail"
+    for part in ("submission/code/", "submission/models/", "submission/challenge_report.pdf"):
+        assert part in c["summary"], c["summary"]
+    assert check(verdict(tmp_path / "out"), "parameters")["status"] == "fail"
+
+
+def test_a_hostile_package_is_refused_by_name_and_nothing_lands_outside_out(tmp_path, ref):
+    pkg = tmp_path / "evil.zip"
+    with zipfile.ZipFile(str(pkg), "w") as zf:
+        zf.writestr("submission/results/x.png", b"x")
+        zf.writestr("../../escaped.txt", b"gotcha")
+    before = sorted(os.listdir(str(tmp_path)))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", real=True)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "package")
+    assert c["status"] == "fail" and "../../escaped.txt" in c["summary"]
+    assert sorted(os.listdir(str(tmp_path))) == sorted(before + ["out"])
+    assert not (tmp_path.parent / "escaped.txt").exists()
+    assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def test_a_model_whose_pickle_would_run_code_fails_and_nothing_runs(tmp_path, ref):
+    marker = tmp_path / "pwned"
+    pkg = package(tmp_path, model_file=None, as_zip=False)
+    w = torch_files.T("0", (2, 2))
+    torch_files.write(str(pkg / "submission" / "models" / "final.pth"), torch_files.state_dict(
+        [("w", w.pickle()), ("x", torch_files.calls("os", "system", "touch " + str(marker)))]),
+        torch_files.records_for([w]))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", real=True)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "parameters")
+    assert c["status"] == "fail" and "os.system" in c["summary"]
+    files = verdict(tmp_path / "out")["parameters"]["files"]
+    assert files[0]["status"] == "refused" and files[0]["path"] == "models/final.pth"
+    assert not marker.exists()
+
+
+def test_the_limit_and_an_incomplete_count(tmp_path, ref):
+    pkg = package(tmp_path)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--max-params", "319")
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "parameters")
+    assert c["status"] == "fail" and "320 parameters counted, above the limit of 319" in \
+        c["summary"]
+    pkg2 = package(tmp_path, name="f2", model_file="scripted.pt")
+    shutil.copy(os.path.join(FIXTURES, "state_dict.pth"), str(tmp_path / "f2" / "submission" /
+                                                             "models"))
+    pkg2 = package(tmp_path, name="f3", model_file="scripted.pt", as_zip=False)
+    shutil.copy(os.path.join(FIXTURES, "state_dict.pth"), str(pkg2 / "submission" / "models"))
+    proc = run(pkg2, "--ref", ref, "--out", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stdout
+    doc = verdict(tmp_path / "out2")
+    assert doc["parameters"]["complete"] is False and doc["warnings"] == ["parameters"]
+    assert "INCOMPLETE" in proc.stdout and "TorchScript" in json.dumps(doc)
+
+
+def _change(folder, image, pixels):
+    path = os.path.join(str(folder), image + ".png")
+    a = np.array(Image.open(path))
+    flat = a.reshape(-1)
+    flat[:pixels] = (flat[:pixels] + 1) % 9
+    Image.fromarray(a).save(path)
+
+
+def test_results_that_differ_from_the_scored_submission_are_listed(tmp_path, ref):
+    pkg = package(tmp_path)
+    scored = predictions(tmp_path / "scored_zip")
+    _change(scored, SMALL_IDS[1], 7)
+    zipped = tmp_path / "scored.zip"
+    with zipfile.ZipFile(str(zipped), "w") as zf:
+        for n in sorted(os.listdir(str(scored))):
+            zf.write(os.path.join(str(scored), n), n)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard-submission", zipped)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "leaderboard submission")
+    assert c["status"] == "fail"
+    assert c["figures"]["differing_images"] == [{"image": SMALL_IDS[1], "pixels": 7,
+                                                 "of": 320, "note": ""}]
+    assert "{}: 7 of 320 pixels differ".format(SMALL_IDS[1]) in c["evidence"]
+
+
+def test_a_reproduction_beyond_the_tolerance_fails_with_its_interval(tmp_path, ref):
+    pkg = package(tmp_path)
+    rep = predictions(tmp_path / "rep", seed=2)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--reproduced", rep)
+    assert proc.returncode == 1
+    doc = verdict(tmp_path / "out")
+    r = doc["reproduction"]
+    results_miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    rep_miou = rescored(ref, rep, tmp_path / "x")
+    assert r["results_score"] == results_miou and r["score"] == rep_miou
+    assert abs(r["difference"] - (rep_miou - results_miou)) < 2e-10
+    assert r["reproduced"] is False
+    low, high = r["difference_ci"]
+    assert low <= high and r["resamples"] == 1000
+    assert check(doc, "reproduction")["status"] == "fail"
+    # a tolerance that covers the difference: reproduced
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--reproduced", rep,
+               "--tolerance", str(abs(r["difference"]) + 1e-9))
+    assert proc.returncode == 0 and verdict(tmp_path / "out2")["reproduction"]["reproduced"]
+
+
+def test_broken_results_and_a_report_that_is_no_pdf(tmp_path, ref):
+    pkg = package(tmp_path, report=b"just text", as_zip=False)
+    bad = pkg / "submission" / "results" / (SMALL_IDS[0] + ".png")
+    Image.fromarray(np.full(SMALL_SIZE, 9, np.uint8)).save(str(bad))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--claimed", "0.5")
+    assert proc.returncode == 1
+    doc = verdict(tmp_path / "out")
+    c = check(doc, "results")
+    assert c["status"] == "fail" and "outside the class ids" in c["summary"]
+    assert any(SMALL_IDS[0] in e for e in c["evidence"])
+    assert check(doc, "leaderboard match")["status"] == "not-checked"
+    assert check(doc, "report")["status"] == "fail"
+
+
+@pytest.mark.parametrize("args,words", [
+    (["--leaderboard", "x.csv"], "--leaderboard and --team go together"),
+    (["--claimed", "sixty"], "--claimed 'sixty'"),
+    (["--claimed", "0.6", "--leaderboard", "x.csv", "--team", "a"], "not both"),
+    (["--max-params", "0"], "--max-params must be a positive integer"),
+])
+def test_a_bad_command_line_is_exit_2_in_one_line(tmp_path, ref, args, words):
+    proc = run(tmp_path, "--ref", ref, "--out", tmp_path / "out", *args,
+               real=args[0] == "--leaderboard")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and words in proc.stderr, proc.stderr
+
+
+def test_a_broken_reference_is_exit_3(tmp_path):
+    ref = tmp_path / "ref"
+    (ref / "boundaries").mkdir(parents=True)
+    (ref / "config.yaml").write_text("final_submission:\n  max_params: lots\n")
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out", real=True)
+    assert proc.returncode == 3
+    assert "REFERENCE" in proc.stderr and "max_params must be a positive integer" in proc.stderr
+
+
+def test_the_rules_come_from_the_reference_config(tmp_path, ref):
+    with open(os.path.join(ref, "config.yaml"), "w") as f:
+        f.write("final_submission:\n  max_params: 100\n  report: method.pdf\n")
+    pkg = package(tmp_path)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    doc = verdict(tmp_path / "out")
+    assert doc["rules"]["max_params"] == 100 and doc["parameters"]["limit"] == 100
+    assert "method.pdf (the method's report) is missing" in check(doc, "layout")["summary"]
+
+
+def test_a_codalab_export_with_several_tables_needs_table(tmp_path, ref):
+    pkg = package(tmp_path)
+    miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
+    one = _codalab(tmp_path / "a.csv", [("alice", "0.1111"), ("bob", "0.2000")]).read_text()
+    two = _codalab(tmp_path / "b.csv", [("alice", "{:.4f}".format(miou)),
+                                        ("bob", "0.2000")]).read_text()
+    board = tmp_path / "two.csv"
+    board.write_text(one + two)
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard", board, "--team",
+               "alice")
+    assert proc.returncode == 3 and "choose one with --table N" in proc.stderr
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard", board, "--team",
+               "alice", "--table", "2")
+    assert proc.returncode == 0, proc.stderr
+    assert verdict(tmp_path / "out")["score"]["claimed"] == "{:.4f}".format(miou)
+
+
+def test_parts_at_the_top_and_a_zip_of_a_folder(tmp_path, ref):
+    pkg = package(tmp_path, as_zip=False)
+    flat = tmp_path / "flat"
+    shutil.copytree(str(pkg / "submission"), str(flat))
+    proc = run(flat, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 0
+    c = check(verdict(tmp_path / "out"), "layout")
+    assert c["status"] == "warn" and "no submission/ folder" in c["summary"]
+    wrapped = tmp_path / "wrapped.zip"
+    with zipfile.ZipFile(str(wrapped), "w") as zf:
+        for folder, _, files in os.walk(str(pkg)):
+            for f in files:
+                full = os.path.join(folder, f)
+                zf.write(full, "team_final/" + os.path.relpath(full, str(pkg)))
+    proc = run(wrapped, "--ref", ref, "--out", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stdout
+    assert check(verdict(tmp_path / "out2"), "layout")["summary"].startswith(
+        "team_final/submission/ holds")
+
+
+@pytest.mark.parametrize("block,words", [
+    ("  colour: blue\n", "unknown key 'colour'"),
+    ("  tolerance: -1\n", "tolerance must be a non-negative number"),
+    ("  models: ../up\n", "models must be a plain name"),
+])
+def test_bad_rules_in_the_reference_are_the_organizers(tmp_path, ref, block, words):
+    with open(os.path.join(ref, "config.yaml"), "w") as f:
+        f.write("final_submission:\n" + block)
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 3 and words in proc.stderr, proc.stderr
+
+
+def test_a_task_without_images_is_refused(tmp_path):
+    from conftest import VQA_REF
+    proc = run(package(tmp_path), "--ref", VQA_REF, "--out", tmp_path / "out")
+    assert proc.returncode == 2
+    assert "verify.py verifies final submissions of image tasks" in proc.stderr
+
+
+def test_an_empty_models_folder_is_named(tmp_path, ref):
+    pkg = package(tmp_path, model_file=None, as_zip=False)   # a zip holds no empty folder
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    doc = verdict(tmp_path / "out")
+    assert "submission/models/ (the pretrained and final models) is empty" in \
+        check(doc, "layout")["summary"]
+    assert check(doc, "parameters")["summary"] == \
+        "no model file found: models/ must hold the final model"
+
+
+def test_a_reproduction_the_scorer_would_refuse_fails_naming_the_problem(tmp_path, ref):
+    pkg = package(tmp_path)
+    rep = predictions(tmp_path / "rep")
+    os.remove(str(rep / (SMALL_IDS[2] + ".png")))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--reproduced", rep)
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "reproduction")
+    assert c["status"] == "fail" and "would be refused by the scoring program" in c["summary"]
+    assert any(SMALL_IDS[2] in e for e in c["evidence"])
+    assert "  FAIL  reproduction" in proc.stdout and SMALL_IDS[2] in proc.stdout
+
+
+def test_every_path_is_checked_before_any_work(tmp_path, ref):
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out", "--reproduced",
+               tmp_path / "nowhere")
+    assert proc.returncode == 2 and "no such file or folder" in proc.stderr
+    assert not (tmp_path / "out").exists()
