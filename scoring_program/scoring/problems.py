@@ -81,24 +81,30 @@ BAD_ZIP = Kind(
     order=ORDER_FINDING + 0)
 NO_PREDICTIONS = Kind(
     "no_predictions", "no {files} found in the submission",
-    "zip the {files} themselves (e.g. `cd predictions && zip ../submission.zip *{ext}`).",
+    "put the {files} themselves in the submission, at its top or in one folder (to zip them: "
+    "`cd predictions && zip ../submission.zip *{ext}`).",
     order=ORDER_FINDING + 1)
 AMBIGUOUS_ROOT = Kind(
     "ambiguous_root", "folders that each could be the submission",
     "put all predictions in one folder (or at the root of the zip) and remove the others.",
     order=ORDER_FINDING + 2)
+NONE_MATCH = Kind(
+    "none_match", "{files} of which none is named after a test {unit}",
+    "check that you predicted the test split: each file must be named <{unit} id>{ext} after a "
+    "test {unit} (the starting kit's manifest.json lists them).",
+    order=ORDER_FINDING + 3)
 MISSING = Kind(
     "missing", "reference {units} without a prediction",
     "submit one {file} named <{unit} id>{ext} for every test {unit}.",
-    order=ORDER_FINDING + 3)
+    order=ORDER_FINDING + 4)
 MISNAMED = Kind(
     "misnamed", "predictions named around a test {unit} id",
     "name each prediction exactly <{unit} id>{ext}, with nothing before or after the id.",
-    order=ORDER_FINDING + 4)
+    order=ORDER_FINDING + 5)
 DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
     "keep exactly one file per {unit} id.",
-    order=ORDER_FINDING + 5)
+    order=ORDER_FINDING + 6)
 EXTRA_PNG = Kind(
     "extra_png", "{files} that match no test {unit} (ignored, not scored)",
     "remove them, or check their names against the test {unit} ids.",

@@ -15,7 +15,7 @@ from typing import Dict, Iterable, List, Optional, Set, Tuple
 from .. import regular_file
 from ..folders import ignored, is_real_dir
 from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISNAMED, MISSING,
-                        NO_PREDICTIONS, Kind, ProblemLog)
+                        NO_PREDICTIONS, NONE_MATCH, Kind, ProblemLog)
 from ..task_api import Submission
 
 # Written by the platform, never by the participant on purpose: ignored silently.
@@ -105,6 +105,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for image_id in sorted(expected or ()):
             log.add(MISSING, image_id + suffix)
+        _none_match(log, sum(len(p) for _, p in with_pngs), noun)
         return Submission("", {}, log)
     if len(candidates) > 1:
         for d, p in candidates:
@@ -159,7 +160,15 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
                 detail = ("found {}{} instead: names are case-sensitive".format(near, suffix)
                           if near else "")
             log.add(MISSING, image_id + suffix, detail)
+        if not files and not around and not lower.keys() & {i.lower() for i in expected}:
+            _none_match(log, len(names), noun)
     return Submission(root, files, log)
+
+
+def _none_match(log: ProblemLog, found: int, noun: str) -> None:
+    """Files of the right kind, none named after a test unit: most often another split's."""
+    log.add(NONE_MATCH, "submission", "none of its {:,} {} is named after a test id or close "
+            "to one".format(found, noun))
 
 
 def _nothing_found(res_dir: str, listing: list, none: Kind, extra: Kind, noun: str,
@@ -167,8 +176,13 @@ def _nothing_found(res_dir: str, listing: list, none: Kind, extra: Kind, noun: s
     """No file with the suffix: say so (pointing at a zip inside the zip) and list the others."""
     others = [os.path.join(d, o) for d, _, oo, _ in listing for o in oo]
     zips = [_rel(res_dir, o) for o in others if o.lower().endswith(".zip")]
-    detail = ("it contains another zip ({}): zip the {}, not a zip".format(
-        ", ".join(zips[:3]), noun) if zips else "found {} other files".format(len(others)))
+    if zips:
+        detail = "it contains another zip ({}): zip the {}, not a zip".format(
+            ", ".join(zips[:3]), noun)
+    elif not others:
+        detail = "it is empty: it holds no file at all"
+    else:
+        detail = "found {} other file{}".format(len(others), "" if len(others) == 1 else "s")
     log.add(none, "submission", detail)
     for o in others:
         log.add(extra, _rel(res_dir, o), _what_else(o))

@@ -11,7 +11,8 @@ RESULTS_NAME = "a .json file holding a JSON list of {{\"question_id\": <int>, \"
 # The submission's files.
 NO_RESULTS = Kind(
     "vqa_no_results", "no .json results file found in the submission",
-    "zip exactly one file: " + RESULTS_NAME + ".")
+    "put exactly one .json file in the submission: " + RESULTS_NAME + " (in a competition that "
+    "scores several tasks on one zip, beside the other tasks' files: make_submission.py --add).")
 TWO_RESULTS = Kind(
     "vqa_two_results", ".json files that each could be the results",
     "keep exactly one .json file in the submission.")
