@@ -251,12 +251,15 @@ class ScoringError(Refusal):
         # would call ScoringError() without the log).
         return (_rebuild_error, (type(self), self.log, self.words))
 
-    def message(self) -> str:
+    def message(self, preamble: Optional[str] = None) -> str:
+        """Every fatal problem, then the noted ones; after the class's preamble, or the one given
+        (a starting kit says whose file it is: its own questions.json, not the organizers')."""
         paras = self.log.describe(self.log.kinds(fatal=True), **self.words)
         noted = self.log.summary_lines(**self.words)
         if noted:
             paras.append("Also noted (not errors):\n" + "\n".join("  - " + n for n in noted))
-        return self.preamble + "\n\n" + "\n\n".join(paras) + "\n"
+        return (self.preamble if preamble is None else preamble) + "\n\n" + \
+            "\n\n".join(paras) + "\n"
 
 
 class SubmissionError(ScoringError):

@@ -26,7 +26,8 @@ add_scoring_to_path()
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
-    from scoring import zips  # noqa: E402
+    from scoring import validate, zips  # noqa: E402
+    from scoring.registry import TASKS  # noqa: E402
     from scoring.commands import frame  # noqa: E402
     from scoring.problems import BrokenReference, SubmissionError, UsageError  # noqa: E402
     from scoring.tasks.planetscapes_vqa.files import UNIT, WORDS, find_results  # noqa: E402
@@ -56,19 +57,27 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
     try:
         ids = frozenset(read_questions(folder, name))
     except BrokenReference as exc:
-        stderr.write(exc.message().replace("the REFERENCE data (the organizers' ground truth) is "
-                                           "broken; this is not a problem with the submission. "
-                                           "Organizers: fix the reference data and re-run.",
-                                           "{} cannot be used:".format(questions_path)))
+        stderr.write(exc.message(preamble="ERROR: {} cannot be used (re-download the starting "
+                                          "kit, or give --questions):".format(questions_path)))
         return 2
     misnamed = False
     if os.path.isfile(results) and (results.lower().endswith(".json") or
                                     not zipfile.is_zipfile(results)):
         # A file that is not a zip is read as the results whatever its name (a results.jsonl
         # gets the JSON Lines hint); the platforms read only a name ending in .json, said below.
-        path, shown, log = results, os.path.basename(results), None
-        cleanup = None
+        shown, log = os.path.basename(results), None
         misnamed = not results.lower().endswith(".json")
+        try:
+            # A file named on the command line is the participant's own choice: a link to it is
+            # followed (inside a submission folder nothing is).
+            read_results(results, shown, ids, follow_links=True)
+        except ResultsProblems as exc:
+            stderr.write(SubmissionError(exc.log, **WORDS).message())
+            if misnamed:
+                stderr.write("\n" + misnamed_text(shown) + "\n")
+            stderr.write("\n{} checked against {} ({:,} questions).\n".format(
+                results, questions_path, len(ids)))
+            return 1
     else:
         try:
             res_dir, cleanup = zips.unpack_submission(results, **WORDS)
@@ -76,42 +85,33 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
             stderr.write(exc.message())
             return 1
         try:
-            files, log = find_results(res_dir)
+            # The same validation as every kit's (validate.py): the scorer's discovery and
+            # reading, through its engine, against the stand-in of the public question ids.
+            reference, fmt = TASKS["planetscapes-vqa"].open_manifest(
+                {"task": "planetscapes-vqa", "question_ids": sorted(ids)})
+            log, _ = validate.check(res_dir, reference, fmt, workers=1)
+            found = find_results(res_dir)[0].get(UNIT)
         except OSError as exc:
-            cleanup()
             stderr.write(unlistable(res_dir, exc))
             return 1
-        path = files.get(UNIT)
-        shown = os.path.relpath(path, res_dir) if path else ""
-    try:
-        if log is not None and log.fatal:
-            stderr.write(SubmissionError(log).message())
-            return 1
-        try:
-            # A file named on the command line is the participant's own choice: a link to it is
-            # followed; inside a submission folder nothing is (log is that folder's listing).
-            answers = read_results(path, shown, ids, follow_links=log is None)
-        except ResultsProblems as exc:
-            if log is not None:
-                exc.log.merge(log)
-            stderr.write(SubmissionError(exc.log).message())
-            if misnamed:
-                stderr.write("\n" + misnamed_text(shown) + "\n")
+        finally:
+            cleanup()
+        if log.fatal:
+            stderr.write(SubmissionError(log, **WORDS).message())
             stderr.write("\n{} checked against {} ({:,} questions).\n".format(
                 results, questions_path, len(ids)))
             return 1
-    finally:
-        if cleanup:
-            cleanup()
+        shown = os.path.relpath(found, res_dir) if found else ""
     if misnamed:
         stderr.write("ERROR: {} passes every check of its content, but it would not be scored: "
                      "{}\n".format(shown, misnamed_text(shown)))
         return 1
-    for line in (log.summary_lines() if log is not None else []):
+    for line in (log.summary_lines(**WORDS) if log is not None else []):
         stdout.write("WARNING: " + line + "\n")
+    # Valid: every question of questions.json answered exactly once.
     stdout.write("OK: {} passes every check of the scoring program: one answer (a string) for "
                  "each of the {:,} question{} of {}, no unknown or repeated question id, {:,} "
-                 "bytes at most.\n".format(shown, len(answers), "" if len(answers) == 1 else "s",
+                 "bytes at most.\n".format(shown, len(ids), "" if len(ids) == 1 else "s",
                                            questions_path, size_cap(len(ids))))
     return 0
 
