@@ -435,10 +435,11 @@ def test_codalab_v1s_empty_page_is_kept_and_filled(tmp_path, ref):
 
 
 @pytest.mark.parametrize("platform", ["codalab_v1", "codabench"])
-def test_page_last_and_held_for_codalab_v1s_watcher_only(tmp_path, ref, platform):
+def test_page_last_and_held_for_codalab_v1s_watcher_only(tmp_path, ref, platform, monkeypatch):
     """CodaLab v1 (the only worker that pre-creates an empty page) restarts its page watcher on
     every new file and kills it about 1 s after the exit: the scores come first, the page last,
     then the program waits. Elsewhere it does not wait."""
+    monkeypatch.delenv(cli.SETTLE_VARIABLE)          # the platform's wait, not the tests' 0 s
     inp = tmp_path / "input"
     inp.mkdir()
     os.symlink(ref, str(inp / "ref"))
@@ -458,6 +459,15 @@ def test_page_last_and_held_for_codalab_v1s_watcher_only(tmp_path, ref, platform
     else:
         assert ended - page < cli.HTML_SETTLE_SECONDS - 1
     assert sorted(os.listdir(str(out))) == ["detailed_results.html", "scores.json", "scores.txt"]
+
+
+@pytest.mark.parametrize("value, seconds", [("0", 0.0), ("1.5", 1.5), ("-1", 3.0), ("99", 3.0),
+                                            ("nan", 3.0), ("x", 3.0)])
+def test_only_a_shorter_wait_can_be_asked_for(monkeypatch, value, seconds):
+    monkeypatch.setenv(cli.SETTLE_VARIABLE, value)
+    assert cli.settle_seconds() == seconds
+    monkeypatch.delenv(cli.SETTLE_VARIABLE)
+    assert cli.settle_seconds() == cli.HTML_SETTLE_SECONDS
 
 
 def test_an_internal_error_after_scoring_leaves_no_scores(tmp_path, ref, monkeypatch):
