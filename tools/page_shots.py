@@ -31,7 +31,9 @@ import sys
 import tempfile
 from typing import Any, Dict, List, Optional, Tuple  # noqa: F401 (type comments)
 
-FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-quic", "--no-first-run",
+# --disable-dev-shm-usage: a container's small /dev/shm (CI's) would crash the renderer.
+FLAGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-dev-shm-usage",
+         "--disable-quic", "--no-first-run",
          "--disable-background-networking", "--disable-component-update", "--disable-sync",
          "--disable-extensions", "--mute-audio"]
 TALL = 9000  # px: taller than any page, so one screenshot (and one viewport) holds it all

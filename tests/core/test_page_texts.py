@@ -78,6 +78,10 @@ def test_every_heat_map_is_the_shared_one(pages, tmp_path):
                                               maps[0]) if v}
         assert sizes == {11.0}, (name, sizes)
         assert "table-wrap" not in page and "svg-wrap" not in page and 'class="heat"' not in page
+    # Numbers never wrap at an exponent's or a range's hyphen (numeric cells do not wrap).
+    assert '<td class="num">9.086e-05</td>' in ranking and '<td class="num">1.000e-12</td>' in ranking
+    assert re.search(r'<td class="num">0\.\d{4}\u2013\d\.\d{4}</td>', comparison)
+    assert ".num{text-align:right;font-variant-numeric:tabular-nums;white-space:nowrap}" in ranking
     # The mark of the significance map is a share of resamples, said where it is shown.
     assert "Ranking by" not in comparison
     assert "1.00*" in comparison and "* p &gt;= 0.95" not in comparison
