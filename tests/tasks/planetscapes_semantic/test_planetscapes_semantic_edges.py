@@ -61,7 +61,7 @@ def _score_in_process(rows, images, tmp_path):
     """(raw scores, packed scores) of [(labels, instances, prediction)] through check_truth, the
     submission format's read of a written PNG, update, and the packed encode/decode."""
     tab = ps_labels.load({"labels": rows})
-    config = {"table": tab}
+    config = TASK.configure(None, {"labels": rows})
     fmt = TASK.submission_format(config)
     checks = reference.CheckSpec(tab)
     raw, pk = TASK.new_state(config), TASK.new_state(config)
@@ -97,7 +97,7 @@ def test_every_id_in_a_table_with_gaps(tmp_path, v):
     bad = pred.copy()
     bad[0, 0] = unknown
     Image.fromarray(bad).save(str(tmp_path / "bad.png"))
-    fmt = TASK.submission_format({"table": ps_labels.load({"labels": rows})})
+    fmt = TASK.submission_format(TASK.configure(None, {"labels": rows}))
     with pytest.raises(PredictionProblem) as err:
         fmt.read(str(tmp_path / "bad.png"), bad.shape)
     assert err.value.detail == "1 pixels hold values {}".format(unknown)
