@@ -85,6 +85,28 @@ def competition_pages(factory):
     return pages
 
 
+def verification(factory):
+    """The README's verification of the sample final package (valid), and of one that breaks
+    rules (no report, a claimed score that does not match): both verdicts' pages."""
+    import shutil
+    tmp = factory.mktemp("verification")
+    pages = []
+    for name, claimed, keep_pdf in (("valid", "0.6133", True), ("broken", "0.7", False)):
+        package = tmp / name
+        shutil.copytree(os.path.join(ROOT, "samples", "final_submission"), str(package))
+        shutil.copytree(os.path.join(ROOT, "starting_kit", "sample_submission"),
+                        str(package / "submission" / "results"))
+        if not keep_pdf:
+            os.remove(str(package / "submission" / "challenge_report.pdf"))
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "verify.py"),
+                               str(package), "--ref", os.path.join(ROOT, "reference_data"),
+                               "--out", str(tmp / (name + "-out")), "--claimed", claimed],
+                              capture_output=True, text=True, timeout=300)
+        assert proc.returncode == (0 if keep_pdf else 1), proc.stderr
+        pages.append(tmp / (name + "-out") / "verdict.html")
+    return pages
+
+
 # kind -> how the real commands make its pages: a function of tmp_path_factory -> the pages.
 PAGES = {
     "detailed results, agriculture-vision": detailed_results("reference_data", "starting_kit"),
@@ -93,6 +115,7 @@ PAGES = {
     "comparison": comparison,
     "ranking": ranking,
     "competition pages": competition_pages,
+    "verification": verification,
 }
 
 
