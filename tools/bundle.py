@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 import bundle_check  # noqa: E402
 import bundle_dates  # noqa: E402
 import bundle_pages  # noqa: E402
+import bundle_settings  # noqa: E402
 import bundle_yaml  # noqa: E402
 import dry_run  # noqa: E402
 from bundle_zip import collect, write_zip  # noqa: E402
@@ -278,7 +279,17 @@ def page_context(track: bundle_yaml.Track,
                  test_sets: List[Tuple[int, str, str]]) -> bundle_pages.PageContext:
     """What the template tokens of a bundle's pages and texts say: its phases as dated, its
     deadline and its bundled test set(s)."""
-    return bundle_pages.context(bundle_dates.spans(track.v15, False), track.deadline, test_sets)
+    doc = track.v15
+    phases = sorted(doc["phases"].values(), key=lambda ph: ph["phasenumber"])
+    limits = [bundle_pages.Limits(str(ph.get("label", ph["phasenumber"])),
+                                  ph.get("max_submissions_per_day"), ph.get("max_submissions"),
+                                  ph.get("execution_time_limit")) for ph in phases]
+    info = dry_run.phase_info_from_yaml(doc)
+    rule = dry_run.rule_text(info["leaderboard_rule"], info["ranking"])
+    return bundle_pages.context(bundle_dates.spans(doc, False), track.deadline, test_sets,
+                                limits, rule,
+                                bundle_settings.fact_sheet_items(track.codabench.get("fact_sheet")),
+                                bool(track.codabench.get("queue")))
 
 
 def fill_in(track: bundle_yaml.Track, ctx: bundle_pages.PageContext) -> bundle_yaml.Track:
@@ -407,11 +418,13 @@ class BuildResult(NamedTuple):
     manifest: Optional[bytes]       # the base track's kit manifest
     parts: List[TrackParts]         # the tracks as built
     prefix: str                     # the bundle names' prefix, its {{year}} filled in
+    settings: bundle_settings.Settings = bundle_settings.Settings()
 
 
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
                   references: Any, layout: str, say, sample: bool = True,
-                  merged: bool = False, confidence_columns: bool = False) -> BuildResult:
+                  merged: bool = False, confidence_columns: bool = False,
+                  settings: Optional[bundle_settings.Settings] = None) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
     maps each track to its reference folder (one folder: every track's)."""
     try:
@@ -420,11 +433,18 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         raise Refused("{}: {}".format(source.name, exc)) from None
     if isinstance(references, str):
         references = {t.name: references for t in tracks}
+    if settings is None:
+        try:
+            settings = bundle_settings.from_source(source.settings, source.path)
+        except (ValueError, TypeError) as exc:
+            raise Refused(str(exc)) from None
     try:
         # The names carry the challenge's year ({{year}} in source.json's prefix).
         prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
     except ValueError as exc:
         raise Refused(str(exc)) from None
+    tracks = [bundle_yaml.with_doc(t, bundle_settings.apply_v15(t.v15, settings))._replace(
+        codabench=bundle_settings.v2_extras(settings)) for t in tracks]
     made = {}  # type: Dict[Any, str]
     parts = [build_track(build, source, track, references[track.name], layout, say, made,
                          confidence_columns) for track in tracks]
@@ -451,7 +471,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
     if merged:
         built.append(build_merged(build, source, parts, sample, prefix, say))
     base = next((p for p in parts if p.track.name == source.base_track), parts[0])
-    return BuildResult(built, base.manifest, parts, prefix)
+    return BuildResult(built, base.manifest, parts, prefix, settings)
 
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -502,10 +522,6 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
          mergeable: bool, say) -> None:
     """What to upload where, and when each phase takes submissions (all UTC)."""
     say("Plan (times UTC; now {}):".format(bundle_dates.shown_date(now)))
-    say("  CodaLab v1.5 (Create competition: upload the zip), one competition per track:")
-    for b in result.built:
-        if b.platform == "codalab":
-            say("    {:<44} {} track".format(b.name, b.tracks[0]))
     if not mergeable:
         say("  Codabench (Benchmarks > Upload), one competition per track:")
         for b in result.built:
@@ -526,6 +542,12 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
             "suite); a submission with a failed task ranks first".format(
                 merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
                 "built" if merged else "not built (--merged)"))
+    say("  CodaLab v1.5, for a self-hosted CodaLab server only (Create competition), one "
+        "competition per track:")
+    for b in result.built:
+        if b.platform == "codalab":
+            say("    {:<44} {} track".format(b.name, b.tracks[0]))
+    plan_settings(result, say)
     tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
     same = all(spans == tables[0][1] for _, spans in tables)
     for track, spans in tables[:1] if same else tables:
@@ -542,6 +564,30 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
     if early:
         say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
             "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
+
+
+def plan_settings(result: BuildResult, say) -> None:
+    """What participants meet: the leaderboard rule, registration, the fact sheet, the contact
+    and the queue (bundle_settings; the pages say the same)."""
+    settings = result.settings
+    rankings = [(p.track.name, dry_run.phase_info_from_yaml(p.track.v15)["ranking"])
+                for p in result.parts]
+    same = len(set(r for _, r in rankings)) == 1
+    for track, ranking in rankings[:1] if same else rankings:
+        say("  Leaderboard{} (--leaderboard {}, Codabench {}): {}.".format(
+            "" if same else " ({} track)".format(track), settings.leaderboard,
+            bundle_settings.CODABENCH_RULE[settings.leaderboard],
+            bundle_settings.rule_sentence(settings.leaderboard, ranking)))
+    say("  Registration (--registration {}): {}.".format(
+        settings.registration, bundle_settings.registration_sentence(settings.registration)))
+    items = bundle_settings.fact_sheet_items(settings.fact_sheet)
+    say("  Fact sheet (Codabench asks it at every submission): {}.".format(
+        "; ".join(items) if items else "none"))
+    say("  Contact (--contact, Codabench): {}.".format(settings.contact or "none"))
+    say("  Queue (--queue, Codabench): {}.".format(
+        "{}: your workers, each phase's own time limit".format(settings.queue)
+        if settings.queue else "the default queue, at most {} s a submission".format(
+            bundle_check.CODABENCH_QUEUE_CAP)))
 
 
 def smoke(built: List[Built], override: Optional[str], say) -> None:
@@ -615,6 +661,32 @@ def write_kits(built: List[Built], out: str, folder: str, say) -> None:
         shown(os.path.abspath(folder)), ", ".join(n + "/" for n in written)))
 
 
+def output_folder_problem(folder: str) -> str:
+    """Why `folder` cannot be (made) a folder to write into ("" if it can)."""
+    path = os.path.abspath(folder)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        return "is a file, not a folder"
+    parent = path
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return "{} is a file, not a folder".format(shown(parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return "{} is not writable".format(shown(parent))
+    return ""
+
+
+def same_folder(a: str, b: str) -> bool:
+    return bool(a and b) and os.path.realpath(a) == os.path.realpath(b)
+
+
+def other_bundles(out: str, built: List[str]) -> List[str]:
+    """Bundle zips in `out` that this build did not write (another edition's, another
+    competition's): easy to upload by mistake beside the new ones."""
+    return sorted(n for n in os.listdir(out) if n.endswith(("-codalab.zip", "-codabench.zip"))
+                  and n not in built)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
         prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
@@ -656,6 +728,23 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
                         "ranks a submission with a failed task first (docs/bundle.md)")
+    platform = p.add_argument_group(
+        "what participants meet (defaults: the source's \"settings\"; docs/bundle.md, "
+        "\"What the organizer chooses\")")
+    platform.add_argument("--leaderboard", choices=bundle_settings.RULES,
+                          help="which submission of each participant the leaderboard shows: "
+                               "best (Codabench Force_Best), last (Force_Last) or the one "
+                               "they choose (Add, Codabench's default); Agriculture-Vision: "
+                               "best")
+    platform.add_argument("--registration", choices=bundle_settings.REGISTRATIONS,
+                          help="approval: every participant waits for the organizers' "
+                               "approval; auto: anyone who accepts the terms takes part")
+    platform.add_argument("--contact", metavar="EMAIL",
+                          help="the organizers' address, shown on Codabench (contact_email)")
+    platform.add_argument("--queue", metavar="VHOST",
+                          help="run the Codabench bundles' submissions on your own compute "
+                               "queue (its vhost, a UUID): your workers, and your phases' "
+                               "time limits without the default queue's 600 s cap")
     dates = p.add_argument_group("dates (UTC)")
     dates.add_argument("--start", metavar="DATE",
                        help="the first phase starts then; later phases and the deadline move "
@@ -689,15 +778,33 @@ def main(argv: Optional[List[str]] = None) -> int:
         now = bundle_dates.utcnow()
     except ValueError as exc:
         parser.error(str(exc))
+    if schedule.start is not None and schedule.end is not None and schedule.end < schedule.start:
+        parser.error("--end is before --start ({} < {})".format(
+            bundle_dates.shown_date(schedule.end), bundle_dates.shown_date(schedule.start)))
+    # Every output path before anything is built: a file where a folder goes would fail after
+    # the build (and after the bundles were moved into place).
+    for option, folder in (("--out", args.out), ("--kits", args.kits)):
+        problem = output_folder_problem(folder) if folder else ""
+        if problem:
+            parser.error("{} {}: {}".format(option, folder, problem))
     if args.competition not in sources:
         parser.error("no competition {!r} (known: {})".format(
             args.competition, ", ".join(sorted(sources)) or "none"))
     source = sources[args.competition]
     try:
         tracks = [t.name for t in bundle_yaml.load_tracks(source)]
+        defaults = bundle_settings.from_source(source.settings, source.path)
     except (ValueError, KeyError, TypeError) as exc:
         sys.stderr.write("bundle.sh: REFUSED, nothing written:\n{}: {}\n".format(source.name, exc))
         return 1
+    chosen = {k: v for k, v in (("leaderboard", args.leaderboard),
+                                ("registration", args.registration),
+                                ("contact", args.contact), ("queue", args.queue))
+              if v is not None}
+    try:
+        settings = bundle_settings.validated(defaults._replace(**chosen), "bundle.sh")
+    except ValueError as exc:
+        parser.error(str(exc))
     sample = not args.reference
     references = {}  # type: Dict[str, str]
     for value in args.reference or []:
@@ -742,8 +849,12 @@ def main(argv: Optional[List[str]] = None) -> int:
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:
         layout = args.layout or ("raw" if sample else "packed")
-        result = build_bundles(build, source, schedule, references, layout, say, sample,
-                               args.merged, args.confidence_columns)
+        # The sample submission fits every track whose reference is the source's sample, given
+        # or not (--reference reference_data): it is dry-run there.
+        samples = all(same_folder(references[t], source.data(t).sample_reference)
+                      for t in tracks)
+        result = build_bundles(build, source, schedule, references, layout, say, samples,
+                               args.merged, args.confidence_columns, settings)
         reports = check_all(result.built, say, now, open_on, args.allow_closed)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")
@@ -756,6 +867,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             os.replace(b.path, os.path.join(args.out, b.name))
             say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
                 os.path.join(args.out, b.name))), b.what))
+        others = other_bundles(args.out, [b.name for b in result.built])
+        if others:
+            say("WARNING: {} also holds bundles this build did not write: {}. Upload only the "
+                "ones listed above (or remove the others).".format(
+                    shown(os.path.abspath(args.out)), ", ".join(others)))
         if args.kits:
             write_kits(result.built, args.out, args.kits, say)
         plan(result, reports, now, mergeable, say)

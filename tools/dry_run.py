@@ -104,6 +104,58 @@ class ZipProblem(Exception):
     """A zip that cannot be unpacked; the message names the file and the fix."""
 
 
+# --- which submission the leaderboard shows --------------------------------------------------
+
+# Codabench's leaderboard submission_rule (src/apps/leaderboards/models.py:7-22; what each does:
+# src/apps/leaderboards/strategies.py:53-120, api/views/submissions.py:317-337), as one of our
+# rule names. Add is Codabench's default.
+CODABENCH_RULES = {"Force_Best": "best", "Force_Last": "last", "Add": "chosen",
+                   "Add_And_Delete": "chosen", "Add_And_Delete_Multiple": "several",
+                   "Force_Latest_Multiple": "every"}
+
+
+def v15_rule(doc: Dict[str, Any], phase: Dict[str, Any]) -> str:
+    """The rule of a CodaLab phase: its force_best_submission_to_leaderboard (apps/web/tasks.py
+    628), else the competition's force_submission_to_leaderboard or a hide_results phase (the
+    last one is added, tasks.py 619-626), else the participant's choice."""
+    if phase.get("force_best_submission_to_leaderboard") is True:
+        return "best"
+    if doc.get("force_submission_to_leaderboard") is True or \
+            phase.get("leaderboard_management_mode") == "hide_results":
+        return "last"
+    return "chosen"
+
+
+def rule_text(rule: str, ranking: str) -> str:
+    """What the leaderboard shows under a rule, as participants are told (pages, plan, dry run);
+    ranking: the ranking column's title."""
+    return {
+        "best": "each participant's best scored submission is on the leaderboard, put there "
+                "automatically: a new one takes its place only when its {r} is higher (on an "
+                "exact tie Codabench keeps the earlier one, CodaLab the newer)",
+        "last": "each participant's latest scored submission is on the leaderboard, put there "
+                "automatically, even when it scores lower than the one before",
+        "chosen": "a scored submission is not on the leaderboard until its participant puts "
+                  "it there from their list of submissions; it then replaces the one put there "
+                  "before",
+        "several": "a scored submission is on the leaderboard only once its participant adds "
+                   "it; they may add several and remove them",
+        "every": "every scored submission is added to the leaderboard automatically",
+    }.get(rule, "rule {!r}".format(rule)).format(r=ranking)
+
+
+def row_fate(rule: str, ranking: str) -> str:
+    """Which row the leaderboard shows after this submission, under the rule."""
+    return {
+        "best": "this row is on the leaderboard if its {r} beats the participant's earlier "
+                "submissions; else their best one stays",
+        "last": "this row replaces the participant's earlier one on the leaderboard",
+        "chosen": "this row is not on the leaderboard until the participant puts it there",
+        "several": "this row is on the leaderboard only once the participant adds it",
+        "every": "this row is added to the leaderboard beside the participant's earlier ones",
+    }.get(rule, "rule {!r}".format(rule)).format(r=ranking)
+
+
 # --- phase information: time limit and leaderboard columns ---------------------------------
 
 def _when(value: Any) -> Optional[datetime.datetime]:
@@ -181,8 +233,14 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
         columns = [{"key": c["key"], "label": c.get("title", c["key"]),
                     "precision": int(c.get("precision", 2)), "sort": c.get("sorting", "desc")}
                    for c in sorted(board["columns"], key=lambda c: c.get("index", 0))]
+        primary = [c for c in board["columns"] if c.get("index") == board.get("primary_index", 0)]
         return {"platform": "codabench", "title": doc.get("title", ""),
+                "ranking": (primary or board["columns"])[0].get("title", ""),
                 "phase": phase.get("name", ""),
+                "leaderboard_rule": CODABENCH_RULES.get(board.get("submission_rule", "Add"),
+                                                        board.get("submission_rule")),
+                # A queue of the organizer's own runs the phase's time limit uncapped.
+                "queue": bool(doc.get("queue")),
                 "execution_time_limit": int(phase.get("execution_time_limit") or
                                             DEFAULT_TIME_LIMIT["codabench"]),
                 "enable_detailed_results": detailed,
@@ -199,7 +257,10 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
     columns = [{"key": k, "label": c.get("label", k), "precision": int(c.get("numeric_format", 2)),
                 "sort": c.get("sort", "desc")} for k, c in cols]
     return {"platform": "codalab", "title": doc.get("title", ""),
-            "phase": phase.get("label", ""),
+            "phase": phase.get("label", ""), "leaderboard_rule": v15_rule(doc, phase),
+            # The default score, compared by force_best: the lowest-ranked column's
+            # (apps/web/models.py, get_default_score_def).
+            "ranking": columns[0]["label"] if columns else "",
             "execution_time_limit": int(phase.get("execution_time_limit") or
                                         DEFAULT_TIME_LIMIT["codalab"]),
             "enable_detailed_results": detailed,
@@ -1049,6 +1110,7 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         say("Leaderboard row:")
         for line in format_row(phase["columns"], scores, platform):
             say(line)
+        say_rule(phase, say)
         return Outcome(platform, True, row_is_complete(keys, scores, say), scores)
     finally:
         if keep:
@@ -1057,6 +1119,14 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
                 shutil.rmtree(target)
             shutil.copytree(root, target, symlinks=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def say_rule(phase: Dict[str, Any], say) -> None:
+    """Which submission the leaderboard row shows, by the phase's leaderboard rule."""
+    rule = phase.get("leaderboard_rule")
+    if rule:
+        say("On the leaderboard (rule: {}): {}.".format(rule, row_fate(
+            rule, phase.get("ranking") or "ranking score")))
 
 
 # The scoring program's confidence-interval keys (<key>_ci_low, <key>_ci_high): leaderboard
@@ -1124,6 +1194,7 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
     say("Leaderboard row (all tasks):")
     for line in format_row(phase["columns"], scores, platform):
         say(line)
+    say_rule(phase, say)
     return Outcome(platform, True, row_is_complete([c["key"] for c in phase["columns"]],
                                                    scores, say), scores)
 
@@ -1232,7 +1303,8 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
             limit = args.time_limit or (phase or {}).get("execution_time_limit") or \
                 DEFAULT_TIME_LIMIT[platform]
             say("\n=== {} ===".format(TITLES[platform]))
-            if platform == "codabench" and not args.time_limit and limit > CODABENCH_QUEUE_CAP:
+            if platform == "codabench" and not args.time_limit and limit > CODABENCH_QUEUE_CAP \
+                    and not (phase or {}).get("queue"):
                 say("time limit {:.0f} s capped at {} s: Codabench's default queue runs nothing "
                     "longer".format(limit, CODABENCH_QUEUE_CAP))
                 limit = CODABENCH_QUEUE_CAP
