@@ -160,6 +160,7 @@ class TrackParts(NamedTuple):
     kit_data: Dict[str, bytes]           # ... and generated (manifest.json, phase.json)
     manifest: Optional[bytes]
     test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
+    dev_reference_zip: str = ""          # the Development phase's (--dev-reference), or ""
 
 
 def reference_config_file(ref_dir: str) -> Optional[str]:
@@ -237,9 +238,9 @@ def with_interval_columns(track: bundle_yaml.Track, task, reference: str) -> bun
 
 def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track,
                 reference: str, layout: str, say, made: Dict[Any, str],
-                confidence_columns: bool = False) -> TrackParts:
+                confidence_columns: bool = False, dev_reference: str = "") -> TrackParts:
     """made: zips already built for an earlier track (tracks sharing a program or reference
-    share its zip)."""
+    share its zip); dev_reference: the Development phase's labels (--dev-reference)."""
     data = source.data(track.name)
     task, ref, config = open_reference(reference)
     count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
@@ -270,9 +271,26 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
+    dev_zip = ""
+    if dev_reference:
+        dev_task, dev_ref, _ = open_reference(dev_reference)
+        if dev_task.name != task.name:
+            raise Refused("--dev-reference {}: its task is {}, the test reference's {}: the "
+                          "Development phase is scored like the Test phase".format(
+                              shown(dev_reference), dev_task.name, task.name))
+        dev_zip = made.get(("reference", dev_reference), "")
+        if not dev_zip:
+            dev_count, dev_noun = dev_task.pack_units(dev_ref)
+            say("Development reference: {} ({:,} {})".format(shown(dev_reference), dev_count,
+                                                            dev_noun))
+            dev_zip = os.path.join(build, "dev_reference_data-{}.zip".format(track.name))
+            size = write_zip(dev_zip, reference_entries(dev_task, dev_ref, layout, build, say))
+            say("  {:<21} {:>9}  ({} track)".format(bundle_yaml.DEV_REFERENCE_ZIP, human(size),
+                                                     track.name))
+            made[("reference", dev_reference)] = dev_zip
     entries, generated = kit_contents(data, track, reference, ref.root, manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
-                      test_set)
+                      test_set, dev_zip)
 
 
 def page_context(track: bundle_yaml.Track,
@@ -424,7 +442,10 @@ class BuildResult(NamedTuple):
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
                   references: Any, layout: str, say, sample: bool = True,
                   merged: bool = False, confidence_columns: bool = False,
-                  settings: Optional[bundle_settings.Settings] = None) -> BuildResult:
+                  settings: Optional[bundle_settings.Settings] = None,
+                  dev_references: Optional[Dict[str, str]] = None,
+                  development: bundle_yaml.Development = bundle_yaml.Development()
+                  ) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
     maps each track to its reference folder (one folder: every track's)."""
     try:
@@ -443,22 +464,31 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
     except ValueError as exc:
         raise Refused(str(exc)) from None
+    dev_references = dev_references or {}
+    if dev_references:
+        try:
+            tracks = [bundle_yaml.with_doc(t, bundle_yaml.with_development(t.v15, development))
+                      for t in tracks]
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
     tracks = [bundle_yaml.with_doc(t, bundle_settings.apply_v15(t.v15, settings))._replace(
         codabench=bundle_settings.v2_extras(settings)) for t in tracks]
     made = {}  # type: Dict[Any, str]
     parts = [build_track(build, source, track, references[track.name], layout, say, made,
-                         confidence_columns) for track in tracks]
+                         confidence_columns, dev_references.get(track.name, ""))
+             for track in tracks]
     built = []
     for part in parts:
         track = part.track
         kit_zip = os.path.join(build, "starting_kit-{}.zip".format(track.name))
         size = write_zip(kit_zip, part.kit_entries, part.kit_data)
         say("  starting_kit.zip      {:>9}  ({} track)".format(human(size), track.name))
-        shared, pages = bundle_files(source, track.v15, [
-            ("scoring_program.zip", part.program_zip), ("reference_data.zip",
-                                                        part.reference_zip),
-            ("starting_kit.zip", kit_zip)], "{} track".format(track.name),
-            page_context(track, [part.test_set]))
+        zips = [("scoring_program.zip", part.program_zip),
+                ("reference_data.zip", part.reference_zip), ("starting_kit.zip", kit_zip)]
+        if part.dev_reference_zip:
+            zips.append((bundle_yaml.DEV_REFERENCE_ZIP, part.dev_reference_zip))
+        shared, pages = bundle_files(source, track.v15, zips, "{} track".format(track.name),
+                                     page_context(track, [part.test_set]))
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
@@ -661,6 +691,36 @@ def write_kits(built: List[Built], out: str, folder: str, say) -> None:
         shown(os.path.abspath(folder)), ", ".join(n + "/" for n in written)))
 
 
+def positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("{!r} is not a whole number".format(text))
+    if value < 1:
+        raise argparse.ArgumentTypeError("{} is no limit: give 1 or more".format(value))
+    return value
+
+
+def track_folders(values: List[str], option: str, source: bundle_yaml.Source,
+                  tracks: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:
+    """[TRACK=]DIR values: a bare DIR is the base track's, and every track's scored on the
+    same sample reference (Agriculture-Vision's two tracks)."""
+    folders = {}  # type: Dict[str, str]
+    for value in values:
+        track, _, folder = value.rpartition("=")
+        if not track:
+            base_sample = source.data(source.base_track).sample_reference
+            for t in tracks:
+                if source.data(t).sample_reference == base_sample:
+                    folders.setdefault(t, os.path.abspath(folder))
+            continue
+        if track not in tracks:
+            parser.error("{} {}: no track {!r} (tracks: {})".format(
+                option, value, track, ", ".join(tracks)))
+        folders[track] = os.path.abspath(folder)
+    return folders
+
+
 def output_folder_problem(folder: str) -> str:
     """Why `folder` cannot be (made) a folder to write into ("" if it can)."""
     path = os.path.abspath(folder)
@@ -745,6 +805,21 @@ def build_parser() -> argparse.ArgumentParser:
                           help="run the Codabench bundles' submissions on your own compute "
                                "queue (its vhost, a UUID): your workers, and your phases' "
                                "time limits without the default queue's 600 s cap")
+    dev = p.add_argument_group(
+        "a Development phase before the challenge (docs/bundle.md, \"The Development phase\")")
+    dev.add_argument("--dev-reference", metavar="[TRACK=]DIR", action="append",
+                     help="validation labels (raw layout): adds a Development phase before "
+                          "the first phase, scored against them, so participants try the "
+                          "whole upload path without spending test submissions; TRACK=DIR "
+                          "per track as for --reference")
+    dev.add_argument("--dev-start", metavar="DATE",
+                     help="when the Development phase opens (default: {} days before the "
+                          "first phase); it closes when that phase opens".format(
+                              bundle_yaml.DEV_DAYS))
+    dev.add_argument("--dev-max-submissions", metavar="N", type=positive_count, default=100,
+                     help="the Development phase's submissions in total (default %(default)s)")
+    dev.add_argument("--dev-max-per-day", metavar="N", type=positive_count, default=5,
+                     help="the Development phase's submissions a day (default %(default)s)")
     dates = p.add_argument_group("dates (UTC)")
     dates.add_argument("--start", metavar="DATE",
                        help="the first phase starts then; later phases and the deadline move "
@@ -806,21 +881,29 @@ def main(argv: Optional[List[str]] = None) -> int:
     except ValueError as exc:
         parser.error(str(exc))
     sample = not args.reference
-    references = {}  # type: Dict[str, str]
-    for value in args.reference or []:
-        track, _, folder = value.rpartition("=")
-        if not track:
-            # A bare DIR: the base track's, and every track scored on the same reference (the
-            # same sample in source.json), e.g. Agriculture-Vision's two tracks.
-            base_sample = source.data(source.base_track).sample_reference
-            for t in tracks:
-                if source.data(t).sample_reference == base_sample:
-                    references.setdefault(t, os.path.abspath(folder))
-            continue
-        if track not in tracks:
-            parser.error("--reference {}: no track {!r} (tracks: {})".format(
-                value, track, ", ".join(tracks)))
-        references[track] = os.path.abspath(folder)
+    references = track_folders(args.reference or [], "--reference", source, tracks, parser)
+    dev_references = track_folders(args.dev_reference or [], "--dev-reference", source, tracks,
+                                   parser)
+    if dev_references and sorted(dev_references) != sorted(tracks):
+        parser.error("give every track's validation labels: --dev-reference TRACK=DIR for "
+                     "{}".format(", ".join(t for t in tracks if t not in dev_references)))
+    if args.dev_start and not dev_references:
+        parser.error("--dev-start: the Development phase comes with --dev-reference DIR")
+    if args.merged and dev_references:
+        parser.error("--merged and --dev-reference: the merged bundle runs one task per track "
+                     "in every phase; build the per-track bundles for a Development phase")
+    try:
+        development = bundle_yaml.Development(
+            bundle_yaml.parse_date(args.dev_start) if args.dev_start else None,
+            args.dev_max_submissions, args.dev_max_per_day)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if dev_references:
+        try:   # the Development phase's dates, before anything is built
+            first = bundle_yaml.load_tracks(source, schedule)[0]
+            bundle_yaml.with_development(first.v15, development)
+        except (ValueError, KeyError, TypeError) as exc:
+            parser.error(str(exc))
     mergeable = can_merge(source, tracks)
     if args.merged and not mergeable:
         parser.error("--merged: {} has no merged Codabench form (it needs several tracks and "
@@ -841,10 +924,10 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout.flush()
 
     for track in tracks:
-        if not os.path.isdir(references[track]):
-            sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(
-                references[track]))
-            return 2
+        for folder in (references[track], dev_references.get(track)):
+            if folder and not os.path.isdir(folder):
+                sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(folder))
+                return 2
     os.makedirs(args.out, exist_ok=True)
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:
@@ -854,7 +937,8 @@ def main(argv: Optional[List[str]] = None) -> int:
         samples = all(same_folder(references[t], source.data(t).sample_reference)
                       for t in tracks)
         result = build_bundles(build, source, schedule, references, layout, say, samples,
-                               args.merged, args.confidence_columns, settings)
+                               args.merged, args.confidence_columns, settings, dev_references,
+                               development)
         reports = check_all(result.built, say, now, open_on, args.allow_closed)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")

@@ -332,6 +332,55 @@ def apply_schedule(v15: Dict[str, Any], schedule: Schedule,
     return doc
 
 
+DEV_REFERENCE_ZIP = "dev_reference_data.zip"
+DEV_DAYS = 28   # the Development phase's default length, before the first challenge phase
+DEV_LABEL = "Development"
+
+
+class Development(NamedTuple):
+    """bundle.sh --dev-reference: a phase before the challenge, scored against validation
+    labels, with its own limits (Codabench's defaults when a phase gives none:
+    competitions/unpackers/v2.py:197-198)."""
+    start: Optional[datetime.datetime] = None   # None: DEV_DAYS before the first phase
+    max_submissions: int = 100
+    max_submissions_per_day: int = 5
+
+
+def with_development(v15: Dict[str, Any], dev: Development) -> Dict[str, Any]:
+    """The definition with a Development phase first: from dev.start to the second before the
+    first phase starts (both platforms run phases one after the other: CodaLab until the next
+    phase starts, Codabench refuses overlapping ones), the same program, kit and time limit,
+    reference DEV_REFERENCE_ZIP. The other phases are renumbered after it."""
+    doc = copy.deepcopy(v15)
+    phases = _phases_in_order(doc)
+    first = as_datetime(phases[0].get("start_date")) if phases else None
+    if first is None:
+        raise ValueError("--dev-reference: the first phase has no readable start_date")
+    start = dev.start if dev.start is not None else first - datetime.timedelta(days=DEV_DAYS)
+    if start >= first:
+        raise ValueError("--dev-start {}: the Development phase must start before the {} phase "
+                         "({})".format(start, phases[0].get("label", "first"), first))
+    dev_phase = {"phasenumber": 1, "label": DEV_LABEL,
+                 "description": "Predictions for the validation images, scored against their "
+                                "labels, not the test set: try the whole upload path without "
+                                "spending Test submissions. Its leaderboard is not the "
+                                "challenge's ranking.",
+                 "start_date": yaml_date(start), "color": "blue",
+                 "max_submissions": dev.max_submissions,
+                 "max_submissions_per_day": dev.max_submissions_per_day}
+    for key in ("execution_time_limit", "is_scoring_only", "scoring_program", "starting_kit",
+                "force_best_submission_to_leaderboard"):
+        if key in phases[0]:
+            dev_phase[key] = phases[0][key]
+    dev_phase["reference_data"] = DEV_REFERENCE_ZIP
+    renumbered = {1: dev_phase}
+    for i, phase in enumerate(phases, start=2):
+        phase["phasenumber"] = i
+        renumbered[i] = phase
+    doc["phases"] = renumbered
+    return doc
+
+
 def load_yaml(path: str) -> Any:
     with open(path, encoding="utf-8") as f:
         return yaml.safe_load(f)

@@ -1076,6 +1076,10 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         exited = started + seconds
         say("exit status {} after {:.1f} s (time limit {:.0f} s)".format(
             "- (killed)" if timed_out else code, seconds, limit))
+        if not keep:
+            # The program names files in its output folder: they go with the run folder.
+            say("(the run folder {}, output included, is deleted when the dry run ends: "
+                "--keep DIR keeps a copy)".format(root))
         if timed_out:
             err += ("Execution time limit exceeded!\n" if platform == "codalab" else
                     "Execution Time Limit exceeded. Limit was {:.0f} seconds\n".format(limit))
@@ -1204,9 +1208,33 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
 def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
     """Phase info, scoring program zip and reference zip extracted from a competition bundle
     (for a phase of several tasks, each task's, in phase["tasks"])."""
-    with zipfile.ZipFile(bundle) as zf:
-        text = zf.read("competition.yaml").decode("utf-8")
-        phase = phase_info_from_yaml(_parse_yaml_doc(text, bundle + ":competition.yaml"))
+    if not os.path.exists(bundle):
+        raise UsageError("--bundle {}: no such file".format(bundle))
+    if os.path.isdir(bundle):
+        raise UsageError("--bundle {}: a folder; give the bundle's zip as built "
+                         "(bundle.sh writes dist/*-codabench.zip, dist/*-codalab.zip)".format(
+                             bundle))
+    try:
+        zf = zipfile.ZipFile(bundle)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UsageError("--bundle {}: not a zip file ({})".format(bundle, exc)) from None
+    with zf:
+        if "competition.yaml" not in zf.namelist():
+            raise UsageError("--bundle {}: not a competition bundle (no competition.yaml at its "
+                             "root; a submission or scoring_program.zip is not one)".format(
+                                 bundle))
+        try:
+            text = zf.read("competition.yaml").decode("utf-8")
+            phase = phase_info_from_yaml(_parse_yaml_doc(text, bundle + ":competition.yaml"))
+        except (UnicodeDecodeError, KeyError, TypeError, AttributeError, ValueError,
+                IndexError) as exc:
+            raise UsageError("--bundle {}: its competition.yaml is not a bundle definition "
+                             "({}: {})".format(bundle, type(exc).__name__, exc)) from None
+        except Exception as exc:  # PyYAML's own errors, when PyYAML is there
+            if yaml is None or not isinstance(exc, yaml.YAMLError):
+                raise
+            raise UsageError("--bundle {}: its competition.yaml is not valid YAML ({})".format(
+                bundle, str(exc).splitlines()[0])) from None
         extracted = {}  # type: Dict[str, str]
         for task in phase.get("tasks") or [phase]:
             for key in ("scoring_program", "reference_data"):
@@ -1220,6 +1248,17 @@ def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
                 task[key] = extracted[name]
     first = (phase.get("tasks") or [phase])[0]
     return phase, first["scoring_program"], first["reference_data"]
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("{!r} is not a number of seconds".format(text))
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError("{} is no time limit: give a positive number of "
+                                         "seconds".format(text))
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1243,7 +1282,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whose worker to emulate (default: the bundle's, else both)")
     p.add_argument("--program", metavar="DIR_OR_ZIP",
                    help="scoring program (default: the one beside this script)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                    help="execution time limit (default: the phase's)")
     p.add_argument("--keep", metavar="DIR", help="keep each platform's run folder under DIR")
     p.add_argument("--quiet", action="store_true", help="do not echo the scoring program's output")
