@@ -444,8 +444,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
                   merged: bool = False, confidence_columns: bool = False,
                   settings: Optional[bundle_settings.Settings] = None,
                   dev_references: Optional[Dict[str, str]] = None,
-                  development: bundle_yaml.Development = bundle_yaml.Development()
-                  ) -> BuildResult:
+                  development: Optional[bundle_yaml.Development] = None) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
     maps each track to its reference folder (one folder: every track's)."""
     try:
@@ -467,7 +466,8 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
     dev_references = dev_references or {}
     if dev_references:
         try:
-            tracks = [bundle_yaml.with_doc(t, bundle_yaml.with_development(t.v15, development))
+            tracks = [bundle_yaml.with_doc(t, bundle_yaml.with_development(
+                t.v15, development or bundle_yaml.Development()))
                       for t in tracks]
         except ValueError as exc:
             raise Refused(str(exc)) from None
@@ -604,9 +604,9 @@ def plan_settings(result: BuildResult, say) -> None:
                 for p in result.parts]
     same = len(set(r for _, r in rankings)) == 1
     for track, ranking in rankings[:1] if same else rankings:
-        say("  Leaderboard{} (--leaderboard {}, Codabench {}): {}.".format(
-            "" if same else " ({} track)".format(track), settings.leaderboard,
-            bundle_settings.CODABENCH_RULE[settings.leaderboard],
+        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.".format(
+            settings.leaderboard, bundle_settings.CODABENCH_RULE[settings.leaderboard],
+            "" if same else ", {} track".format(track),
             bundle_settings.rule_sentence(settings.leaderboard, ranking)))
     say("  Registration (--registration {}): {}.".format(
         settings.registration, bundle_settings.registration_sentence(settings.registration)))
@@ -695,7 +695,7 @@ def positive_count(text: str) -> int:
     try:
         value = int(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("{!r} is not a whole number".format(text))
+        raise argparse.ArgumentTypeError("{!r} is not a whole number".format(text)) from None
     if value < 1:
         raise argparse.ArgumentTypeError("{} is no limit: give 1 or more".format(value))
     return value

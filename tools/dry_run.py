@@ -1254,7 +1254,8 @@ def positive_seconds(text: str) -> float:
     try:
         value = float(text)
     except ValueError:
-        raise argparse.ArgumentTypeError("{!r} is not a number of seconds".format(text))
+        raise argparse.ArgumentTypeError("{!r} is not a number of seconds".format(text)) \
+            from None
     if not (value > 0 and math.isfinite(value)):
         raise argparse.ArgumentTypeError("{} is no time limit: give a positive number of "
                                          "seconds".format(text))
