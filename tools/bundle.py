@@ -414,7 +414,13 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part, names in zip(parts, files):
         zips += [(names["scoring_program"], part.program_zip),
                  (names["reference_data"], part.reference_zip)]
-    shared, pages = bundle_files(source, parts[0].track.v15, zips, "merged bundle", ctx)
+    # Its own pages where the source says (they describe every task), else the base track's.
+    html = dict(parts[0].track.v15["html"], **(source.merged.get("html") or {}))
+    doc["terms"] = html["terms"]
+    doc["pages"] = [{"title": bundle_yaml.PAGE_TITLES.get(k, k.replace("_", " ").title()),
+                     "file": path} for k, path in html.items() if k != "terms"]
+    shared, pages = bundle_files(source, dict(parts[0].track.v15, html=html), zips,
+                                 "merged bundle", ctx)
     name = "{}-codabench.zip".format(prefix)
     path = os.path.join(build, name)
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)

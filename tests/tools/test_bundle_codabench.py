@@ -263,7 +263,7 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
     assert "the Development phase opens" in overview
     _, ps = builds["ps-options"]
     assert "is not on the leaderboard until its participant puts it there" in page(
-        ps / "planetscapes2027-vqa-codabench.zip", "pages/overview.html")
+        ps / "planetscapes2027-vqa-codabench.zip", "pages/vqa/overview.html")
 
 
 def test_the_development_phase_on_both_platforms(builds):
@@ -389,3 +389,22 @@ def test_the_dry_run_says_its_run_folder_goes(builds, tmp_path):
     # CodaLab's force_best, read back from the v1.5 yaml.
     assert "On the leaderboard (rule: best): this row is on the leaderboard if its mIoU beats " \
            "the participant's earlier submissions" in proc.stdout
+
+
+def test_each_planetscapes_competition_describes_its_own_task(builds):
+    """Issue 26, 16: a per-task bundle's Overview and Evaluation pages describe its task only;
+    the merged bundle's describe both and the one zip holding both."""
+    _, out = builds["ps-merged"]
+    expect = {"semantic": ("Pixel-Level Semantic Labeling", "Results format"),
+              "vqa": ("Visual Question Answering", "Prediction format")}
+    for task, (title, other) in expect.items():
+        for platform in ("codalab", "codabench"):
+            bundle = out / "planetscapes2027-{}-{}.zip".format(task, platform)
+            overview = page(bundle, "pages/{}/overview.html".format(task))
+            evaluation = page(bundle, "pages/{}/evaluation.html".format(task))
+            assert title in overview and "one zip holds" not in overview
+            assert other not in evaluation and "Where to submit" not in overview
+    merged = out / "planetscapes2027-codabench.zip"
+    assert "one zip holds the label PNGs" in page(merged, "pages/overview.html")
+    evaluation = page(merged, "pages/evaluation.html")
+    assert "Results format" in evaluation and "Prediction format" in evaluation
