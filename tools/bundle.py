@@ -46,6 +46,7 @@ sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 import bundle_check  # noqa: E402
 import bundle_dates  # noqa: E402
 import bundle_pages  # noqa: E402
+import bundle_sample  # noqa: E402
 import bundle_settings  # noqa: E402
 import bundle_yaml  # noqa: E402
 import dry_run  # noqa: E402
@@ -245,6 +246,17 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     task, ref, config = open_reference(reference)
     count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
     test_set = (count, noun, data.task_name or track.name)
+    if data.sample_submission and not same_folder(reference, data.sample_reference):
+        # The repository's sample fits the sample reference only: the kit gets a placeholder
+        # of the test set's names and sizes instead, so its first check passes.
+        folder = os.path.join(build, "sample-submission-{}".format(track.name))
+        try:
+            made_count, what = bundle_sample.write_placeholder(task.make_manifest(ref), folder)
+        except ValueError as exc:
+            raise Refused("{} track: {}".format(track.name, exc)) from None
+        say("  sample_submission/ for the kit: a placeholder, {:,} {} (the repository's "
+            "sample fits the sample reference only)".format(made_count, what))
+        data = data._replace(sample_submission=folder)
     track = fill_in(track, page_context(track, [test_set]))
     if ("reference", reference) not in made:
         say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(

@@ -10,6 +10,7 @@ import subprocess
 import sys
 import zipfile
 
+import numpy as np
 import pytest
 import yaml
 
@@ -18,6 +19,7 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
     if path not in sys.path:
         sys.path.insert(0, path)
 
+import agrivision_data as rawdata  # noqa: E402
 import bundle_check  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
@@ -122,11 +124,18 @@ def builds(tmp_path_factory):
     # Another edition's bundle already in the output folder: the build names it (issue 26, 19).
     os.makedirs(str(tmp / "options"))
     (tmp / "options" / OTHER_EDITION).write_bytes(b"not ours")
+    # The organizer's own reference (3 tiny images): the kits get a placeholder sample.
+    rng = np.random.RandomState(5)
+    for i in range(3):
+        boundary, mask, labels, storm, _ = rawdata.random_image(rng, 48, 40)
+        rawdata.write_reference(str(tmp / "own"), "OWN{}_0-0-512-512".format(i), boundary,
+                                mask, labels, storm)
     started = {
+        "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
+                     "--kits", tmp / "own-kits"),
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW),
-        "default": start("--out", tmp / "default", "--no-smoke"),
         # Every new option at once, the Development phase on the sample reference itself.
         "options": start("--out", tmp / "options", "--no-smoke", "--leaderboard", "last",
                        "--registration", "auto", "--contact", "organizers@example.org",
@@ -144,7 +153,7 @@ def builds(tmp_path_factory):
     made = {k: finish(p) for k, p in started.items()}
     for key, proc in made.items():
         assert proc.returncode == 0, key + ":\n" + proc.stdout + proc.stderr
-    return {k: (p, tmp / k) for k, p in made.items()}
+    return {k: (p, tmp / (k + "-out" if k == "own" else k)) for k, p in made.items()}
 
 
 def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
@@ -168,7 +177,7 @@ def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
 
 
 def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
-    expect = {"default": ("Force_Best", "best"), "docs": ("Force_Best", "best"),
+    expect = {"docs": ("Force_Best", "best"), "own": ("Force_Best", "best"),
               "options": ("Force_Last", "last"),
               "ps-options": ("Add", "chosen"), "ps-merged": ("Force_Last", "last")}
     for key, (proc, out) in builds.items():
@@ -189,11 +198,11 @@ def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
 
 def test_registration_contact_and_queue(builds):
     for key, (proc, out) in builds.items():
-        approval = key in ("default", "docs", "ps-options")
+        approval = key in ("docs", "own", "ps-options")
         for name, doc in v2_and_v15(out).items():
             if name.endswith("-codabench.zip"):
                 assert doc["registration_auto_approve"] is (not approval), name
-                assert doc.get("contact_email") == (None if key in ("default", "docs") else
+                assert doc.get("contact_email") == (None if key in ("docs", "own") else
                                                     "organizers@example.org"), name
                 assert doc.get("queue") == (QUEUE if key in ("options", "ps-options")
                                             else None), name
@@ -222,7 +231,7 @@ def _codabench_accepts_fact_sheet(sheet):
 
 def test_the_fact_sheet_comes_from_the_source_and_codabench_accepts_it(builds):
     import json
-    for key, source in (("default", "competition"), ("ps-options", PLANETSCAPES)):
+    for key, source in (("own", "competition"), ("ps-options", PLANETSCAPES)):
         with open(os.path.join(ROOT, source, "source.json")) as f:
             sheet = json.load(f)["settings"]["fact_sheet"]
         _, out = builds[key]
@@ -238,7 +247,7 @@ def test_the_fact_sheet_comes_from_the_source_and_codabench_accepts_it(builds):
 
 
 def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
-    _, default = builds["default"]
+    _, default = builds["own"]
     _, options = builds["options"]
     for track in ("supervised", "semi-supervised"):
         overview = page(default / "agrivision2021-{}-codabench.zip".format(track),
@@ -338,7 +347,7 @@ def test_other_bundles_in_the_output_folder_are_named(builds):
     assert "WARNING: {} also holds bundles this build did not write: {}. Upload only the " \
            "ones listed above".format(out, OTHER_EDITION) in proc.stdout
     assert (out / OTHER_EDITION).read_bytes() == b"not ours"    # warned, never removed
-    for key in ("default", "docs"):
+    for key in ("own", "docs"):
         assert "WARNING: " not in builds[key][0].stdout
 
 
@@ -358,7 +367,7 @@ def test_output_paths_are_checked_before_anything_is_built(tmp_path):
 
 
 def test_a_bundle_argument_that_is_no_bundle_is_one_line_and_exit_2(builds, tmp_path):
-    _, out = builds["default"]
+    _, out = builds["own"]
     with zipfile.ZipFile(str(out / "agrivision2021-supervised-codabench.zip")) as zf:
         (tmp_path / "scoring_program.zip").write_bytes(zf.read("scoring_program.zip"))
     os.makedirs(str(tmp_path / "tmp"))
@@ -378,8 +387,9 @@ def test_a_bundle_argument_that_is_no_bundle_is_one_line_and_exit_2(builds, tmp_
 
 
 def test_the_dry_run_says_its_run_folder_goes(builds, tmp_path):
-    _, out = builds["default"]
-    proc = dry_run(SAMPLE_SUBMISSION, "--bundle", out / "agrivision2021-supervised-codalab.zip",
+    _, out = builds["own"]
+    placeholder = out.parent / "own-kits" / "supervised" / "sample_submission"
+    proc = dry_run(placeholder, "--bundle", out / "agrivision2021-supervised-codalab.zip",
                    "--quiet", tmp=tmp_path)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     said = re.search(r"\(the run folder (\S+), output included, is deleted when the dry run "
@@ -408,3 +418,16 @@ def test_each_planetscapes_competition_describes_its_own_task(builds):
     assert "one zip holds the label PNGs" in page(merged, "pages/overview.html")
     evaluation = page(merged, "pages/evaluation.html")
     assert "Results format" in evaluation and "Prediction format" in evaluation
+
+
+def test_a_kit_built_from_the_organizers_reference_has_a_sample_that_passes_its_check(builds):
+    """Issue 26, 5: the kit README's first command on a kit built from a real reference."""
+    proc, out = builds["own"]
+    assert "sample_submission/ for the kit: a placeholder, 3 images, every pixel label 0" in \
+        proc.stdout
+    kit = out.parent / "own-kits" / "supervised"
+    assert sorted(os.listdir(str(kit / "sample_submission"))) == [
+        "OWN{}_0-0-512-512.png".format(i) for i in range(3)]
+    check = subprocess.run([sys.executable, "check_submission.py", "sample_submission"],
+                           cwd=str(kit), capture_output=True, text=True, timeout=300)
+    assert check.returncode == 0, check.stdout + check.stderr
