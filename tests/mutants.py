@@ -623,6 +623,16 @@ MUTATIONS = [
      '        others = other_bundles(args.out, [b.name for b in result.built])\n',
      '        others = []  # type: List[str]\n',
      'tests/tools/test_bundle_codabench.py -k other_bundles'),
+    ("bundle: a real reference's kit keeps the repository's sample",
+     'tools/bundle.py',
+     '        data = data._replace(sample_submission=folder)\n',
+     '',
+     'tests/tools/test_bundle_codabench.py -k passes_its_check'),
+    ('bundle: the merged bundle shows the base track\'s pages',
+     'tools/bundle.py',
+     '    html = dict(parts[0].track.v15["html"], **(source.merged.get("html") or {}))\n',
+     '    html = dict(parts[0].track.v15["html"])\n',
+     'tests/tools/test_bundle_codabench.py -k own_task'),
 ]
 
 

@@ -131,14 +131,19 @@ def open_reference(ref_dir: str):
     return TASKS[name], reference, config
 
 
-def manifest_bytes(task, reference) -> bytes:
-    """Test image names and sizes (no labels) for the kit's check_submission.py."""
+def reference_manifest(task, reference) -> Dict[str, Any]:
+    """The task's manifest of the reference (names, sizes, ids; no labels)."""
     from scoring.readers.png import NotPNG
     try:
-        manifest = task.make_manifest(reference)
+        return task.make_manifest(reference)
     except NotPNG as exc:   # read before the packing checks every file: a broken one, named
         raise Refused("the reference {} is broken: {}".format(shown(reference.root), exc)) \
             from None
+
+
+def manifest_bytes(task, reference) -> bytes:
+    """Test image names and sizes (no labels) for the kit's check_submission.py."""
+    manifest = reference_manifest(task, reference)
     if "images" not in manifest:
         return (json.dumps(manifest, sort_keys=True) + "\n").encode("utf-8")
     # One image a line: readable, diffable, and about 50 bytes an image for the real test set.
@@ -251,7 +256,8 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         # of the test set's names and sizes instead, so its first check passes.
         folder = os.path.join(build, "sample-submission-{}".format(track.name))
         try:
-            made_count, what = bundle_sample.write_placeholder(task.make_manifest(ref), folder)
+            made_count, what = bundle_sample.write_placeholder(reference_manifest(task, ref),
+                                                               folder)
         except ValueError as exc:
             raise Refused("{} track: {}".format(track.name, exc)) from None
         say("  sample_submission/ for the kit: a placeholder, {:,} {} (the repository's "

@@ -18,7 +18,7 @@ edition's timeline or test set:
     {{leaderboard_rule}}  which submission of each participant the leaderboard shows
                           (bundle.sh --leaderboard)
     {{fact_sheet}}        the questions Codabench asks at every submission (the source's
-                          fact sheet); empty without one
+                          fact sheet), an HTML paragraph and list; empty without one
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.
@@ -153,7 +153,8 @@ def limits(ctx: PageContext) -> str:
 def fact_sheet(ctx: PageContext) -> str:
     if not ctx.fact_sheet:
         return ""
-    return ("With every submission, Codabench asks: " + "; ".join(ctx.fact_sheet) + ".")
+    return ("<p>With every submission, Codabench asks:</p>\n<ul>\n" +
+            "".join("  <li>{}</li>\n".format(item) for item in ctx.fact_sheet) + "</ul>")
 
 
 def values(ctx: PageContext) -> Dict[str, str]:

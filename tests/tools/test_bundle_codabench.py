@@ -257,8 +257,9 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
                "Post-challenge phases (each counts its own)." in overview
         assert "Each participant's best scored submission is on the leaderboard, put there " \
                "automatically: a new one takes its place only when its mIoU is higher" in overview
-        assert "With every submission, Codabench asks: Method name (required, on the " \
-               "leaderboard); Code link (URL), if public (optional, on the leaderboard);" in overview
+        assert "<p>With every submission, Codabench asks:</p>\n<ul>\n  <li>Method name " \
+               "(required, on the leaderboard)</li>\n  <li>Code link (URL), if public " \
+               "(optional, on the leaderboard)</li>" in overview
         terms = page(default / "agrivision2021-{}-codalab.zip".format(track),
                      "competition/{}terms.html".format(
                          "" if track == "supervised" else "semi-supervised/"))
