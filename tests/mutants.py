@@ -633,6 +633,11 @@ MUTATIONS = [
      '    html = dict(parts[0].track.v15["html"], **(source.merged.get("html") or {}))\n',
      '    html = dict(parts[0].track.v15["html"])\n',
      'tests/tools/test_bundle_codabench.py -k own_task'),
+    ("dry run: an organizer's queue capped at 600 s",
+     'tools/dry_run.py',
+     '                    and not (phase or {}).get("queue"):',
+     '                    and True:',
+     'tests/tools/test_bundle_codabench.py -k own_queue'),
 ]
 
 

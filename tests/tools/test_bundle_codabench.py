@@ -432,3 +432,22 @@ def test_a_kit_built_from_the_organizers_reference_has_a_sample_that_passes_its_
     check = subprocess.run([sys.executable, "check_submission.py", "sample_submission"],
                            cwd=str(kit), capture_output=True, text=True, timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
+
+
+def test_on_its_own_queue_the_dry_run_keeps_the_phases_time_limit(builds, tmp_path):
+    """Codabench caps a submission at 600 s on its default queue only (competitions/tasks.py:
+    117, 126, 204-206): the dry run of a bundle with a queue keeps a longer limit."""
+    _, out = builds["options"]
+    with zipfile.ZipFile(str(out / "agrivision2021-supervised-codabench.zip")) as zf:
+        files = {n: zf.read(n) for n in zf.namelist()}
+    doc = yaml.safe_load(files["competition.yaml"])
+    for phase in doc["phases"]:
+        phase["execution_time_limit"] = 900
+    files["competition.yaml"] = yaml.safe_dump(doc, sort_keys=False).encode()
+    bundle = tmp_path / "long.zip"
+    with zipfile.ZipFile(str(bundle), "w") as zf:
+        for name, data in files.items():
+            zf.writestr(name, data)
+    proc = dry_run(SAMPLE_SUBMISSION, "--bundle", bundle, "--quiet")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert "(time limit 900 s)" in proc.stdout and "capped" not in proc.stdout
