@@ -495,6 +495,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
                       for t in tracks]
         except ValueError as exc:
             raise Refused(str(exc)) from None
+    settings = bundle_settings.with_definition(settings, tracks[0].v15)
     tracks = [bundle_yaml.with_doc(t, bundle_settings.apply_v15(t.v15, settings))._replace(
         codabench=bundle_settings.v2_extras(settings)) for t in tracks]
     made = {}  # type: Dict[Any, str]

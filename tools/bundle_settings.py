@@ -49,8 +49,9 @@ FACT_SHEET_TYPES = ("checkbox", "text", "select")
 
 
 class Settings(NamedTuple):
-    leaderboard: str = "chosen"
-    registration: str = "approval"
+    # None: what the definition's own keys say (resolved: with_definition).
+    leaderboard: Optional[str] = None
+    registration: Optional[str] = None
     fact_sheet: Optional[Dict[str, Any]] = None
     contact: str = ""
     queue: str = ""
@@ -126,11 +127,24 @@ def from_source(raw: Any, where: str) -> Settings:
     return validated(settings, where)
 
 
+def with_definition(settings: Settings, v15: Dict[str, Any]) -> Settings:
+    """The settings with what neither the source nor an option chose taken from the v1.5
+    definition's own keys (its phases' rule, has_registration)."""
+    if settings.leaderboard is None:
+        phases = sorted(v15["phases"].values(), key=lambda p: p["phasenumber"])
+        settings = settings._replace(leaderboard=dry_run.v15_rule(v15, phases[0]) if phases
+                                     else "chosen")
+    if settings.registration is None:
+        settings = settings._replace(
+            registration="approval" if v15.get("has_registration") else "auto")
+    return settings
+
+
 def validated(settings: Settings, where: str) -> Settings:
-    if settings.leaderboard not in RULES:
+    if settings.leaderboard is not None and settings.leaderboard not in RULES:
         raise ValueError("{}: leaderboard {!r} is not one of {}".format(
             where, settings.leaderboard, ", ".join(RULES)))
-    if settings.registration not in REGISTRATIONS:
+    if settings.registration is not None and settings.registration not in REGISTRATIONS:
         raise ValueError("{}: registration {!r} is not one of {}".format(
             where, settings.registration, ", ".join(REGISTRATIONS)))
     problems = fact_sheet_problems(settings.fact_sheet)

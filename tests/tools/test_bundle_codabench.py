@@ -451,3 +451,19 @@ def test_on_its_own_queue_the_dry_run_keeps_the_phases_time_limit(builds, tmp_pa
     proc = dry_run(SAMPLE_SUBMISSION, "--bundle", bundle, "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "(time limit 900 s)" in proc.stdout and "capped" not in proc.stdout
+
+
+def test_what_no_one_chose_is_the_definitions_own():
+    """A source without settings and no option: the definition's own keys stand (its
+    has_registration, its CodaLab leaderboard keys), not a default of ours."""
+    import bundle_settings
+    v15 = {"has_registration": False, "force_submission_to_leaderboard": True,
+           "phases": {1: {"phasenumber": 1}}}
+    chosen = bundle_settings.with_definition(bundle_settings.from_source({}, "source.json"), v15)
+    assert (chosen.leaderboard, chosen.registration) == ("last", "auto")
+    v15 = {"has_registration": True, "phases": {1: {"phasenumber": 1,
+                                                    "force_best_submission_to_leaderboard": True}}}
+    chosen = bundle_settings.with_definition(bundle_settings.Settings(), v15)
+    assert (chosen.leaderboard, chosen.registration) == ("best", "approval")
+    assert bundle_settings.with_definition(bundle_settings.Settings("chosen", "auto"), v15) == \
+        bundle_settings.Settings("chosen", "auto")
