@@ -467,3 +467,26 @@ def test_what_no_one_chose_is_the_definitions_own():
     assert (chosen.leaderboard, chosen.registration) == ("best", "approval")
     assert bundle_settings.with_definition(bundle_settings.Settings("chosen", "auto"), v15) == \
         bundle_settings.Settings("chosen", "auto")
+
+
+def test_the_placeholder_of_every_task_kind(tmp_path):
+    """tools/bundle_sample.py: a constant image of the lowest valid id per test image (of its
+    size), or "yes" to every test question; nothing else."""
+    import json
+    import bundle_sample
+    from PIL import Image
+    manifest = {"images": {"a": [4, 3], "b": [2, 5]}, "label_ids": [-1, 7, 3, 200]}
+    assert bundle_sample.write_placeholder(manifest, str(tmp_path / "img")) == (
+        2, "images, every pixel label 3")
+    for name, size in (("a", (4, 3)), ("b", (2, 5))):
+        with Image.open(str(tmp_path / "img" / (name + ".png"))) as im:
+            assert (im.mode, im.size) == ("L", size)
+            assert set(np.asarray(im).ravel().tolist()) == {3}
+    assert sorted(os.listdir(str(tmp_path / "img"))) == ["a.png", "b.png"]
+    assert bundle_sample.write_placeholder({"question_ids": [5, 2]}, str(tmp_path / "q")) == (
+        2, "answers, each 'yes'")
+    with open(str(tmp_path / "q" / "results.json")) as f:
+        assert json.load(f) == [{"question_id": 5, "answer": "yes"},
+                                {"question_id": 2, "answer": "yes"}]
+    with pytest.raises(ValueError):
+        bundle_sample.write_placeholder({"boxes": []}, str(tmp_path / "x"))
