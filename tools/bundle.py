@@ -1,5 +1,9 @@
 #!/usr/bin/env python3
-"""Build the competition bundles: for every track, a CodaLab v1.5 zip and a Codabench v2 zip.
+"""Build the competition bundles: for every track, a Codabench v2 zip and a CodaLab v1.5 zip
+(for self-hosted CodaLab servers: CodaLab Competitions takes no new challenges since 2026).
+
+    bash bundle.sh --leaderboard best --registration approval --contact EMAIL --queue VHOST
+    bash bundle.sh --dev-reference VALIDATION_DIR      # a Development phase before Test
 
     bash bundle.sh                      # the sample reference, into dist/
     bash bundle.sh --reference DIR      # the organizer's real test labels (packed by default)
@@ -774,8 +778,9 @@ def other_bundles(out: str, built: List[str]) -> List[str]:
 
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
-                                      "competition bundles of every track.",
+        prog="bundle.sh", description="Build and check the Codabench v2 and CodaLab v1.5 "
+                                      "competition bundles of every track (the CodaLab ones "
+                                      "serve self-hosted CodaLab servers).",
         epilog="Dates are UTC: YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'. By default the "
                "definition's dates are kept and an open-ended post-challenge phase follows the "
                "deadline, so the bundle accepts submissions today. A bundle that opens later "
