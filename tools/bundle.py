@@ -1,6 +1,7 @@
 #!/usr/bin/env python3
 """Build the competition bundles: for every track, a Codabench v2 zip and a CodaLab v1.5 zip
-(for self-hosted CodaLab servers: CodaLab Competitions takes no new challenges since 2026).
+(for self-hosted CodaLab servers: CodaLab Competitions takes no new challenges since the end
+of 2025).
 
     bash bundle.sh --leaderboard best --registration approval --contact EMAIL --queue VHOST
     bash bundle.sh --dev-reference VALIDATION_DIR      # a Development phase before Test
