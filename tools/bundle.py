@@ -223,7 +223,7 @@ def phase_json(track: bundle_yaml.Track,
     zip still lacks)."""
     info = dry_run.phase_info_from_yaml(track.v15)
     kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
-                                 "enable_detailed_results")}
+                                 "enable_detailed_results", "leaderboard_rule", "ranking")}
     if other_tasks:
         kept["other_tasks"] = other_tasks
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")

@@ -241,6 +241,10 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
                                                         board.get("submission_rule")),
                 # A queue of the organizer's own runs the phase's time limit uncapped.
                 "queue": bool(doc.get("queue")),
+                # Asked at every upload (competitions/unpackers/v2.py, fact_sheet).
+                "fact_sheet": [(str(q.get("title", k)), q.get("is_required") == "true")
+                               for k, q in (doc.get("fact_sheet") or {}).items()
+                               if isinstance(q, dict)],
                 "execution_time_limit": int(phase.get("execution_time_limit") or
                                             DEFAULT_TIME_LIMIT["codabench"]),
                 "enable_detailed_results": detailed,
@@ -1131,6 +1135,10 @@ def say_rule(phase: Dict[str, Any], say) -> None:
     if rule:
         say("On the leaderboard (rule: {}): {}.".format(rule, row_fate(
             rule, phase.get("ranking") or "ranking score")))
+    if phase.get("fact_sheet"):
+        say("At the upload, Codabench asks (fact sheet): {}.".format("; ".join(
+            "{} ({})".format(title, "required" if required else "optional")
+            for title, required in phase["fact_sheet"])))
 
 
 # The scoring program's confidence-interval keys (<key>_ci_low, <key>_ci_high): leaderboard

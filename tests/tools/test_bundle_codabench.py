@@ -304,6 +304,8 @@ def test_the_dry_run_learns_the_phase_and_the_rule(builds):
     assert ", phase Development)" in proc.stdout
     assert "On the leaderboard (rule: last): this row replaces the participant's earlier one " \
            "on the leaderboard." in proc.stdout
+    assert "At the upload, Codabench asks (fact sheet): Method name (required); Code link " \
+           "(URL), if public (optional); Number of model parameters" in proc.stdout
 
 
 def test_bad_options_are_refused_before_anything_is_built(tmp_path):
@@ -432,6 +434,11 @@ def test_a_kit_built_from_the_organizers_reference_has_a_sample_that_passes_its_
     check = subprocess.run([sys.executable, "check_submission.py", "sample_submission"],
                            cwd=str(kit), capture_output=True, text=True, timeout=300)
     assert check.returncode == 0, check.stdout + check.stderr
+    # The kit's dry run knows the leaderboard rule too (phase.json).
+    import json
+    with open(str(kit / "phase.json")) as f:
+        phase = json.load(f)
+    assert (phase["leaderboard_rule"], phase["ranking"]) == ("best", "mIoU")
 
 
 def test_on_its_own_queue_the_dry_run_keeps_the_phases_time_limit(builds, tmp_path):
