@@ -1,5 +1,6 @@
 #!/usr/bin/env bash
-# Build and check the competition bundles (CodaLab v1.5 and Codabench v2, every track) in dist/.
+# Build and check the competition bundles (Codabench v2 and, for self-hosted CodaLab servers,
+# CodaLab v1.5; every track) in dist/.
 #   bash bundle.sh [--reference DIR] [--out DIR] [--no-smoke]     (see --help, docs/bundle.md)
 #   bash bundle.sh --competition planetscapes [--reference semantic=DIR --reference vqa=DIR2]
 #   bash bundle.sh --start 2027-03-01 --end 2027-05-31     the organizer's dates (UTC); by default
@@ -9,6 +10,9 @@
 #   with a plan: which zip to upload where, and when each phase opens.
 #   bash bundle.sh --competition planetscapes --merged     also the merged Codabench bundle
 #   bash bundle.sh --kits DIR     also each track's starting kit, unpacked, as participants get it
+#   What participants meet (defaults: the source's "settings"): --leaderboard best|last|chosen,
+#   --registration approval|auto, --contact EMAIL, --queue VHOST; --dev-reference DIR adds a
+#   Development phase before Test (--dev-start, --dev-max-submissions, --dev-max-per-day).
 # A thin wrapper: the work is tools/bundle.py, so it can be tested and run on any OS.
 # The interpreter: $PYTHON if set, else the project's .venv (the README's commands make it),
 # else python3. It needs numpy, Pillow and PyYAML.

@@ -1,5 +1,10 @@
 #!/usr/bin/env python3
-"""Build the competition bundles: for every track, a CodaLab v1.5 zip and a Codabench v2 zip.
+"""Build the competition bundles: for every track, a Codabench v2 zip and a CodaLab v1.5 zip
+(for self-hosted CodaLab servers: CodaLab Competitions takes no new challenges since the end
+of 2025).
+
+    bash bundle.sh --leaderboard best --registration approval --contact EMAIL --queue VHOST
+    bash bundle.sh --dev-reference VALIDATION_DIR      # a Development phase before Test
 
     bash bundle.sh                      # the sample reference, into dist/
     bash bundle.sh --reference DIR      # the organizer's real test labels (packed by default)
@@ -46,6 +51,8 @@ sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 import bundle_check  # noqa: E402
 import bundle_dates  # noqa: E402
 import bundle_pages  # noqa: E402
+import bundle_sample  # noqa: E402
+import bundle_settings  # noqa: E402
 import bundle_yaml  # noqa: E402
 import dry_run  # noqa: E402
 from bundle_zip import collect, write_zip  # noqa: E402
@@ -129,14 +136,19 @@ def open_reference(ref_dir: str):
     return TASKS[name], reference, config
 
 
-def manifest_bytes(task, reference) -> bytes:
-    """Test image names and sizes (no labels) for the kit's check_submission.py."""
+def reference_manifest(task, reference) -> Dict[str, Any]:
+    """The task's manifest of the reference (names, sizes, ids; no labels)."""
     from scoring.formats.label_png.png import NotPNG
     try:
-        manifest = task.make_manifest(reference)
+        return task.make_manifest(reference)
     except NotPNG as exc:   # read before the packing checks every file: a broken one, named
         raise Refused("the reference {} is broken: {}".format(shown(reference.root), exc)) \
             from None
+
+
+def manifest_bytes(task, reference) -> bytes:
+    """Test image names and sizes (no labels) for the kit's check_submission.py."""
+    manifest = reference_manifest(task, reference)
     if "images" not in manifest:
         return (json.dumps(manifest, sort_keys=True) + "\n").encode("utf-8")
     # One image a line: readable, diffable, and about 50 bytes an image for the real test set.
@@ -159,6 +171,7 @@ class TrackParts(NamedTuple):
     kit_data: Dict[str, bytes]           # ... and generated (manifest.json, phase.json)
     manifest: Optional[bytes]
     test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
+    dev_reference_zip: str = ""          # the Development phase's (--dev-reference), or ""
 
 
 def reference_config_file(ref_dir: str) -> Optional[str]:
@@ -210,7 +223,7 @@ def phase_json(track: bundle_yaml.Track,
     zip still lacks)."""
     info = dry_run.phase_info_from_yaml(track.v15)
     kept = {k: info[k] for k in ("title", "phase", "execution_time_limit", "columns",
-                                 "enable_detailed_results")}
+                                 "enable_detailed_results", "leaderboard_rule", "ranking")}
     if other_tasks:
         kept["other_tasks"] = other_tasks
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
@@ -236,13 +249,25 @@ def with_interval_columns(track: bundle_yaml.Track, task, reference: str) -> bun
 
 def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track,
                 reference: str, layout: str, say, made: Dict[Any, str],
-                confidence_columns: bool = False) -> TrackParts:
+                confidence_columns: bool = False, dev_reference: str = "") -> TrackParts:
     """made: zips already built for an earlier track (tracks sharing a program or reference
-    share its zip)."""
+    share its zip); dev_reference: the Development phase's labels (--dev-reference)."""
     data = source.data(track.name)
     task, ref, config = open_reference(reference)
     count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
     test_set = (count, noun, data.task_name or track.name)
+    if data.sample_submission and not same_folder(reference, data.sample_reference):
+        # The repository's sample fits the sample reference only: the kit gets a placeholder
+        # of the test set's names and sizes instead, so its first check passes.
+        folder = os.path.join(build, "sample-submission-{}".format(track.name))
+        try:
+            made_count, what = bundle_sample.write_placeholder(reference_manifest(task, ref),
+                                                               folder)
+        except ValueError as exc:
+            raise Refused("{} track: {}".format(track.name, exc)) from None
+        say("  sample_submission/ for the kit: a placeholder, {:,} {} (the repository's "
+            "sample fits the sample reference only)".format(made_count, what))
+        data = data._replace(sample_submission=folder)
     track = fill_in(track, page_context(track, [test_set]))
     if ("reference", reference) not in made:
         say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(
@@ -269,16 +294,43 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
+    dev_zip = ""
+    if dev_reference:
+        dev_task, dev_ref, _ = open_reference(dev_reference)
+        if dev_task.name != task.name:
+            raise Refused("--dev-reference {}: its task is {}, the test reference's {}: the "
+                          "Development phase is scored like the Test phase".format(
+                              shown(dev_reference), dev_task.name, task.name))
+        dev_zip = made.get(("reference", dev_reference), "")
+        if not dev_zip:
+            dev_count, dev_noun = dev_task.pack_units(dev_ref)
+            say("Development reference: {} ({:,} {})".format(shown(dev_reference), dev_count,
+                                                            dev_noun))
+            dev_zip = os.path.join(build, "dev_reference_data-{}.zip".format(track.name))
+            size = write_zip(dev_zip, reference_entries(dev_task, dev_ref, layout, build, say))
+            say("  {:<21} {:>9}  ({} track)".format(bundle_yaml.DEV_REFERENCE_ZIP, human(size),
+                                                     track.name))
+            made[("reference", dev_reference)] = dev_zip
     entries, generated = kit_contents(data, track, reference, ref.root, manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
-                      test_set)
+                      test_set, dev_zip)
 
 
 def page_context(track: bundle_yaml.Track,
                  test_sets: List[Tuple[int, str, str]]) -> bundle_pages.PageContext:
     """What the template tokens of a bundle's pages and texts say: its phases as dated, its
     deadline and its bundled test set(s)."""
-    return bundle_pages.context(bundle_dates.spans(track.v15, False), track.deadline, test_sets)
+    doc = track.v15
+    phases = sorted(doc["phases"].values(), key=lambda ph: ph["phasenumber"])
+    limits = [bundle_pages.Limits(str(ph.get("label", ph["phasenumber"])),
+                                  ph.get("max_submissions_per_day"), ph.get("max_submissions"),
+                                  ph.get("execution_time_limit")) for ph in phases]
+    info = dry_run.phase_info_from_yaml(doc)
+    rule = dry_run.rule_text(info["leaderboard_rule"], info["ranking"])
+    return bundle_pages.context(bundle_dates.spans(doc, False), track.deadline, test_sets,
+                                limits, rule,
+                                bundle_settings.fact_sheet_items(track.codabench.get("fact_sheet")),
+                                bool(track.codabench.get("queue")))
 
 
 def fill_in(track: bundle_yaml.Track, ctx: bundle_pages.PageContext) -> bundle_yaml.Track:
@@ -385,7 +437,13 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     for part, names in zip(parts, files):
         zips += [(names["scoring_program"], part.program_zip),
                  (names["reference_data"], part.reference_zip)]
-    shared, pages = bundle_files(source, parts[0].track.v15, zips, "merged bundle", ctx)
+    # Its own pages where the source says (they describe every task), else the base track's.
+    html = dict(parts[0].track.v15["html"], **(source.merged.get("html") or {}))
+    doc["terms"] = html["terms"]
+    doc["pages"] = [{"title": bundle_yaml.PAGE_TITLES.get(k, k.replace("_", " ").title()),
+                     "file": path} for k, path in html.items() if k != "terms"]
+    shared, pages = bundle_files(source, dict(parts[0].track.v15, html=html), zips,
+                                 "merged bundle", ctx)
     name = "{}-codabench.zip".format(prefix)
     path = os.path.join(build, name)
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)
@@ -407,11 +465,15 @@ class BuildResult(NamedTuple):
     manifest: Optional[bytes]       # the base track's kit manifest
     parts: List[TrackParts]         # the tracks as built
     prefix: str                     # the bundle names' prefix, its {{year}} filled in
+    settings: bundle_settings.Settings = bundle_settings.Settings()
 
 
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
                   references: Any, layout: str, say, sample: bool = True,
-                  merged: bool = False, confidence_columns: bool = False) -> BuildResult:
+                  merged: bool = False, confidence_columns: bool = False,
+                  settings: Optional[bundle_settings.Settings] = None,
+                  dev_references: Optional[Dict[str, str]] = None,
+                  development: Optional[bundle_yaml.Development] = None) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
     maps each track to its reference folder (one folder: every track's)."""
     try:
@@ -420,25 +482,43 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         raise Refused("{}: {}".format(source.name, exc)) from None
     if isinstance(references, str):
         references = {t.name: references for t in tracks}
+    if settings is None:
+        try:
+            settings = bundle_settings.from_source(source.settings, source.path)
+        except (ValueError, TypeError) as exc:
+            raise Refused(str(exc)) from None
     try:
         # The names carry the challenge's year ({{year}} in source.json's prefix).
         prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
     except ValueError as exc:
         raise Refused(str(exc)) from None
+    dev_references = dev_references or {}
+    if dev_references:
+        try:
+            tracks = [bundle_yaml.with_doc(t, bundle_yaml.with_development(
+                t.v15, development or bundle_yaml.Development()))
+                      for t in tracks]
+        except ValueError as exc:
+            raise Refused(str(exc)) from None
+    settings = bundle_settings.with_definition(settings, tracks[0].v15)
+    tracks = [bundle_yaml.with_doc(t, bundle_settings.apply_v15(t.v15, settings))._replace(
+        codabench=bundle_settings.v2_extras(settings)) for t in tracks]
     made = {}  # type: Dict[Any, str]
     parts = [build_track(build, source, track, references[track.name], layout, say, made,
-                         confidence_columns) for track in tracks]
+                         confidence_columns, dev_references.get(track.name, ""))
+             for track in tracks]
     built = []
     for part in parts:
         track = part.track
         kit_zip = os.path.join(build, "starting_kit-{}.zip".format(track.name))
         size = write_zip(kit_zip, part.kit_entries, part.kit_data)
         say("  starting_kit.zip      {:>9}  ({} track)".format(human(size), track.name))
-        shared, pages = bundle_files(source, track.v15, [
-            ("scoring_program.zip", part.program_zip), ("reference_data.zip",
-                                                        part.reference_zip),
-            ("starting_kit.zip", kit_zip)], "{} track".format(track.name),
-            page_context(track, [part.test_set]))
+        zips = [("scoring_program.zip", part.program_zip),
+                ("reference_data.zip", part.reference_zip), ("starting_kit.zip", kit_zip)]
+        if part.dev_reference_zip:
+            zips.append((bundle_yaml.DEV_REFERENCE_ZIP, part.dev_reference_zip))
+        shared, pages = bundle_files(source, track.v15, zips, "{} track".format(track.name),
+                                     page_context(track, [part.test_set]))
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
@@ -451,7 +531,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
     if merged:
         built.append(build_merged(build, source, parts, sample, prefix, say))
     base = next((p for p in parts if p.track.name == source.base_track), parts[0])
-    return BuildResult(built, base.manifest, parts, prefix)
+    return BuildResult(built, base.manifest, parts, prefix, settings)
 
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -502,10 +582,6 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
          mergeable: bool, say) -> None:
     """What to upload where, and when each phase takes submissions (all UTC)."""
     say("Plan (times UTC; now {}):".format(bundle_dates.shown_date(now)))
-    say("  CodaLab v1.5 (Create competition: upload the zip), one competition per track:")
-    for b in result.built:
-        if b.platform == "codalab":
-            say("    {:<44} {} track".format(b.name, b.tracks[0]))
     if not mergeable:
         say("  Codabench (Benchmarks > Upload), one competition per track:")
         for b in result.built:
@@ -526,6 +602,12 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
             "suite); a submission with a failed task ranks first".format(
                 merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
                 "built" if merged else "not built (--merged)"))
+    say("  CodaLab v1.5, for a self-hosted CodaLab server only (Create competition), one "
+        "competition per track:")
+    for b in result.built:
+        if b.platform == "codalab":
+            say("    {:<44} {} track".format(b.name, b.tracks[0]))
+    plan_settings(result, say)
     tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
     same = all(spans == tables[0][1] for _, spans in tables)
     for track, spans in tables[:1] if same else tables:
@@ -542,6 +624,30 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
     if early:
         say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
             "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
+
+
+def plan_settings(result: BuildResult, say) -> None:
+    """What participants meet: the leaderboard rule, registration, the fact sheet, the contact
+    and the queue (bundle_settings; the pages say the same)."""
+    settings = result.settings
+    rankings = [(p.track.name, dry_run.phase_info_from_yaml(p.track.v15)["ranking"])
+                for p in result.parts]
+    same = len(set(r for _, r in rankings)) == 1
+    for track, ranking in rankings[:1] if same else rankings:
+        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.".format(
+            settings.leaderboard, bundle_settings.CODABENCH_RULE[settings.leaderboard],
+            "" if same else ", {} track".format(track),
+            bundle_settings.rule_sentence(settings.leaderboard, ranking)))
+    say("  Registration (--registration {}): {}.".format(
+        settings.registration, bundle_settings.registration_sentence(settings.registration)))
+    items = bundle_settings.fact_sheet_items(settings.fact_sheet)
+    say("  Fact sheet (Codabench asks it at every submission): {}.".format(
+        "; ".join(items) if items else "none"))
+    say("  Contact (--contact, Codabench): {}.".format(settings.contact or "none"))
+    say("  Queue (--queue, Codabench): {}.".format(
+        "{}: your workers, each phase's own time limit".format(settings.queue)
+        if settings.queue else "the default queue, at most {} s a submission".format(
+            bundle_check.CODABENCH_QUEUE_CAP)))
 
 
 def smoke(built: List[Built], override: Optional[str], say) -> None:
@@ -615,10 +721,67 @@ def write_kits(built: List[Built], out: str, folder: str, say) -> None:
         shown(os.path.abspath(folder)), ", ".join(n + "/" for n in written)))
 
 
+def positive_count(text: str) -> int:
+    try:
+        value = int(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("{!r} is not a whole number".format(text)) from None
+    if value < 1:
+        raise argparse.ArgumentTypeError("{} is no limit: give 1 or more".format(value))
+    return value
+
+
+def track_folders(values: List[str], option: str, source: bundle_yaml.Source,
+                  tracks: List[str], parser: argparse.ArgumentParser) -> Dict[str, str]:
+    """[TRACK=]DIR values: a bare DIR is the base track's, and every track's scored on the
+    same sample reference (Agriculture-Vision's two tracks)."""
+    folders = {}  # type: Dict[str, str]
+    for value in values:
+        track, _, folder = value.rpartition("=")
+        if not track:
+            base_sample = source.data(source.base_track).sample_reference
+            for t in tracks:
+                if source.data(t).sample_reference == base_sample:
+                    folders.setdefault(t, os.path.abspath(folder))
+            continue
+        if track not in tracks:
+            parser.error("{} {}: no track {!r} (tracks: {})".format(
+                option, value, track, ", ".join(tracks)))
+        folders[track] = os.path.abspath(folder)
+    return folders
+
+
+def output_folder_problem(folder: str) -> str:
+    """Why `folder` cannot be (made) a folder to write into ("" if it can)."""
+    path = os.path.abspath(folder)
+    if os.path.lexists(path) and not os.path.isdir(path):
+        return "is a file, not a folder"
+    parent = path
+    while not os.path.lexists(parent):
+        parent = os.path.dirname(parent)
+    if not os.path.isdir(parent):
+        return "{} is a file, not a folder".format(shown(parent))
+    if not os.access(parent, os.W_OK | os.X_OK):
+        return "{} is not writable".format(shown(parent))
+    return ""
+
+
+def same_folder(a: str, b: str) -> bool:
+    return bool(a and b) and os.path.realpath(a) == os.path.realpath(b)
+
+
+def other_bundles(out: str, built: List[str]) -> List[str]:
+    """Bundle zips in `out` that this build did not write (another edition's, another
+    competition's): easy to upload by mistake beside the new ones."""
+    return sorted(n for n in os.listdir(out) if n.endswith(("-codalab.zip", "-codabench.zip"))
+                  and n not in built)
+
+
 def build_parser() -> argparse.ArgumentParser:
     p = argparse.ArgumentParser(
-        prog="bundle.sh", description="Build and check the CodaLab v1.5 and Codabench v2 "
-                                      "competition bundles of every track.",
+        prog="bundle.sh", description="Build and check the Codabench v2 and CodaLab v1.5 "
+                                      "competition bundles of every track (the CodaLab ones "
+                                      "serve self-hosted CodaLab servers).",
         epilog="Dates are UTC: YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'. By default the "
                "definition's dates are kept and an open-ended post-challenge phase follows the "
                "deadline, so the bundle accepts submissions today. A bundle that opens later "
@@ -656,6 +819,38 @@ def build_parser() -> argparse.ArgumentParser:
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
                         "ranks a submission with a failed task first (docs/bundle.md)")
+    platform = p.add_argument_group(
+        "what participants meet (defaults: the source's \"settings\"; docs/bundle.md, "
+        "\"What the organizer chooses\")")
+    platform.add_argument("--leaderboard", choices=bundle_settings.RULES,
+                          help="which submission of each participant the leaderboard shows: "
+                               "best (Codabench Force_Best), last (Force_Last) or the one "
+                               "they choose (Add, Codabench's default); Agriculture-Vision: "
+                               "best")
+    platform.add_argument("--registration", choices=bundle_settings.REGISTRATIONS,
+                          help="approval: every participant waits for the organizers' "
+                               "approval; auto: anyone who accepts the terms takes part")
+    platform.add_argument("--contact", metavar="EMAIL",
+                          help="the organizers' address, shown on Codabench (contact_email)")
+    platform.add_argument("--queue", metavar="VHOST",
+                          help="run the Codabench bundles' submissions on your own compute "
+                               "queue (its vhost, a UUID): your workers, and your phases' "
+                               "time limits without the default queue's 600 s cap")
+    dev = p.add_argument_group(
+        "a Development phase before the challenge (docs/bundle.md, \"The Development phase\")")
+    dev.add_argument("--dev-reference", metavar="[TRACK=]DIR", action="append",
+                     help="validation labels (raw layout): adds a Development phase before "
+                          "the first phase, scored against them, so participants try the "
+                          "whole upload path without spending test submissions; TRACK=DIR "
+                          "per track as for --reference")
+    dev.add_argument("--dev-start", metavar="DATE",
+                     help="when the Development phase opens (default: {} days before the "
+                          "first phase); it closes when that phase opens".format(
+                              bundle_yaml.DEV_DAYS))
+    dev.add_argument("--dev-max-submissions", metavar="N", type=positive_count, default=100,
+                     help="the Development phase's submissions in total (default %(default)s)")
+    dev.add_argument("--dev-max-per-day", metavar="N", type=positive_count, default=5,
+                     help="the Development phase's submissions a day (default %(default)s)")
     dates = p.add_argument_group("dates (UTC)")
     dates.add_argument("--start", metavar="DATE",
                        help="the first phase starts then; later phases and the deadline move "
@@ -689,31 +884,57 @@ def main(argv: Optional[List[str]] = None) -> int:
         now = bundle_dates.utcnow()
     except ValueError as exc:
         parser.error(str(exc))
+    if schedule.start is not None and schedule.end is not None and schedule.end < schedule.start:
+        parser.error("--end is before --start ({} < {})".format(
+            bundle_dates.shown_date(schedule.end), bundle_dates.shown_date(schedule.start)))
+    # Every output path before anything is built: a file where a folder goes would fail after
+    # the build (and after the bundles were moved into place).
+    for option, folder in (("--out", args.out), ("--kits", args.kits)):
+        problem = output_folder_problem(folder) if folder else ""
+        if problem:
+            parser.error("{} {}: {}".format(option, folder, problem))
     if args.competition not in sources:
         parser.error("no competition {!r} (known: {})".format(
             args.competition, ", ".join(sorted(sources)) or "none"))
     source = sources[args.competition]
     try:
         tracks = [t.name for t in bundle_yaml.load_tracks(source)]
+        defaults = bundle_settings.from_source(source.settings, source.path)
     except (ValueError, KeyError, TypeError) as exc:
         sys.stderr.write("bundle.sh: REFUSED, nothing written:\n{}: {}\n".format(source.name, exc))
         return 1
+    chosen = {k: v for k, v in (("leaderboard", args.leaderboard),
+                                ("registration", args.registration),
+                                ("contact", args.contact), ("queue", args.queue))
+              if v is not None}
+    try:
+        settings = bundle_settings.validated(defaults._replace(**chosen), "bundle.sh")
+    except ValueError as exc:
+        parser.error(str(exc))
     sample = not args.reference
-    references = {}  # type: Dict[str, str]
-    for value in args.reference or []:
-        track, _, folder = value.rpartition("=")
-        if not track:
-            # A bare DIR: the base track's, and every track scored on the same reference (the
-            # same sample in source.json), e.g. Agriculture-Vision's two tracks.
-            base_sample = source.data(source.base_track).sample_reference
-            for t in tracks:
-                if source.data(t).sample_reference == base_sample:
-                    references.setdefault(t, os.path.abspath(folder))
-            continue
-        if track not in tracks:
-            parser.error("--reference {}: no track {!r} (tracks: {})".format(
-                value, track, ", ".join(tracks)))
-        references[track] = os.path.abspath(folder)
+    references = track_folders(args.reference or [], "--reference", source, tracks, parser)
+    dev_references = track_folders(args.dev_reference or [], "--dev-reference", source, tracks,
+                                   parser)
+    if dev_references and sorted(dev_references) != sorted(tracks):
+        parser.error("give every track's validation labels: --dev-reference TRACK=DIR for "
+                     "{}".format(", ".join(t for t in tracks if t not in dev_references)))
+    if args.dev_start and not dev_references:
+        parser.error("--dev-start: the Development phase comes with --dev-reference DIR")
+    if args.merged and dev_references:
+        parser.error("--merged and --dev-reference: the merged bundle runs one task per track "
+                     "in every phase; build the per-track bundles for a Development phase")
+    try:
+        development = bundle_yaml.Development(
+            bundle_yaml.parse_date(args.dev_start) if args.dev_start else None,
+            args.dev_max_submissions, args.dev_max_per_day)
+    except ValueError as exc:
+        parser.error(str(exc))
+    if dev_references:
+        try:   # the Development phase's dates, before anything is built
+            first = bundle_yaml.load_tracks(source, schedule)[0]
+            bundle_yaml.with_development(first.v15, development)
+        except (ValueError, KeyError, TypeError) as exc:
+            parser.error(str(exc))
     mergeable = can_merge(source, tracks)
     if args.merged and not mergeable:
         parser.error("--merged: {} has no merged Codabench form (it needs several tracks and "
@@ -734,16 +955,21 @@ def main(argv: Optional[List[str]] = None) -> int:
         sys.stdout.flush()
 
     for track in tracks:
-        if not os.path.isdir(references[track]):
-            sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(
-                references[track]))
-            return 2
+        for folder in (references[track], dev_references.get(track)):
+            if folder and not os.path.isdir(folder):
+                sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(folder))
+                return 2
     os.makedirs(args.out, exist_ok=True)
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:
         layout = args.layout or ("raw" if sample else "packed")
-        result = build_bundles(build, source, schedule, references, layout, say, sample,
-                               args.merged, args.confidence_columns)
+        # The sample submission fits every track whose reference is the source's sample, given
+        # or not (--reference reference_data): it is dry-run there.
+        samples = all(same_folder(references[t], source.data(t).sample_reference)
+                      for t in tracks)
+        result = build_bundles(build, source, schedule, references, layout, say, samples,
+                               args.merged, args.confidence_columns, settings, dev_references,
+                               development)
         reports = check_all(result.built, say, now, open_on, args.allow_closed)
         if args.no_smoke:
             say("Dry run: skipped (--no-smoke).")
@@ -756,6 +982,11 @@ def main(argv: Optional[List[str]] = None) -> int:
             os.replace(b.path, os.path.join(args.out, b.name))
             say("  {:<44} {:>9}  {}".format(b.name, human(os.path.getsize(
                 os.path.join(args.out, b.name))), b.what))
+        others = other_bundles(args.out, [b.name for b in result.built])
+        if others:
+            say("WARNING: {} also holds bundles this build did not write: {}. Upload only the "
+                "ones listed above (or remove the others).".format(
+                    shown(os.path.abspath(args.out)), ", ".join(others)))
         if args.kits:
             write_kits(result.built, args.out, args.kits, say)
         plan(result, reports, now, mergeable, say)

@@ -28,6 +28,7 @@ import yaml
 
 sys.path.insert(0, os.path.dirname(os.path.abspath(__file__)))
 import bundle_dates  # noqa: E402
+import bundle_settings  # noqa: E402
 from bundle_dates import shown_date, utcnow, v15_open_phases, v2_open_phases  # noqa: E402,F401
 from bundle_yaml import DJANGO_DATETIME, as_datetime  # noqa: E402
 
@@ -87,6 +88,40 @@ V15_MAX = {"title": 100, "phase label": 50, "phase description": 1000, "leaderbo
            "column key": 50, "column label": 50}
 
 V2_REQUIRED = ("title", "terms", "pages", "tasks", "phases", "leaderboards", "image")
+# Every key the v2 unpacker reads (codabench c7dbc756): anything else is dropped without a
+# word, so a bundle holding it says something the platform never does (e.g.
+# accepts_only_result_submissions, documented in Yaml-Structure.md:93, read nowhere).
+V2_READ = {
+    # competitions/tasks.py:382 (version); competitions/unpackers/v2.py:12-28 (the
+    # competition's fields), :50 pages, :70 tasks, :113 solutions, :164 terms, :186 phases,
+    # :245 leaderboards; base_unpacker.py:202 image, :210 queue.
+    "": {"version", "title", "registration_auto_approve", "docker_image",
+         "enable_detailed_results", "show_detailed_results_in_submission_panel",
+         "show_detailed_results_in_leaderboard", "auto_run_submissions",
+         "can_participants_make_submissions_public", "make_programs_available",
+         "make_input_data_available", "description", "competition_type", "fact_sheet",
+         "reward", "contact_email", "forum_enabled", "pages", "tasks", "solutions", "terms",
+         "image", "queue", "phases", "leaderboards"},
+    "pages": {"file", "title"},                                             # v2.py:52, :61
+    "tasks": {"index", "key", "name", "description", "ingestion_only_during_scoring",
+              "ingestion_program", "input_data", "scoring_program", "reference_data"},
+    # v2.py:76-97
+    "solutions": {"index", "tasks", "key", "path", "name", "description"},  # v2.py:119-154
+    "phases": {"index", "name", "description", "start", "end", "max_submissions_per_day",
+               "max_submissions", "auto_migrate_to_this_phase", "hide_output",
+               "hide_prediction_output", "hide_score_output", "tasks", "execution_time_limit",
+               "public_data", "starting_kit"},                               # v2.py:186-235
+    # A leaderboard goes whole to LeaderboardSerializer, a column to ColumnSerializer: their
+    # fields (api/serializers/leaderboards.py:19-29, :50-60).
+    "leaderboards": {"id", "primary_index", "title", "key", "columns", "hidden",
+                     "submission_rule"},
+    "columns": {"id", "computation", "computation_indexes", "title", "key", "sorting", "index",
+                "hidden", "precision"},
+}
+# Leaderboard.SUBMISSION_RULES (src/apps/leaderboards/models.py:7-20): the serializer refuses
+# any other value.
+V2_SUBMISSION_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last",
+                       "Force_Latest_Multiple", "Force_Best")
 V2_DATA_KEYS = ("scoring_program", "reference_data", "input_data", "ingestion_program")
 V2_MAX = {"column key": 36, "column title": 36, "leaderboard key": 36, "leaderboard title": 64}
 CODABENCH_QUEUE_CAP = 600  # seconds, Codabench's default queue
@@ -769,10 +804,51 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
 
 # --- v2 ------------------------------------------------------------------------------------
 
+def check_v2_keys(doc: Dict[str, Any], report: Report) -> None:
+    """Refuse every key the v2 unpacker does not read (V2_READ): it would be dropped."""
+    def unread(mapping: Any, kind: str, where: str) -> None:
+        if not isinstance(mapping, dict):
+            return
+        for key in sorted(set(mapping) - V2_READ[kind], key=str):
+            report.error("{}.{}".format(where, key) if where else str(key),
+                         "Codabench's v2 unpacker never reads this key: it would be dropped "
+                         "(competitions/unpackers/v2.py)")
+
+    unread(doc, "", "")
+    for kind in ("pages", "tasks", "solutions", "phases", "leaderboards"):
+        items = doc.get(kind)
+        for i, item in enumerate(items if isinstance(items, list) else []):
+            unread(item, kind, "{}[{}]".format(kind, i))
+            if kind == "leaderboards" and isinstance(item, dict):
+                for j, col in enumerate(item.get("columns") or []):
+                    unread(col, "columns", "leaderboards[{}].columns[{}]".format(i, j))
+
+
+def check_v2_settings(doc: Dict[str, Any], report: Report) -> None:
+    """The organizer's settings, as Codabench validates them (bundle_settings)."""
+    for problem in bundle_settings.fact_sheet_problems(doc.get("fact_sheet")):
+        report.error("fact_sheet", problem)
+    contact = doc.get("contact_email")
+    if contact is not None:
+        try:
+            bundle_settings.check_email(str(contact))
+        except ValueError:
+            report.error("contact_email", "{!r} is not an email address: Codabench's "
+                                          "EmailField refuses it (competitions/models.py:67)"
+                         .format(contact))
+    queue = doc.get("queue")
+    if queue is not None and not bundle_settings.UUID.match(str(queue)):
+        report.error("queue", "{!r} is not a queue's vhost (a UUID, queues/models.py:12): the "
+                              "upload fails with \"The specified Queue does not exist!\" "
+                              "(base_unpacker.py:228-229)".format(queue))
+
+
 def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, Any]:
     out = {"programs": [], "references": [], "kits": [], "columns": [], "primary": None}
     for key in V2_REQUIRED:
         _need(doc, key, "competition.yaml", report)
+    check_v2_keys(doc, report)
+    check_v2_settings(doc, report)
     if "competition_docker_image" in doc:
         report.error("competition.yaml", "v2 reads `docker_image`; competition_docker_image is "
                                          "ignored (the default image would run)")
@@ -828,7 +904,7 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
         for key in ("max_submissions", "max_submissions_per_day", "execution_time_limit"):
             _count(phase, key, where, report)
         limit = phase.get("execution_time_limit")
-        if isinstance(limit, int) and limit > CODABENCH_QUEUE_CAP:
+        if isinstance(limit, int) and limit > CODABENCH_QUEUE_CAP and not doc.get("queue"):
             report.warn(where + ".execution_time_limit",
                         "{} s exceeds the {} s cap of Codabench's default queue".format(
                             limit, CODABENCH_QUEUE_CAP))
@@ -857,10 +933,16 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
                                          "`leaderboards:` (a list)")
     for i, board in enumerate(boards or []):
         where = "leaderboards[{}]".format(i)
-        for key in ("index", "title", "key", "columns"):
+        for key in ("title", "key", "columns"):
             _need(board, key, where, report)
         if not isinstance(board, dict):
             continue
+        rule = board.get("submission_rule", "Add")
+        if rule not in V2_SUBMISSION_RULES:
+            report.error(where + ".submission_rule", "{!r} is not one of {} (the leaderboard "
+                                                     "serializer refuses it: leaderboards/"
+                                                     "models.py:13-28)".format(
+                                                         rule, ", ".join(V2_SUBMISSION_RULES)))
         _longer(board.get("title"), V2_MAX["leaderboard title"], "title", where, report)
         _longer(board.get("key"), V2_MAX["leaderboard key"], "key", where, report)
         columns = board.get("columns") or []

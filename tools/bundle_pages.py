@@ -13,6 +13,12 @@ edition's timeline or test set:
                           phase after it
     {{challenge_period}}  "from 2027-03-01 00:00 UTC to the deadline, 2027-05-31 23:59:59 UTC"
     {{deadline}}          "2027-05-31 23:59:59 UTC"
+    {{limits}}            each phase's submission limits and time limit, as the platforms apply
+                          them
+    {{leaderboard_rule}}  which submission of each participant the leaderboard shows
+                          (bundle.sh --leaderboard)
+    {{fact_sheet}}        the questions Codabench asks at every submission (the source's
+                          fact sheet), an HTML paragraph and list; empty without one
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.
@@ -25,7 +31,10 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 from bundle_dates import Span
 
 TOKEN = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
-TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline")
+TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline", "limits",
+          "leaderboard_rule", "fact_sheet")
+# Codabench's default queue runs no submission longer (competitions/tasks.py:117, 126).
+CODABENCH_QUEUE_CAP = 600
 
 
 class TestSet(NamedTuple):
@@ -34,10 +43,21 @@ class TestSet(NamedTuple):
     task: str       # the task's name, shown when a bundle runs several
 
 
+class Limits(NamedTuple):
+    phase: str
+    per_day: Optional[int]
+    total: Optional[int]
+    seconds: Optional[int]
+
+
 class PageContext(NamedTuple):
     phases: List[Span]                      # bundle_dates.spans of the bundle's v1.5 yaml
     deadline: Optional[datetime.datetime]   # phases starting after it are post-challenge
     test_sets: List[TestSet]
+    limits: List[Limits] = []
+    rule: str = ""                          # the leaderboard rule, as participants are told
+    fact_sheet: List[str] = []              # one line per question (bundle_settings)
+    queue: bool = False                     # the organizer's own Codabench queue: no cap
 
 
 def year_of(phases: List[Span], deadline: Optional[datetime.datetime]) -> int:
@@ -96,10 +116,53 @@ def test_set(ctx: PageContext) -> str:
     return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
 
 
+def _names(labels: List[str]) -> str:
+    return " and ".join([", ".join(labels[:-1]), labels[-1]] if len(labels) > 2 else labels)
+
+
+def limits(ctx: PageContext) -> str:
+    """Each phase's limits, phases with the same ones together (each phase counts its own
+    submissions on both platforms), and the time limit each platform applies."""
+    groups = []  # type: List[Tuple[Tuple[Optional[int], Optional[int]], List[str]]]
+    for lim in ctx.limits:
+        for key, names in groups:
+            if key == (lim.per_day, lim.total):
+                names.append(lim.phase)
+                break
+        else:
+            groups.append(((lim.per_day, lim.total), [lim.phase]))
+    parts = []
+    for (per_day, total), names in groups:
+        counts = [c for c in ("{} submissions a day".format(per_day) if per_day else "",
+                              "{} in total".format(total) if total else "") if c]
+        what = " and ".join(counts) if counts else "no limit on submissions"
+        parts.append("<strong>{}</strong> in the {} phase{}".format(
+            what, _names(names), "s (each counts its own)" if len(names) > 1 else ""))
+    seconds = sorted(set(lim.seconds for lim in ctx.limits if lim.seconds))
+    text = "At most " + "; ".join(parts) + "." if parts else ""
+    if seconds:
+        longest = seconds[-1]
+        if longest > CODABENCH_QUEUE_CAP and not ctx.queue:
+            text += (" A submission's scoring may take {} s on CodaLab, {} s on Codabench "
+                     "(its default queue's cap).".format(longest, CODABENCH_QUEUE_CAP))
+        else:
+            text += " A submission's scoring may take up to {} s.".format(longest)
+    return text
+
+
+def fact_sheet(ctx: PageContext) -> str:
+    if not ctx.fact_sheet:
+        return ""
+    return ("<p>With every submission, Codabench asks:</p>\n<ul>\n" +
+            "".join("  <li>{}</li>\n".format(item) for item in ctx.fact_sheet) + "</ul>")
+
+
 def values(ctx: PageContext) -> Dict[str, str]:
+    rule = ctx.rule[:1].upper() + ctx.rule[1:] + "." if ctx.rule else ""
     return {"year": str(year_of(ctx.phases, ctx.deadline)), "test_set": test_set(ctx),
             "timeline": timeline(ctx), "challenge_period": challenge_period(ctx),
-            "deadline": moment(ctx.deadline) if ctx.deadline else "none"}
+            "deadline": moment(ctx.deadline) if ctx.deadline else "none",
+            "limits": limits(ctx), "leaderboard_rule": rule, "fact_sheet": fact_sheet(ctx)}
 
 
 def render(text: str, ctx: PageContext, where: str) -> str:
@@ -140,5 +203,8 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
 
 
 def context(phases: List[Span], deadline: Optional[datetime.datetime],
-            test_sets: List[Tuple[int, str, str]]) -> PageContext:
-    return PageContext(phases, deadline, [TestSet(*t) for t in test_sets])
+            test_sets: List[Tuple[int, str, str]], limits: Optional[List[Limits]] = None,
+            rule: str = "", fact_sheet: Optional[List[str]] = None,
+            queue: bool = False) -> PageContext:
+    return PageContext(phases, deadline, [TestSet(*t) for t in test_sets], limits or [], rule,
+                       fact_sheet or [], queue)

@@ -18,6 +18,8 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import yaml
 
+import dry_run
+
 SOURCE_FILE = "source.json"
 ONE_SECOND = datetime.timedelta(seconds=1)
 
@@ -33,6 +35,8 @@ class Track(NamedTuple):
     # The end of the challenge (the last challenge phase's last second); phases that start
     # after it (the post-challenge phase) are for reference. None: no deadline.
     deadline: Optional[datetime.datetime] = None
+    # Keys only the v2 form has (fact_sheet, contact_email, queue: bundle_settings.v2_extras).
+    codabench: Dict[str, Any] = {}
 
 
 GENERATED_HEADER = (
@@ -83,6 +87,9 @@ class Source(NamedTuple):
     # them all; built with bundle.sh --merged): its title, description, kit README. {} = none.
     merged: Dict[str, Any] = {}
     repo_manifest: str = ""       # the repository's kit manifest, refreshed from the sample
+    # The organizer's platform settings' defaults (leaderboard rule, registration, fact sheet,
+    # contact, queue), as written: bundle_settings.from_source reads them.
+    settings: Dict[str, Any] = {}
 
     def data(self, track: str) -> TrackData:
         return self.track_data.get(track) or self.track_data[self.base_track]
@@ -158,7 +165,8 @@ def _source_from(path: str) -> Source:
                   sample_submission=base.sample_submission,
                   post_challenge=dict(raw.get("post_challenge") or {}), path=path,
                   track_data=per_track, merged=merged,
-                  repo_manifest=repo_path("repo_manifest"))
+                  repo_manifest=repo_path("repo_manifest"),
+                  settings=dict(raw.get("settings") or {}))
 
 
 def find_sources(repo: str) -> Dict[str, Source]:
@@ -324,6 +332,55 @@ def apply_schedule(v15: Dict[str, Any], schedule: Schedule,
     return doc
 
 
+DEV_REFERENCE_ZIP = "dev_reference_data.zip"
+DEV_DAYS = 28   # the Development phase's default length, before the first challenge phase
+DEV_LABEL = "Development"
+
+
+class Development(NamedTuple):
+    """bundle.sh --dev-reference: a phase before the challenge, scored against validation
+    labels, with its own limits (Codabench's defaults when a phase gives none:
+    competitions/unpackers/v2.py:197-198)."""
+    start: Optional[datetime.datetime] = None   # None: DEV_DAYS before the first phase
+    max_submissions: int = 100
+    max_submissions_per_day: int = 5
+
+
+def with_development(v15: Dict[str, Any], dev: Development) -> Dict[str, Any]:
+    """The definition with a Development phase first: from dev.start to the second before the
+    first phase starts (both platforms run phases one after the other: CodaLab until the next
+    phase starts, Codabench refuses overlapping ones), the same program, kit and time limit,
+    reference DEV_REFERENCE_ZIP. The other phases are renumbered after it."""
+    doc = copy.deepcopy(v15)
+    phases = _phases_in_order(doc)
+    first = as_datetime(phases[0].get("start_date")) if phases else None
+    if first is None:
+        raise ValueError("--dev-reference: the first phase has no readable start_date")
+    start = dev.start if dev.start is not None else first - datetime.timedelta(days=DEV_DAYS)
+    if start >= first:
+        raise ValueError("--dev-start {}: the Development phase must start before the {} phase "
+                         "({})".format(start, phases[0].get("label", "first"), first))
+    dev_phase = {"phasenumber": 1, "label": DEV_LABEL,
+                 "description": "Predictions for the validation images, scored against their "
+                                "labels, not the test set: try the whole upload path without "
+                                "spending Test submissions. Its leaderboard is not the "
+                                "challenge's ranking.",
+                 "start_date": yaml_date(start), "color": "blue",
+                 "max_submissions": dev.max_submissions,
+                 "max_submissions_per_day": dev.max_submissions_per_day}
+    for key in ("execution_time_limit", "is_scoring_only", "scoring_program", "starting_kit",
+                "force_best_submission_to_leaderboard"):
+        if key in phases[0]:
+            dev_phase[key] = phases[0][key]
+    dev_phase["reference_data"] = DEV_REFERENCE_ZIP
+    renumbered = {1: dev_phase}
+    for i, phase in enumerate(phases, start=2):
+        phase["phasenumber"] = i
+        renumbered[i] = phase
+    doc["phases"] = renumbered
+    return doc
+
+
 def load_yaml(path: str) -> Any:
     with open(path, encoding="utf-8") as f:
         return yaml.safe_load(f)
@@ -410,15 +467,18 @@ def _leaderboards(v15: Dict[str, Any]) -> List[Dict[str, Any]]:
     boards = sorted(v15["leaderboard"]["leaderboards"].items(),
                     key=lambda kv: kv[1].get("rank", 1))
     out = []
-    for index, (key, board) in enumerate(boards):
+    for key, board in boards:
         columns = _columns_of(v15, board["label"])
         # CodaLab ranks by the column with the highest selection_default (first one on ties).
         ranking = max(range(len(columns)),
                       key=lambda i: (columns[i][1].get("selection_default", 0), -i)) if columns else 0
+        # No `index`: the v2 unpacker passes a leaderboard to LeaderboardSerializer, whose
+        # fields are id, primary_index, title, key, columns, hidden, submission_rule
+        # (codabench api/serializers/leaderboards.py:50-60): anything else is dropped.
         out.append({
-            "index": index,
             "title": board["label"],
             "key": key,
+            "submission_rule": codabench_rule(v15),
             "primary_index": ranking,
             "columns": [{
                 "title": col.get("label", key),
@@ -433,10 +493,25 @@ def _leaderboards(v15: Dict[str, Any]) -> List[Dict[str, Any]]:
 
 TASK_DATA_KEYS = ("scoring_program", "reference_data", "input_data", "ingestion_program")
 
+# Our rule names -> Codabench's submission_rule (src/apps/leaderboards/models.py:7-22).
+SUBMISSION_RULES = {"best": "Force_Best", "last": "Force_Last", "chosen": "Add"}
 
-def to_v2(v15: Dict[str, Any]) -> Dict[str, Any]:
+
+def codabench_rule(v15: Dict[str, Any]) -> str:
+    """The v2 submission_rule equivalent to the v1.5 leaderboard keys (CodaLab's force_best per
+    phase, force_submission for the competition: dry_run.v15_rule). Codabench has one rule per
+    leaderboard and every phase shares the first leaderboard, so the phases must agree."""
+    rules = sorted(set(dry_run.v15_rule(v15, p) for p in _phases_in_order(v15)))
+    if len(rules) > 1:
+        raise ValueError("the phases put submissions on the leaderboard by different rules "
+                         "({}): a Codabench leaderboard has one".format(", ".join(rules)))
+    return SUBMISSION_RULES[rules[0] if rules else "chosen"]
+
+
+def to_v2(v15: Dict[str, Any], extras: Optional[Dict[str, Any]] = None) -> Dict[str, Any]:
     """The Codabench v2 definition equivalent to a v1.5 one: one task per distinct scoring
-    program and data (phases that score alike share it), one phase per phase."""
+    program and data (phases that score alike share it), one phase per phase; extras: the
+    keys only v2 has (Track.codabench)."""
     html = v15["html"]
     phases15 = _phases_in_order(v15)
     tasks, phases = [], []  # type: List[Dict[str, Any]], List[Dict[str, Any]]
@@ -478,6 +553,7 @@ def to_v2(v15: Dict[str, Any]) -> Dict[str, Any]:
     if v15.get("competition_docker_image"):
         doc["docker_image"] = v15["competition_docker_image"]
     doc["enable_detailed_results"] = bool(v15.get("enable_detailed_results", False))
+    doc.update(extras or {})
     doc["terms"] = html["terms"]
     doc["pages"] = [{"title": PAGE_TITLES.get(k, k.replace("_", " ").title()), "file": path}
                     for k, path in html.items() if k != "terms"]
@@ -491,7 +567,7 @@ def v2_text(track: Track) -> str:
     header = GENERATED_HEADER.format(
         sources=track.sources,
         what="Codabench competition bundle (v2), {} track.".format(track.name))
-    return dump(to_v2(track.v15), header)
+    return dump(to_v2(track.v15, track.codabench), header)
 
 
 def files_referenced(doc: Dict[str, Any]) -> List[str]:
@@ -560,7 +636,7 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
     (dates, limits): they are one competition. files[i] renames track i's data zips (two
     tracks' reference_data.zip must not collide in one bundle).
     """
-    docs = [to_v2(t.v15) for t in tracks]
+    docs = [to_v2(t.v15, t.codabench) for t in tracks]
     base = docs[0]
     for t, doc in zip(tracks[1:], docs[1:]):
         mine = [(p["name"], p["start"], p.get("end")) for p in doc["phases"]]

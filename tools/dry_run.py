@@ -104,6 +104,58 @@ class ZipProblem(Exception):
     """A zip that cannot be unpacked; the message names the file and the fix."""
 
 
+# --- which submission the leaderboard shows --------------------------------------------------
+
+# Codabench's leaderboard submission_rule (src/apps/leaderboards/models.py:7-22; what each does:
+# src/apps/leaderboards/strategies.py:53-120, api/views/submissions.py:317-337), as one of our
+# rule names. Add is Codabench's default.
+CODABENCH_RULES = {"Force_Best": "best", "Force_Last": "last", "Add": "chosen",
+                   "Add_And_Delete": "chosen", "Add_And_Delete_Multiple": "several",
+                   "Force_Latest_Multiple": "every"}
+
+
+def v15_rule(doc: Dict[str, Any], phase: Dict[str, Any]) -> str:
+    """The rule of a CodaLab phase: its force_best_submission_to_leaderboard (apps/web/tasks.py
+    628), else the competition's force_submission_to_leaderboard or a hide_results phase (the
+    last one is added, tasks.py 619-626), else the participant's choice."""
+    if phase.get("force_best_submission_to_leaderboard") is True:
+        return "best"
+    if doc.get("force_submission_to_leaderboard") is True or \
+            phase.get("leaderboard_management_mode") == "hide_results":
+        return "last"
+    return "chosen"
+
+
+def rule_text(rule: str, ranking: str) -> str:
+    """What the leaderboard shows under a rule, as participants are told (pages, plan, dry run);
+    ranking: the ranking column's title."""
+    return {
+        "best": "each participant's best scored submission is on the leaderboard, put there "
+                "automatically: a new one takes its place only when its {r} is higher (on an "
+                "exact tie Codabench keeps the earlier one, CodaLab the newer)",
+        "last": "each participant's latest scored submission is on the leaderboard, put there "
+                "automatically, even when it scores lower than the one before",
+        "chosen": "a scored submission is not on the leaderboard until its participant puts "
+                  "it there from their list of submissions; it then replaces the one put there "
+                  "before",
+        "several": "a scored submission is on the leaderboard only once its participant adds "
+                   "it; they may add several and remove them",
+        "every": "every scored submission is added to the leaderboard automatically",
+    }.get(rule, "rule {!r}".format(rule)).format(r=ranking)
+
+
+def row_fate(rule: str, ranking: str) -> str:
+    """Which row the leaderboard shows after this submission, under the rule."""
+    return {
+        "best": "this row is on the leaderboard if its {r} beats the participant's earlier "
+                "submissions; else their best one stays",
+        "last": "this row replaces the participant's earlier one on the leaderboard",
+        "chosen": "this row is not on the leaderboard until the participant puts it there",
+        "several": "this row is on the leaderboard only once the participant adds it",
+        "every": "this row is added to the leaderboard beside the participant's earlier ones",
+    }.get(rule, "rule {!r}".format(rule)).format(r=ranking)
+
+
 # --- phase information: time limit and leaderboard columns ---------------------------------
 
 def _when(value: Any) -> Optional[datetime.datetime]:
@@ -181,8 +233,18 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
         columns = [{"key": c["key"], "label": c.get("title", c["key"]),
                     "precision": int(c.get("precision", 2)), "sort": c.get("sorting", "desc")}
                    for c in sorted(board["columns"], key=lambda c: c.get("index", 0))]
+        primary = [c for c in board["columns"] if c.get("index") == board.get("primary_index", 0)]
         return {"platform": "codabench", "title": doc.get("title", ""),
+                "ranking": (primary or board["columns"])[0].get("title", ""),
                 "phase": phase.get("name", ""),
+                "leaderboard_rule": CODABENCH_RULES.get(board.get("submission_rule", "Add"),
+                                                        board.get("submission_rule")),
+                # A queue of the organizer's own runs the phase's time limit uncapped.
+                "queue": bool(doc.get("queue")),
+                # Asked at every upload (competitions/unpackers/v2.py, fact_sheet).
+                "fact_sheet": [(str(q.get("title", k)), q.get("is_required") == "true")
+                               for k, q in (doc.get("fact_sheet") or {}).items()
+                               if isinstance(q, dict)],
                 "execution_time_limit": int(phase.get("execution_time_limit") or
                                             DEFAULT_TIME_LIMIT["codabench"]),
                 "enable_detailed_results": detailed,
@@ -199,7 +261,10 @@ def phase_info_from_yaml(doc: Dict[str, Any]) -> Dict[str, Any]:
     columns = [{"key": k, "label": c.get("label", k), "precision": int(c.get("numeric_format", 2)),
                 "sort": c.get("sort", "desc")} for k, c in cols]
     return {"platform": "codalab", "title": doc.get("title", ""),
-            "phase": phase.get("label", ""),
+            "phase": phase.get("label", ""), "leaderboard_rule": v15_rule(doc, phase),
+            # The default score, compared by force_best: the lowest-ranked column's
+            # (apps/web/models.py, get_default_score_def).
+            "ranking": columns[0]["label"] if columns else "",
             "execution_time_limit": int(phase.get("execution_time_limit") or
                                         DEFAULT_TIME_LIMIT["codalab"]),
             "enable_detailed_results": detailed,
@@ -1015,6 +1080,10 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         exited = started + seconds
         say("exit status {} after {:.1f} s (time limit {:.0f} s)".format(
             "- (killed)" if timed_out else code, seconds, limit))
+        if not keep:
+            # The program names files in its output folder: they go with the run folder.
+            say("(the run folder {}, output included, is deleted when the dry run ends: "
+                "--keep DIR keeps a copy)".format(root))
         if timed_out:
             err += ("Execution time limit exceeded!\n" if platform == "codalab" else
                     "Execution Time Limit exceeded. Limit was {:.0f} seconds\n".format(limit))
@@ -1049,6 +1118,7 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
         say("Leaderboard row:")
         for line in format_row(phase["columns"], scores, platform):
             say(line)
+        say_rule(phase, say)
         return Outcome(platform, True, row_is_complete(keys, scores, say), scores)
     finally:
         if keep:
@@ -1057,6 +1127,18 @@ def run_platform(platform: str, submission: str, reference: str, program: str,
                 shutil.rmtree(target)
             shutil.copytree(root, target, symlinks=True)
         shutil.rmtree(root, ignore_errors=True)
+
+
+def say_rule(phase: Dict[str, Any], say) -> None:
+    """Which submission the leaderboard row shows, by the phase's leaderboard rule."""
+    rule = phase.get("leaderboard_rule")
+    if rule:
+        say("On the leaderboard (rule: {}): {}.".format(rule, row_fate(
+            rule, phase.get("ranking") or "ranking score")))
+    if phase.get("fact_sheet"):
+        say("At the upload, Codabench asks (fact sheet): {}.".format("; ".join(
+            "{} ({})".format(title, "required" if required else "optional")
+            for title, required in phase["fact_sheet"])))
 
 
 # The scoring program's confidence-interval keys (<key>_ci_low, <key>_ci_high): leaderboard
@@ -1124,6 +1206,7 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
     say("Leaderboard row (all tasks):")
     for line in format_row(phase["columns"], scores, platform):
         say(line)
+    say_rule(phase, say)
     return Outcome(platform, True, row_is_complete([c["key"] for c in phase["columns"]],
                                                    scores, say), scores)
 
@@ -1133,9 +1216,33 @@ def run_tasks(platform: str, submission: str, tasks: List[Dict[str, str]],
 def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
     """Phase info, scoring program zip and reference zip extracted from a competition bundle
     (for a phase of several tasks, each task's, in phase["tasks"])."""
-    with zipfile.ZipFile(bundle) as zf:
-        text = zf.read("competition.yaml").decode("utf-8")
-        phase = phase_info_from_yaml(_parse_yaml_doc(text, bundle + ":competition.yaml"))
+    if not os.path.exists(bundle):
+        raise UsageError("--bundle {}: no such file".format(bundle))
+    if os.path.isdir(bundle):
+        raise UsageError("--bundle {}: a folder; give the bundle's zip as built "
+                         "(bundle.sh writes dist/*-codabench.zip, dist/*-codalab.zip)".format(
+                             bundle))
+    try:
+        zf = zipfile.ZipFile(bundle)
+    except (zipfile.BadZipFile, OSError) as exc:
+        raise UsageError("--bundle {}: not a zip file ({})".format(bundle, exc)) from None
+    with zf:
+        if "competition.yaml" not in zf.namelist():
+            raise UsageError("--bundle {}: not a competition bundle (no competition.yaml at its "
+                             "root; a submission or scoring_program.zip is not one)".format(
+                                 bundle))
+        try:
+            text = zf.read("competition.yaml").decode("utf-8")
+            phase = phase_info_from_yaml(_parse_yaml_doc(text, bundle + ":competition.yaml"))
+        except (UnicodeDecodeError, KeyError, TypeError, AttributeError, ValueError,
+                IndexError) as exc:
+            raise UsageError("--bundle {}: its competition.yaml is not a bundle definition "
+                             "({}: {})".format(bundle, type(exc).__name__, exc)) from None
+        except Exception as exc:  # PyYAML's own errors, when PyYAML is there
+            if yaml is None or not isinstance(exc, yaml.YAMLError):
+                raise
+            raise UsageError("--bundle {}: its competition.yaml is not valid YAML ({})".format(
+                bundle, str(exc).splitlines()[0])) from None
         extracted = {}  # type: Dict[str, str]
         for task in phase.get("tasks") or [phase]:
             for key in ("scoring_program", "reference_data"):
@@ -1149,6 +1256,18 @@ def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
                 task[key] = extracted[name]
     first = (phase.get("tasks") or [phase])[0]
     return phase, first["scoring_program"], first["reference_data"]
+
+
+def positive_seconds(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("{!r} is not a number of seconds".format(text)) \
+            from None
+    if not (value > 0 and math.isfinite(value)):
+        raise argparse.ArgumentTypeError("{} is no time limit: give a positive number of "
+                                         "seconds".format(text))
+    return value
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -1172,7 +1291,7 @@ def build_parser() -> argparse.ArgumentParser:
                    help="whose worker to emulate (default: the bundle's, else both)")
     p.add_argument("--program", metavar="DIR_OR_ZIP",
                    help="scoring program (default: the one beside this script)")
-    p.add_argument("--time-limit", type=float, metavar="SECONDS",
+    p.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                    help="execution time limit (default: the phase's)")
     p.add_argument("--keep", metavar="DIR", help="keep each platform's run folder under DIR")
     p.add_argument("--quiet", action="store_true", help="do not echo the scoring program's output")
@@ -1232,7 +1351,8 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
             limit = args.time_limit or (phase or {}).get("execution_time_limit") or \
                 DEFAULT_TIME_LIMIT[platform]
             say("\n=== {} ===".format(TITLES[platform]))
-            if platform == "codabench" and not args.time_limit and limit > CODABENCH_QUEUE_CAP:
+            if platform == "codabench" and not args.time_limit and limit > CODABENCH_QUEUE_CAP \
+                    and not (phase or {}).get("queue"):
                 say("time limit {:.0f} s capped at {} s: Codabench's default queue runs nothing "
                     "longer".format(limit, CODABENCH_QUEUE_CAP))
                 limit = CODABENCH_QUEUE_CAP

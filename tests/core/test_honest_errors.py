@@ -1,6 +1,6 @@
 """A bug of the scoring program is its own fault (exit 4, "INTERNAL ERROR"), never reported as the
 participant's (exit 1) or the organizers' (exit 3): the readers catch only what Pillow, zlib,
-json and the OS raise for a broken file (scoring/readers/decode_errors.py)."""
+json and the OS raise for a broken file (scoring/formats/label_png/decode_errors.py)."""
 import os
 
 import pytest

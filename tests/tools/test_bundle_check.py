@@ -311,6 +311,42 @@ CASES = [
     ("v2 v1.5 docker key", V2, dict(edit_yaml=_set(["competition_docker_image"], "x")),
      "v2 reads `docker_image`"),
     ("v2 page missing", V2, dict(drop=["competition/data.html"]), "is not in the bundle"),
+    # The organizer's settings, as Codabench validates them (issue 25)
+    ("v2 unknown submission rule", V2,
+     dict(edit_yaml=_set(["leaderboards", 0, "submission_rule"], "Force_Worst")),
+     "'Force_Worst' is not one of Add, Add_And_Delete"),
+    ("v2 fact-sheet question without a key", V2,
+     dict(edit_yaml=_del(["fact_sheet", "method_name", "key"])),
+     "fact_sheet.method_name: a question has exactly the keys key, type, title, selection, "
+     "is_required, is_on_leaderboard; key is missing or extra"),
+    ("v2 fact-sheet question with a key of another", V2,
+     dict(edit_yaml=_set(["fact_sheet", "method_name", "key"], "method")),
+     "fact_sheet.method_name: its key must be 'method_name'"),
+    ("v2 fact-sheet flag as a YAML boolean", V2,
+     dict(edit_yaml=_set(["fact_sheet", "method_name", "is_required"], True)),
+     "is_required: write the string \"true\" or \"false\", not True"),
+    ("v2 fact-sheet question of no known type", V2,
+     dict(edit_yaml=_set(["fact_sheet", "parameters", "type"], "number")),
+     "type 'number' is not one of checkbox, text, select"),
+    ("v2 fact-sheet text question with choices", V2,
+     dict(edit_yaml=_set(["fact_sheet", "parameters", "selection"], ["1M", "10M"])),
+     "only those answers would pass"),
+    ("v2 fact sheet not a mapping", V2, dict(edit_yaml=_set(["fact_sheet"], ["method_name"])),
+     "fact_sheet must be a mapping"),
+    ("v2 contact that is no address", V2,
+     dict(edit_yaml=_set(["contact_email"], "the organizers")),
+     "'the organizers' is not an email address"),
+    ("v2 queue by name", V2, dict(edit_yaml=_set(["queue"], "my-gpu-queue")),
+     "'my-gpu-queue' is not a queue's vhost"),
+    ("v2 a documented key the unpacker never reads", V2,
+     dict(edit_yaml=_set(["phases", 0, "accepts_only_result_submissions"], True)),
+     "phases[0].accepts_only_result_submissions: Codabench's v2 unpacker never reads this key"),
+    ("v2 leaderboard index (the serializer drops it)", V2,
+     dict(edit_yaml=_set(["leaderboards", 0, "index"], 0)),
+     "leaderboards[0].index: Codabench's v2 unpacker never reads this key"),
+    ("v2 column key of the v1.5 form", V2,
+     dict(edit_yaml=_v2_column(1, numeric_format=4)),
+     "leaderboards[0].columns[1].numeric_format: Codabench's v2 unpacker never reads"),
 ]
 
 
@@ -327,6 +363,14 @@ def test_a_time_limit_above_the_codabench_queue_cap_is_a_warning(good, tmp_path)
                      edit_yaml=_set(["phases", 0, "execution_time_limit"], 1200))
     assert not report.errors
     assert "exceeds the 600 s cap" in "\n".join(report.lines())
+
+
+def test_on_the_organizers_own_queue_a_long_time_limit_is_no_warning(good, tmp_path):
+    def edit(doc):
+        doc["phases"][0]["execution_time_limit"] = 1200
+        doc["queue"] = "0f6e2c9a-7b1d-4c38-9a54-3e2b1d0c4f77"
+    report = rewrite(good / V2, tmp_path / V2, edit_yaml=edit)
+    assert not report.errors and not report.warnings, report.lines()
 
 
 def test_scorer_keys_come_from_the_bundled_program(good, tmp_path):
