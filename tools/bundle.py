@@ -136,6 +136,21 @@ def open_reference(ref_dir: str):
     return TASKS[name], reference, config
 
 
+# What only organizers run (on their own machines): left out of the program the worker receives,
+# which runs score.py alone (tests/core/test_import_layers.py: nothing score.py imports reaches
+# these). The starting kit keeps the whole program: its check_final.py counts parameters.
+ORGANIZER_ONLY = ("compare.py", "generalist.py", "verify.py", "scoring/compare/",
+                  "scoring/generalist/", "scoring/verify/", "scoring/commands/compare.py",
+                  "scoring/commands/generalist.py", "scoring/commands/verify.py")
+
+
+def worker_program(root: str) -> List[Tuple[str, str]]:
+    """The scoring program's files the worker needs: all but ORGANIZER_ONLY."""
+    return [(name, path) for name, path in collect(root)
+            if not any(name == o or (o.endswith("/") and name.startswith(o))
+                       for o in ORGANIZER_ONLY)]
+
+
 def reference_manifest(task, reference) -> Dict[str, Any]:
     """The task's manifest of the reference (names, sizes, ids; no labels)."""
     from scoring.formats.label_png.png import NotPNG
@@ -285,7 +300,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     program_zip = made.get(("program", data.scoring_program))
     if program_zip is None:
         program_zip = os.path.join(build, "scoring_program-{}.zip".format(track.name))
-        size = write_zip(program_zip, collect(data.scoring_program))
+        size = write_zip(program_zip, worker_program(data.scoring_program))
         say("  scoring_program.zip   {:>9}".format(human(size)))
         made[("program", data.scoring_program)] = program_zip
     reference_zip = made.get(("reference", reference))

@@ -110,6 +110,10 @@ def test_scoring_program_zip_has_its_files_at_the_root(builds):
     _, _, a, _ = builds
     names = _inner(a / NAMES[0], "scoring_program.zip").namelist()
     assert "metadata" in names and "score.py" in names and "scoring/commands/score.py" in names
+    # The organizers' own commands are not shipped to every worker.
+    for organizer_only in ("compare.py", "generalist.py", "verify.py", "scoring/compare/",
+                           "scoring/generalist/", "scoring/verify/", "scoring/commands/verify.py"):
+        assert not [n for n in names if n == organizer_only or n.startswith(organizer_only)]
     assert not [n for n in names if "__pycache__" in n or n.endswith(".pyc") or
                 os.path.basename(n).startswith(".")]
 
