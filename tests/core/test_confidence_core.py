@@ -16,16 +16,16 @@ pytestmark = pytest.mark.compat
 
 SAMPLES = {
     "agriculture-vision": ("reference_data", "starting_kit/sample_submission",
-                           {"miou_ci_low": 0.5262849083, "miou_ci_high": 0.7130834323}),
+                           {"miou_ci_low": 0.5099236534, "miou_ci_high": 0.7048306334}),
     "planetscapes-semantic": ("competitions/planetscapes/reference_data/semantic",
                               "competitions/planetscapes/starting_kit/semantic/sample_submission",
-                              {"iou_class_ci_low": 0.5772074993,
-                               "iou_class_ci_high": 0.7060701262,
-                               "iiou_class_ci_low": 0.4529340254,
-                               "iiou_class_ci_high": 0.6101735914}),
+                              {"iou_class_ci_low": 0.5705185134,
+                               "iou_class_ci_high": 0.6993811404,
+                               "iiou_class_ci_low": 0.4270060909,
+                               "iiou_class_ci_high": 0.5842456569}),
     "planetscapes-vqa": ("competitions/planetscapes/reference_data/vqa",
                          "competitions/planetscapes/starting_kit/vqa/sample_submission",
-                         {"accuracy_ci_low": 67.2666666667, "accuracy_ci_high": 76.8666666667}),
+                         {"accuracy_ci_low": 67.6, "accuracy_ci_high": 77.2}),
 }
 
 

@@ -1,6 +1,7 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
 from typing import Any, Dict, List, Optional, Tuple, cast
 
+from ... import resample_units
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
@@ -29,7 +30,8 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
             log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {}".format(
                 ", ".join(STORM_POLICIES), brief(policy)))
             raise BrokenReference(log)
-        return {"storm_damage": policy}
+        return {"storm_damage": policy,
+                "resample_by": resample_units.read_rule(ref_config, "field", ("field", "image"))}
 
     def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
         return [("storm_damage policy", config["storm_damage"])]
@@ -80,11 +82,15 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference]):
 
     def resampling(self, state: metric.LabelSetHistogram, summary: Dict[str, Any],
                    config: Dict[str, Any]) -> Optional[Resampling]:
-        """Images, each with its TP and union per class (metric.unit_weights)."""
+        """Images, each with its TP and union per class (metric.unit_weights), resampled by
+        field (all the tiles of a field together) unless config.yaml says otherwise."""
         if len(state.unit_ids) != state.images:
             return None
+        rule = config.get("resample_by", "field")
         return Resampling("images", state.images, state.unit_table,
-                          lambda sums: [metric.miou_of_sums(sums)])
+                          lambda sums: [metric.miou_of_sums(sums)],
+                          group=resample_units.key_of(rule, "image"),
+                          group_noun="fields" if rule == "field" else "groups")
 
     def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]

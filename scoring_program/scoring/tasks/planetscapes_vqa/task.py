@@ -106,7 +106,8 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
             return None
         return Resampling("questions", questions, state.question_table,
                           lambda sums: [percent((questions, sums[0]))],
-                          {(n,): c for n, c in state.distribution().items()})
+                          {(n,): c for n, c in state.distribution().items()},
+                          bounds=(0.0, 100.0))
 
     def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
         return [("Questions scored", state.questions())]
