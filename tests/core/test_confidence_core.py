@@ -57,3 +57,12 @@ def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch)
     assert "miou" in scores and not [k for k in scores if "_ci_" in k]
     assert "95% CI" not in (tmp_path / "detailed_results.html").read_text()
     assert confidence.interval_score_keys(_NoIntervals()) == []
+
+
+def test_basic_interval_mirrors_the_percentile_ends_within_the_bounds():
+    values = [k / 1000 for k in range(1000)]   # percentile ends: the 26th smallest and largest
+    assert confidence.basic_interval(values, 0.5) == pytest.approx((2 * 0.5 - 0.974,
+                                                                    2 * 0.5 - 0.025))
+    assert confidence.basic_interval(values, 0.9) == pytest.approx((0.826, 1.0))  # 1.775 held
+    assert confidence.basic_interval([50.0] * 1000, 99.0, (0.0, 100.0)) == (100.0, 100.0)
+    assert confidence.basic_interval([None] + values[1:], 0.5) is None
