@@ -125,6 +125,7 @@ def coverage(pop, n: int, draws: int, resamples: int, method: str, seed: int) ->
     rng = np.random.RandomState([seed, n])
     keys = len(pop.truth[0])
     hit, above, below, undefined = [0] * keys, [0] * keys, [0] * keys, [0] * keys
+    absent = [0, 0]  # test sets with a class absent from the reference, and those covered
     estimates, widths = [[] for _ in range(keys)], [[] for _ in range(keys)]
     for _ in range(draws):
         tables, clusters = pop.units(rng, n)
@@ -144,6 +145,8 @@ def coverage(pop, n: int, draws: int, resamples: int, method: str, seed: int) ->
                 above[k] += 1
             else:
                 hit[k] += 1
+                absent[1] += pop.last_absent and k == 0
+        absent[0] += pop.last_absent
     out = []
     for k in range(keys):
         est = np.array(estimates[k])
@@ -152,7 +155,7 @@ def coverage(pop, n: int, draws: int, resamples: int, method: str, seed: int) ->
                     "undefined": undefined[k],
                     "bias_sd": (float(est.mean()) - pop.truth[0][k]) / sd if sd else 0.0,
                     "width": float(np.mean(widths[k])) if widths[k] else 0.0})
-    return {"draws": draws, "keys": out}
+    return {"draws": draws, "keys": out, "absent": absent}
 
 
 def duplicated_width(draws: int, resamples: int, method: str, seed: int) -> Tuple[float, float]:
@@ -242,7 +245,8 @@ def coverage_part(args, say, methods, sizes, populations) -> List[str]:
               "estimate - truth) / sd of the estimate; width: the mean width. Units: n is in "
               "tiles, images or questions; a clustered population draws n / 5 clusters.", "",
               "| population | key | n | method | coverage | truth above | truth below | "
-              "bias / sd | mean width |", "|---|---|---|---|---|---|---|---|---|"]
+              "bias / sd | mean width | with a class absent: sets, covered |",
+              "|---|---|---|---|---|---|---|---|---|---|"]
     for name in COVERAGE_POPULATIONS:
         pop = populations[name]
         for n in sizes:
@@ -251,9 +255,11 @@ def coverage_part(args, say, methods, sizes, populations) -> List[str]:
                 res = coverage(pop, n, args.draws, args.resamples, method, args.seed)
                 for k, r in enumerate(res["keys"]):
                     key = KEY_NAMES.get(name, ["score"])[k]
-                    row = "| {} | {} | {:,} | {} | {} | {} | {} | {:+.2f} | {:.4f} |".format(
+                    row = "| {} | {} | {:,} | {} | {} | {} | {} | {:+.2f} | {:.4f} | {} |".format(
                         pop.name, key, n, method, share(r["cover"], res["draws"]), r["above"],
-                        r["below"], r["bias_sd"], r["width"])
+                        r["below"], r["bias_sd"], r["width"],
+                        "{}, {}".format(*res["absent"]) if k == 0 and res["absent"][0] else
+                        "-")
                     if r["undefined"]:
                         row += " ({} undefined)".format(r["undefined"])
                     lines.append(row)

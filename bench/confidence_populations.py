@@ -74,6 +74,10 @@ class Population:
         content = self._draw(rng, max(1, n // self.cluster), None)
         shifts = list(shifts) if shifts is not None else [0.0] * models
         tables = [self._draw(rng, 0, (content, s)) for s in shifts]
+        # whether a class has no reference pixel in this test set (its IoU is 0 or undefined
+        # whatever the truth): the diagnosis of the coverage table
+        self.last_absent = bool((content["areas"].sum(0) == 0).any()) if "areas" in content \
+            else False
         return tables, content["cluster"]
 
 
