@@ -150,7 +150,8 @@ def test_compare_zips_folders_and_a_folder_of_submissions(challenge, tmp_path):
                                             "leaderboard.csv"]
     # the structure the issue gives
     assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci"}
-    assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better"}
+    assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better", "p_value",
+                                    "p_holm", "significant"}
     assert len(doc["pairs"]) == 4 * 3
     page = (out / "comparison.html").read_text()
     assert "<svg" in page and "<script" not in page
@@ -193,15 +194,28 @@ def test_intervals_equal_score_py_and_the_paired_oracle(challenge, tmp_path):
 def test_identical_never_better_and_right_everywhere_better_with_p_1(challenge, tmp_path):
     root, ref, _, _ = challenge
     out = tmp_path / "out"
-    assert run_compare("--ref", ref, "--out", out, root / "subs").returncode == 0
+    proc = run_compare("--ref", ref, "--out", out, root / "subs")
+    assert proc.returncode == 0
     _, doc = outputs(out)
     pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
     for a, b in (("noisy_a", "twin"), ("twin", "noisy_a")):
         assert pairs[(a, b)]["p_a_better"] == 0.0
         assert pairs[(a, b)]["diff"] == 0.0 and pairs[(a, b)]["diff_ci"] == [0.0, 0.0]
+        assert pairs[(a, b)]["p_value"] == 1.0 and not pairs[(a, b)]["significant"]
     for other in ("noisy_a", "noisy_b", "twin"):
         assert pairs[("perfect", other)]["p_a_better"] == 1.0
         assert pairs[(other, "perfect")]["p_a_better"] == 0.0
+        # better in every resample: p = 0, marked after Holm's adjustment over the 6 pairs
+        assert pairs[("perfect", other)]["p_value"] == 0.0
+        assert pairs[("perfect", other)]["p_holm"] == 0.0
+        assert pairs[("perfect", other)]["significant"]
+        assert not pairs[(other, "perfect")]["significant"]
+    marked = sum(p["significant"] for p in doc["pairs"])
+    assert "{} of 12 ordered pairs differ significantly (paired bootstrap test over 9 fields, " \
+           "Holm-adjusted p <= 0.05)".format(marked) in proc.stdout
+    page = (out / "comparison.html").read_text()
+    assert page.count("%.2f*" % 1.0) >= 3 and "Holm-adjusted p &lt;= 0.05" in page
+    assert "probability of superiority" in page
     ranks = {m["model"]: m for m in doc["models"]}
     assert ranks["perfect"]["rank_ci"] == [1, 1]
     assert ranks["noisy_a"]["rank"] == ranks["twin"]["rank"]  # 1-2-2-4

@@ -150,8 +150,7 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
         values = paired.resample_values(resamplings)
     doc = paired.analyse(names, points, values)
-    units = resamplings[0].units if resamplings[0] is not None else len(reference.ids)
-    unit_noun = resamplings[0].noun if resamplings[0] is not None else noun
+    units, unit_noun = paired.resampled_units(resamplings[0], len(reference.ids), noun)
     doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
                 "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
                 "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
@@ -191,8 +190,9 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
                 say("  - {}: {}".format(x["model"], x["error"]))
         if values:
             pairs = paired.significant(doc["pairs"])
-            say("{} of {} ordered pairs differ significantly (p >= 0.95, paired bootstrap over "
-                "{:,} {}).".format(len(pairs), len(doc["pairs"]), units, unit_noun))
+            say("{} of {} ordered pairs differ significantly (paired bootstrap test over {:,} {}, "
+                "Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
+                                                  unit_noun))
     say("Wrote {} to {}".format(", ".join(FILES), args.out))
     return EXIT_OK
 

@@ -5,17 +5,19 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple
 from ..report import html
 from ..report.html import _colour, _num, _svg_open, _text, _text_width, _truncate
 
-SIGNIFICANT = 0.95
 
 NOTES = [
     "Each score's interval is the 95% percentile bootstrap interval of that submission alone "
     "(as score.py writes it): 1,000 test sets drawn with replacement from the test units.",
     "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
-    "the SAME drawn units. p(a better) is the share of the 1,000 resamples in which a scores "
-    "strictly higher than b; identical submissions get 0 both ways.",
-    "A cell marked * has p >= 0.95: the row's submission beats the column's on at least 95% of "
-    "the resampled test sets. Without a mark the order of the two may well flip on another test "
-    "set of the same kind.",
+    "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
+    "share of the 1,000 resamples in which the row scores strictly higher than the column "
+    "(identical submissions get 0 both ways). It is not a p-value.",
+    "A cell marked * passes the paired bootstrap test of the ranked score (two-sided p-value "
+    "2 min(share of resamples with difference <= 0, share >= 0)) after Holm's adjustment over "
+    "every pair of the map, at 5%: among equally good submissions, at most 5% of maps mark "
+    "any cell (bench/results-confidence.md). Without a mark the order of the two may well flip "
+    "on another test set of the same kind.",
     "The rank interval is the middle 95% of the submission's ranks over the resamples "
     "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
     "Assumption: the test units (images, questions) are independent draws from the same "
@@ -24,8 +26,10 @@ NOTES = [
 ]
 
 
-def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> str:
-    """Models x models; cell (a, b) = p(a better than b), marked where >= SIGNIFICANT."""
+def significance_map(names: Sequence[str], p: List[List[Optional[float]]],
+                     marked: Optional[List[List[bool]]] = None) -> str:
+    """Models x models; cell (a, b) = p(a better than b), marked where marked[a][b] (the pair
+    test after Holm's adjustment)."""
     n = len(names)
     shown = [_truncate(x, 24) for x in names]
     font = 12.0
@@ -52,7 +56,7 @@ def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> st
                 out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="#eaeef2" '
                            'stroke="#ffffff"/>' % (_num(x), _num(y), _num(cell), _num(cell)))
                 continue
-            mark = value >= SIGNIFICANT
+            mark = bool(marked and marked[i][j])
             out.append('<g><title>%s</title><rect x="%s" y="%s" width="%s" height="%s" fill="%s" '
                        'stroke="%s" stroke-width="%s"/>' % (
                            html.escape("p(%s better than %s) = %.3f" % (names[i], names[j], value)),
@@ -62,8 +66,8 @@ def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> st
                              size=min(11.0, cell * 0.28), anchor="middle",
                              fill="#ffffff" if value >= 0.5 else "#1f2328"))
             out.append("</g>")
-    out.append(_text(left, top + n * cell + 24, "* p >= %.2f" % SIGNIFICANT, size=11,
-                     fill="#59636e"))
+    out.append(_text(left, top + n * cell + 24, "* significant: Holm-adjusted p <= 0.05",
+                     size=11, fill="#59636e"))
     out.append("</svg></div></figure>")
     return "".join(out)
 
@@ -127,8 +131,11 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
         ["Rank", "Submission", key, "95% CI of the score", "95% CI of the rank"], rows))]
     if shares is not None:
         p = {(q["a"], q["b"]): q["p_a_better"] for q in doc["pairs"]}
+        sig = {(q["a"], q["b"]): bool(q.get("significant")) for q in doc["pairs"]}
         matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]
-        sections.append(("Is the row better than the column?", significance_map(names, matrix)))
+        marks = [[a != b and sig[(a, b)] for b in names] for a in names]
+        sections.append(("Is the row better than the column?",
+                         significance_map(names, matrix, marks)))
         sections.append(("Rank stability", blob_plot(names, shares,
                                                      [m["rank_ci"] for m in models])))
     else:

@@ -6,12 +6,19 @@ Per resample each model gets its ranking score; from them:
 - rank_ci: the 95% percentile interval of the model's rank (standard competition ranking,
   1-2-2-4, higher score first; an undefined score ranks last);
 - per ordered pair (a, b): diff_ci, the interval of score_a - score_b, and p_a_better, the share
-  of resamples in which a scores STRICTLY higher than b. Identical models are never better than
-  each other (p = 0 both ways); a model better on every unit is better in every resample (p = 1).
+  of resamples in which a scores STRICTLY higher than b (the bootstrap probability of
+  superiority, not a p-value). Identical models are never better than each other (p = 0 both
+  ways); a model better on every unit is better in every resample (p = 1);
+- per pair, p_value: the two-sided paired bootstrap test of the ranked score (pair_tests.py),
+  p_holm: Holm-adjusted over every pair of the map, and significant: a scores higher and
+  p_holm <= 0.05 (the map's mark: the chance of marking any pair of equally good submissions
+  is then at most 5%).
 """
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..metrics import bootstrap
+from ..resample_units import collapse
+from . import pair_tests
 
 Value = Optional[float]
 
@@ -23,10 +30,10 @@ def competition_ranks(values: Sequence[Value]) -> List[int]:
     return [1 + sum(1 for w in values if above(v, w)) for v in values]
 
 
-def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES,
-                    seed: int = bootstrap.SEED) -> List[List[Value]]:
-    """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
-    all models on the same resampled units."""
+def unit_tables(resamplings: List[Any]) -> List[Any]:
+    """Per model its rows as an int64 array, one row per resampling unit (a cluster's summed
+    rows when the task groups its units: fields), the units in the same order for all."""
+    import numpy as np
     tables = []
     ids = None
     for res in resamplings:
@@ -35,10 +42,41 @@ def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES
             ids = unit_ids
         elif list(unit_ids) != list(ids):
             raise ValueError("the models were not scored on the same units")
-        tables.append(rows)
-    sums = bootstrap.paired_sums(tables, resamples, seed)
+        if res.group is not None:
+            unit_ids, rows = collapse(unit_ids, rows, res.group)
+        tables.append(np.asarray(rows, dtype=np.int64).reshape(len(unit_ids), -1))
+    return tables
+
+
+def resampled_units(res: Any, units: int, noun: str) -> Tuple[int, str]:
+    """(how many units the bootstrap resamples, their noun): the clusters (fields) when the task
+    groups its units; (units, noun) without a resampling."""
+    if res is None:
+        return units, noun
+    if res.group is None:
+        return res.units, res.noun
+    unit_ids, _ = res.rows()
+    return len(set(res.group(u) for u in unit_ids)), res.group_noun
+
+
+def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES,
+                    seed: int = bootstrap.SEED) -> List[List[Value]]:
+    """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
+    all models on the same resampled units. The units are drawn one by one (unit draws) from a
+    stream that depends only on their number and the seed: a pair's resamples are the same
+    whichever other submissions are compared beside it."""
+    sums = bootstrap.unit_sums_of_tables(unit_tables(resamplings), resamples, seed)
     return [[res.scores(s)[0] for s in model_sums]
             for res, model_sums in zip(resamplings, sums)]
+
+
+def pair_p_values(names: List[str], values: List[List[Value]]) -> Dict[Tuple[str, str], Any]:
+    """{(a, b) with a before b: (two-sided paired bootstrap p, Holm-adjusted p)} over every
+    unordered pair of the map."""
+    keys = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+    raw = [pair_tests.bootstrap_p(values[a], values[b]) for a, b in keys]
+    adjusted = pair_tests.holm(raw)
+    return {(names[a], names[b]): (p, q) for (a, b), p, q in zip(keys, raw, adjusted)}
 
 
 def _better(a: Value, b: Value) -> bool:
@@ -62,14 +100,19 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
             rank_ci = list(rank_ends) if rank_ends else None
         models.append({"model": name, "score": points[m], "rank": ranks[m], "rank_ci": rank_ci})
     pairs = []
+    tested = pair_p_values(names, values) if values is not None else {}
     for a, name_a in enumerate(names):
         for b, name_b in enumerate(names):
             if a == b:
                 continue
             point_a, point_b = points[a], points[b]
             diff = None if point_a is None or point_b is None else point_a - point_b
+            p, p_holm = tested.get((name_a, name_b)) or tested.get((name_b, name_a)) or \
+                (None, None)
             pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None,
-                    "p_a_better": None}  # type: Dict[str, Any]
+                    "p_a_better": None, "p_value": p, "p_holm": p_holm,
+                    "significant": p_holm is not None and p_holm <= pair_tests.ALPHA and
+                    diff is not None and diff > 0}  # type: Dict[str, Any]
             if values is not None:
                 diffs = [None if x is None or y is None else x - y
                          for x, y in zip(values[a], values[b])]
@@ -91,7 +134,6 @@ def rank_shares(values: List[List[Value]]) -> List[List[float]]:
     return [[c / len(values[0]) for c in row] for row in counts]
 
 
-def significant(pairs: List[Dict[str, Any]], threshold: float = 0.95) -> List[Tuple[str, str]]:
-    """(a, b) with p_a_better >= threshold."""
-    return [(p["a"], p["b"]) for p in pairs
-            if p["p_a_better"] is not None and p["p_a_better"] >= threshold]
+def significant(pairs: List[Dict[str, Any]]) -> List[Tuple[str, str]]:
+    """(a, b) marked on the map: a scores higher and the pair's Holm-adjusted p <= alpha."""
+    return [(p["a"], p["b"]) for p in pairs if p.get("significant")]

@@ -1,0 +1,103 @@
+"""The pair tests and Holm's adjustment (scoring/compare/pair_tests.py) on cases worked out by
+hand, and the map's properties: identical submissions are never marked, a submission better
+on every unit is, and a pair's resamples do not depend on the other submissions."""
+import random
+
+import numpy as np
+import pytest
+from hypothesis import given, settings, strategies as st
+
+from scoring.compare import pair_tests, paired
+from scoring.task_api import Resampling
+
+# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
+pytestmark = pytest.mark.compat
+
+
+def test_bootstrap_p_by_hand():
+    # d = -1, 0, 1, 2: two resamples <= 0, three >= 0: p = 2 * 2 / 4, held at 1
+    assert pair_tests.bootstrap_p([1, 2, 3, 4], [2, 2, 2, 2]) == 1.0
+    # d = 1, 1, 1, -1: one <= 0: p = 2 * 1 / 4
+    assert pair_tests.bootstrap_p([2, 2, 2, 1], [1, 1, 1, 2]) == 0.5
+    assert pair_tests.bootstrap_p([3, 3], [1, 2]) == 0.0
+    assert pair_tests.bootstrap_p([3, None], [1, 2]) is None
+
+
+def test_holm_by_hand():
+    # sorted 0.01, 0.03, 0.04 -> 3 * 0.01, 2 * 0.03, max(0.06, 1 * 0.04)
+    assert pair_tests.holm([0.01, 0.04, 0.03]) == pytest.approx([0.03, 0.06, 0.06])
+    assert pair_tests.holm([None, 0.02, 0.5]) == pytest.approx([None, 0.04, 0.5])
+    assert pair_tests.holm([0.6, 0.9]) == [1.0, 1.0]
+
+
+def test_randomization_p_by_hand():
+    """Two questions, A right on both (numerator 30), B wrong on both: |d| = 1 unless exactly
+    one is swapped (then 0). Of the 4 shuffles, none and both swapped are as extreme: p = (1 +
+    2) / (4 + 1)."""
+    a, b = np.array([[30], [30]]), np.array([[0], [0]])
+    masks = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.float64)
+    p = pair_tests.randomization_p(a, b, lambda s: [s[0] / 60], masks)
+    assert p == pytest.approx(3 / 5)
+
+
+def test_swap_masks_are_the_documented_stream():
+    masks = pair_tests.swap_masks(7, 3, seed=2004)
+    rand = random.Random(2004).random
+    assert masks.tolist() == [[float(rand() < 0.5) for _ in range(7)] for _ in range(3)]
+
+
+def model(values):
+    n = len(values)
+    return Resampling("questions", n, lambda: (list(range(n)), [(v,) for v in values]),
+                      lambda sums: [sums[0] / (30 * n)])
+
+
+@settings(max_examples=30, deadline=None)
+@given(st.data(), st.integers(2, 30))
+def test_identical_never_marked_and_better_everywhere_marked(data, n):
+    values = data.draw(st.lists(st.integers(0, 29), min_size=n, max_size=n))
+    other = data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n))
+    models = [model(values), model(list(values)), model([v + 1 for v in values]), model(other)]
+    names = ["a", "twin", "better", "other"]
+    per_resample = paired.resample_values(models, resamples=200)
+    points = [m.scores([sum(r[0] for r in m.rows()[1])])[0] for m in models]
+    doc = paired.analyse(names, points, per_resample)
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    assert pairs[("a", "twin")]["p_value"] == 1.0
+    assert not pairs[("a", "twin")]["significant"] and not pairs[("twin", "a")]["significant"]
+    # better on every unit: better in every resample, p = 0, marked even after Holm
+    assert pairs[("better", "a")]["p_value"] == 0.0
+    assert pairs[("better", "a")]["significant"] and not pairs[("a", "better")]["significant"]
+    for p in doc["pairs"]:
+        assert p["p_holm"] >= p["p_value"]
+        assert pairs[(p["b"], p["a"])]["p_value"] == p["p_value"]
+
+
+@settings(max_examples=20, deadline=None)
+@given(st.data(), st.integers(70, 200))
+def test_a_pairs_resamples_do_not_depend_on_a_third_submission(data, n):
+    """Few distinct rows (VQA-like numerators, n >= 64 x distinct) once chose the group
+    sampler for all the submissions together; now the draws depend on n and the seed only."""
+    levels = st.sampled_from([0, 30])
+    a = model(data.draw(st.lists(levels, min_size=n, max_size=n)))
+    b = model(data.draw(st.lists(levels, min_size=n, max_size=n)))
+    c = model(data.draw(st.lists(st.integers(0, 30), min_size=n, max_size=n)))
+    alone = paired.resample_values([a, b], resamples=100)
+    beside = paired.resample_values([a, b, c], resamples=100)
+    assert beside[:2] == alone
+
+
+def test_the_map_marks_by_the_adjusted_p_value():
+    """a against b and a against c: the difference is <= 0 in 2 of 100 resamples, p = 0.04 each
+    (significant alone); b against c: p = 1. Holm over the 3 pairs: 3 x 0.04 = 0.12, no mark."""
+    a = [1.0] * 100
+    b = [0.0] * 98 + [2.0] * 2
+    c = [0.0] * 98 + [3.0] * 2
+    doc = paired.analyse(["a", "b", "c"], [1.0, 0.0, 0.0], [a, b, c])
+    pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    assert pairs[("a", "b")]["p_value"] == pytest.approx(0.04)
+    assert pairs[("a", "c")]["p_value"] == pytest.approx(0.04)
+    assert pairs[("a", "b")]["p_holm"] == pytest.approx(0.12)
+    assert not any(p["significant"] for p in doc["pairs"])
+    two = paired.analyse(["a", "b"], [1.0, 0.0], [a, b])
+    assert [p["significant"] for p in two["pairs"]] == [True, False]
