@@ -27,10 +27,11 @@ Value = Optional[float]
 def bootstrap_p(values_a: Sequence[Value], values_b: Sequence[Value]) -> Optional[float]:
     """The two-sided paired bootstrap p-value of score_a - score_b; None if any resample's
     score is undefined."""
-    if not values_a or any(v is None for v in values_a) or any(v is None for v in values_b):
+    diffs = [x - y for x, y in zip(values_a, values_b) if x is not None and y is not None]
+    if not values_a or len(diffs) != len(values_a):
         return None
-    le = sum(1 for x, y in zip(values_a, values_b) if x - y <= 0)  # type: ignore[operator]
-    ge = sum(1 for x, y in zip(values_a, values_b) if x - y >= 0)  # type: ignore[operator]
+    le = sum(1 for d in diffs if d <= 0)
+    ge = sum(1 for d in diffs if d >= 0)
     return min(1.0, 2.0 * min(le, ge) / len(values_a))
 
 
