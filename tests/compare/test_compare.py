@@ -149,7 +149,8 @@ def test_compare_zips_folders_and_a_folder_of_submissions(challenge, tmp_path):
     assert sorted(os.listdir(str(out))) == ["comparison.html", "comparison.json",
                                             "leaderboard.csv"]
     # the structure the issue gives
-    assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci"}
+    assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci", "rank_shares",
+                                     "test_then_rank"}
     assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better", "p_value",
                                     "p_holm", "significant"}
     assert len(doc["pairs"]) == 4 * 3

@@ -3,12 +3,15 @@ stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates onl
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..report import html
+from . import page_challenger
 from ..report.html import _colour, _num, _svg_open, _text, _text_width, _truncate
 
 
 NOTES = [
-    "Each score's interval is the 95% percentile bootstrap interval of that submission alone "
-    "(as score.py writes it): 1,000 test sets drawn with replacement from the test units.",
+    "Each score's interval is the 95% basic bootstrap interval of that submission alone (as "
+    "score.py writes it): 1,000 test sets drawn with replacement from the test's independent "
+    "units (Agriculture-Vision: fields, all their tiles together), the middle 95% of their "
+    "scores mirrored about the score.",
     "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
     "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
     "share of the 1,000 resamples in which the row scores strictly higher than the column "
@@ -20,9 +23,9 @@ NOTES = [
     "on another test set of the same kind.",
     "The rank interval is the middle 95% of the submission's ranks over the resamples "
     "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
-    "Assumption: the test units (images, questions) are independent draws from the same "
-    "population. Units that are not (tiles of one field, frames of one video) make the "
-    "intervals too narrow.",
+    "Assumption: the resampled units (fields, images, questions; config.yaml resample_by) are "
+    "independent draws from the same population. Units that are not (frames of one video "
+    "resampled one by one) make the intervals too narrow.",
 ]
 
 
@@ -138,12 +141,14 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
                          significance_map(names, matrix, marks)))
         sections.append(("Rank stability", blob_plot(names, shares,
                                                      [m["rank_ci"] for m in models])))
+        sections += page_challenger.sections(doc)
     else:
         sections.append(("Comparisons", '<p class="na">This task gives no per-unit statistics '
                                         'to resample: no intervals.</p>'))
     if invalid:
         sections.append(("Left out", html.counts_table(
             ["Submission", "Why"], [[x["model"], x["error"]] for x in invalid])))
-    sections.append(("How to read this", html.notes_list(NOTES)))
+    sections.append(("How to read this", html.notes_list(
+        NOTES + (page_challenger.NOTES if shares is not None else []))))
     sections.append(("Run information", html.counts_table(["Item", "Value"], facts)))
     return html.page(title, sections, "Aggregate results only; no per-unit data is shown.")

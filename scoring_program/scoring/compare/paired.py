@@ -121,7 +121,26 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
                 pair["p_a_better"] = sum(_better(x, y) for x, y in zip(values[a], values[b])) \
                     / len(values[a])
             pairs.append(pair)
-    return {"models": models, "pairs": pairs}
+    doc = {"models": models, "pairs": pairs}  # type: Dict[str, Any]
+    if per_resample_ranks is not None:
+        _challenger(doc, names, ranks, per_resample_ranks)
+    return doc
+
+
+def _challenger(doc: Dict[str, Any], names: List[str], ranks: List[int],
+                per_resample_ranks: List[List[int]]) -> None:
+    """challengeR's analysis (challenger.py) into the document: per model its share of the
+    resamples at each rank and its test-then-rank; Kendall's tau of the resamples' rankings."""
+    from . import challenger
+    count = len(per_resample_ranks)
+    tested = challenger.test_then_rank(names, significant(doc["pairs"]))
+    for m, model in enumerate(doc["models"]):
+        at = [0] * len(names)
+        for r in per_resample_ranks:
+            at[r[m] - 1] += 1
+        model["rank_shares"] = [c / count for c in at]
+        model["test_then_rank"] = tested[m]
+    doc["kendall_tau"] = challenger.kendall_summary(ranks, per_resample_ranks)
 
 
 def rank_shares(values: List[List[Value]]) -> List[List[float]]:
