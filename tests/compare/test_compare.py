@@ -269,3 +269,65 @@ def test_model_names_cannot_inject_formulas(challenge, tmp_path):
 def test_bad_command_line(tmp_path):
     proc = run_compare("--ref", tmp_path, "--out", tmp_path / "o", tmp_path / "nothing")
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
+
+
+def test_a_downloads_folder_as_it_comes(challenge, tmp_path):
+    """A zip and its unzipped folder are one submission (the zip is compared, the folder listed
+    as its copy); a .tar.gz, a bare results file and a link are listed with their reason."""
+    root, ref, _, _ = challenge
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    shutil.copy(str(root / "subs" / "twin.zip"), str(downloads / "team_a.zip"))
+    shutil.copytree(str(root / "subs" / "noisy_a"), str(downloads / "team_a"))
+    shutil.copytree(str(root / "subs" / "perfect"), str(downloads / "team_b"))
+    (downloads / "team_c.tar.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    (downloads / "results.json").write_text("[]")
+    os.symlink(str(downloads / "team_b"), str(downloads / "team_d"))
+    (downloads / ".DS_Store").write_bytes(b"")
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, downloads)
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    assert sorted(r[0] for r in board[1:]) == ["team_a", "team_b"]
+    reasons = {x["model"]: x["error"] for x in doc["invalid"]}
+    assert sorted(reasons) == ["results.json", "team_a", "team_c.tar.gz", "team_d"]
+    assert "same name as team_a.zip, which is compared" in reasons["team_a"]
+    for name in ("results.json", "team_c.tar.gz"):
+        assert reasons[name].startswith("not a zip or a folder") and name in proc.stdout
+    assert reasons["team_d"] == "a link: links are not followed"
+    page = (out / "comparison.html").read_text()
+    assert "team_c.tar.gz" in page and ".DS_Store" not in page + proc.stdout
+
+
+def test_a_name_given_twice_is_refused(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(str(root / "subs" / "twin.zip"), str(other / "noisy_a.zip"))
+    proc = run_compare("--ref", ref, "--out", tmp_path / "out", root / "subs" / "noisy_a",
+                       other / "noisy_a.zip")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "two submissions named noisy_a" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_confidence_in_config_means_what_it_means_in_score_py(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    ref2 = tmp_path / "ref"
+    shutil.copytree(ref, str(ref2))
+    config = ref2 / "config.yaml"
+    base = config.read_text() if config.exists() else ""
+    config.write_text(base + "confidence: maybe\n")
+    proc = run_compare("--ref", ref2, "--out", tmp_path / "o1", root / "subs" / "noisy_a",
+                       root / "subs" / "perfect")
+    assert proc.returncode == 3 and "confidence must be true or false" in proc.stderr
+    config.write_text(base + "confidence: false\n")
+    out = tmp_path / "o2"
+    proc = run_compare("--ref", ref2, "--out", out, root / "subs" / "noisy_a",
+                       root / "subs" / "perfect")
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    assert not any("_ci_" in h for h in board[0])
+    assert doc["resamples"] == 0 and doc["confidence"] is False
+    assert all(p["p_value"] is None and not p["significant"] for p in doc["pairs"])
+    assert "confidence: false" in (out / "comparison.html").read_text()

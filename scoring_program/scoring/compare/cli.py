@@ -80,6 +80,7 @@ def compare(args, stdout) -> int:
         ref_config = read_config(ref_dir)
         task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
+        with_intervals = confidence.enabled(ref_config)  # as score.py: false, or exit 3
         reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)
         noun = fmt.words.get("units", "units")
@@ -118,26 +119,26 @@ def compare(args, stdout) -> int:
             raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
                                         for x in invalid))
         return _report(args, stdout, say, task, config, reference, valid, invalid, noun,
-                       workers, started)
+                       workers, started, with_intervals)
     finally:
         for cleanup in cleanups:
             cleanup()
 
 
 def _report(args, stdout, say, task, config, reference, valid, invalid, noun, workers,
-            started) -> int:
+            started, with_intervals=True) -> int:
     key = _ranking_key(task, config)
     keys = task.keys(config)
     rows, own, resamplings = [], {}, []
     for model, state in valid:
         summary = task.summarize(state, reference, config)
-        intervals = confidence.compute(task, state, summary, config)
+        intervals = confidence.compute(task, state, summary, config) if with_intervals else None
         scores = dict(summary["scores"])
         if intervals:
             scores.update(intervals.scores())
             own[model] = intervals.interval(key)
         rows.append({"model": model, "scores": scores})
-        resamplings.append(task.resampling(state, summary, config))
+        resamplings.append(task.resampling(state, summary, config) if with_intervals else None)
     # Rank order (ties by name) before anything is derived, so every output lists the models and
     # the pairs in that order.
     ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
@@ -155,6 +156,7 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
                 "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
                 "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
     doc["invalid"] = invalid
+    doc["confidence"] = with_intervals
 
     present = [k for k in keys if any(r["scores"].get(k) is not None for r in rows)]
     present += [k for k in confidence.interval_score_keys(task)

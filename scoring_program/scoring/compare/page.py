@@ -142,6 +142,10 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
         sections.append(("Rank stability", blob_plot(names, shares,
                                                      [m["rank_ci"] for m in models])))
         sections += page_challenger.sections(doc)
+    elif doc.get("confidence") is False:
+        sections.append(("Comparisons", '<p class="na">The reference\'s config.yaml says '
+                                        '<code>confidence: false</code>: no intervals and no '
+                                        'comparisons, as score.py.</p>'))
     else:
         sections.append(("Comparisons", '<p class="na">This task gives no per-unit statistics '
                                         'to resample: no intervals.</p>'))

@@ -35,6 +35,18 @@ def bootstrap_p(values_a: Sequence[Value], values_b: Sequence[Value]) -> Optiona
     return min(1.0, 2.0 * min(le, ge) / len(values_a))
 
 
+def shifted_bootstrap_p(values_a: Sequence[Value], values_b: Sequence[Value],
+                        observed: Value) -> Optional[float]:
+    """The two-sided bootstrap test with the resampled differences shifted to the null
+    (Efron and Tibshirani 1993, 16.4; Berg-Kirkpatrick et al. 2012): the share of resamples
+    with |d* - d| >= |d|, d the observed difference."""
+    diffs = [x - y for x, y in zip(values_a, values_b) if x is not None and y is not None]
+    if not values_a or len(diffs) != len(values_a) or observed is None:
+        return None
+    far = sum(1 for d in diffs if abs(d - observed) >= abs(observed))
+    return far / len(diffs)
+
+
 def swap_masks(units: int, shuffles: int = SHUFFLES, seed: int = 2004):
     """(shuffles, units) 0/1 float array: which units swap their two predictions in each
     shuffle; MT19937 seeded with [seed] (numpy's legacy stream, the same on every version)."""
