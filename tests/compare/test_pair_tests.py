@@ -101,3 +101,10 @@ def test_the_map_marks_by_the_adjusted_p_value():
     assert not any(p["significant"] for p in doc["pairs"])
     two = paired.analyse(["a", "b"], [1.0, 0.0], [a, b])
     assert [p["significant"] for p in two["pairs"]] == [True, False]
+
+
+def test_shifted_bootstrap_p_by_hand():
+    # d* = 0.1, 0.3, 0.5, -0.1 about d = 0.2: |d* - d| = 0.1, 0.1, 0.3, 0.3; two are >= 0.2
+    p = pair_tests.shifted_bootstrap_p([1.1, 1.3, 1.5, 0.9], [1.0] * 4, 0.2)
+    assert p == pytest.approx(0.5)
+    assert pair_tests.shifted_bootstrap_p([1.0, None], [1.0, 1.0], 0.0) is None
