@@ -35,21 +35,24 @@ def prefix_of(parts: int) -> Callable[[Any], str]:
     return key
 
 
-def read_rule(ref_config: Dict[str, Any], default: str, named: Sequence[str]) -> str:
-    """config.yaml's resample_by (default: the task's): one of named, or `prefix N` (N >= 1).
-    Anything else is the organizers' mistake (exit 3)."""
+def read_rule(ref_config: Dict[str, Any], default: str, named: Sequence[str],
+              prefix: bool = True) -> str:
+    """config.yaml's resample_by (default: the task's): one of named, or `prefix N` (N >= 1)
+    where unit ids are names (prefix). Anything else is the organizers' mistake (exit 3)."""
     value = ref_config.get(CONFIG_KEY, default)
     if isinstance(value, str):
         words = value.split()
         if len(words) == 1 and words[0] in named:
             return words[0]
-        if len(words) == 2 and words[0] == PREFIX and words[1].isdigit() and \
+        if prefix and len(words) == 2 and words[0] == PREFIX and words[1].isdigit() and \
                 0 < int(words[1]) < 100:
             return "{} {}".format(PREFIX, int(words[1]))
     log = ProblemLog()
-    log.add(REF_CONFIG, CONFIG_FILE, "{} must be one of {} or `{} N` (the first N `_`-separated "
-            "parts of the unit id), not {}".format(CONFIG_KEY, ", ".join(named), PREFIX,
-                                                   brief(value)))
+    choices = ", ".join(named)
+    if prefix:
+        choices += " or `{} N` (the first N `_`-separated parts of the unit id)".format(PREFIX)
+    log.add(REF_CONFIG, CONFIG_FILE, "{} must be one of {}, not {}".format(
+        CONFIG_KEY, choices, brief(value)))
     raise BrokenReference(log)
 
 

@@ -4,6 +4,7 @@ from typing import Any, Dict, List, Optional, Sequence, Tuple, Union, cast
 from ...manifests import image_manifest, image_sizes
 from ...readers.png_labels import PngLabels
 from ...problems import BrokenReference, ProblemLog
+from ... import resample_units
 from ...task_api import Resampling, RunFacts, Task
 from . import intervals, metric, report
 from . import labels as ps_labels
@@ -53,7 +54,9 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
         return {"table": table, "described": "{}: {} labels, {} evaluated, {} categories".format(
-            described, len(table.labels), len(table.evaluated()), len(table.categories))}
+            described, len(table.labels), len(table.evaluated()), len(table.categories)),
+                # image (default), or `prefix N`: the city, the sequence (resample_units.py)
+                "resample_by": resample_units.read_rule(ref_config, "image", ("image",))}
 
     def config_facts(self, config: Dict[str, Any]) -> List[Tuple[str, str]]:
         return [("Label table", config["described"])]
@@ -91,7 +94,9 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference]):
         averages = {r.id: r.average_size or 0.0 for r in summary["result"].classes
                     if r.has_instances}
         return Resampling("images", state.units, lambda: intervals.unit_table(state),
-                          lambda sums: intervals.scores_of_sums(layout, averages, sums))
+                          lambda sums: intervals.scores_of_sums(layout, averages, sums),
+                          group=resample_units.key_of(config.get("resample_by", "image"),
+                                                      "image"), group_noun="groups")
 
     def summarize(self, state: metric.SemanticState, reference: AnyReference,
                   config: Dict[str, Any]) -> Dict[str, Any]:

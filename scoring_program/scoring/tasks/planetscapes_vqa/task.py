@@ -9,6 +9,7 @@ detected from the folder; both give the same Truth, so the same scores.
 import os
 from typing import Any, Dict, FrozenSet, List, Optional, Sequence, Tuple, cast
 
+from ... import resample_units
 from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Task
 from . import packed, report
 from .metric import AccuracyState, percent, summary_scores
@@ -91,9 +92,18 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
     def new_state(self, config: Dict[str, Any]) -> AccuracyState:
         return AccuracyState()
 
+    def configure(self, args: Any, ref_config: Dict[str, Any]) -> Dict[str, Any]:
+        """config.yaml's resample_by: question (default) or image (the questions of one image
+        resampled together, from questions.json's image ids)."""
+        return {"resample_by": resample_units.read_rule(ref_config, "question",
+                                                        ("question", "image"), prefix=False)}
+
     def summarize(self, state: AccuracyState, reference: VQAReference,
                   config: Dict[str, Any]) -> Dict[str, Any]:
-        return {"scores": summary_scores(state), "state": state}
+        out = {"scores": summary_scores(state), "state": state}  # type: Dict[str, Any]
+        if config.get("resample_by") == "image" and reference.root is not None:
+            out["image_of"] = read_questions(reference.root)  # public: questions.json
+        return out
 
     interval_keys = ["accuracy"]
 
@@ -104,6 +114,15 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference]):
         questions = state.questions()
         if sum(len(ns) for _, ns in state.question_rows) != questions:
             return None
+        image_of = summary.get("image_of")
+        if image_of is not None:
+            def rows():  # (1, n): a resample of images knows how many questions it holds
+                ids, ns = state.question_table()
+                return ids, [(1, r[0]) for r in ns]
+            return Resampling("questions", questions, rows,
+                              lambda sums: [percent((sums[0], sums[1])) if sums[0] else None],
+                              group=lambda q: str(image_of[q]), group_noun="images",
+                              bounds=(0.0, 100.0))
         return Resampling("questions", questions, state.question_table,
                           lambda sums: [percent((questions, sums[0]))],
                           {(n,): c for n, c in state.distribution().items()},
