@@ -97,6 +97,28 @@ def scorer_map(tables, clusters, scores, resamples: int) -> np.ndarray:
     return _marked(doc["pairs"], len(tables))
 
 
+def shifted_map(tables, clusters, scores, resamples: int) -> np.ndarray:
+    """As scorer_map, with the bootstrap test shifted to the null (pair_tests)."""
+    models = _models(tables, clusters, scores)
+    values = paired.resample_values(models, resamples)
+    points = [scores(t.sum(0).tolist())[0] for t in tables]
+    m = len(tables)
+    keys = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    adjusted = pair_tests.holm([pair_tests.shifted_bootstrap_p(values[a], values[b],
+                                                               points[a] - points[b])
+                                for a, b in keys])
+    return _marks(keys, adjusted, points, m)
+
+
+def _marks(keys, adjusted, points, m: int) -> np.ndarray:
+    marked = np.zeros((m, m), dtype=bool)
+    for (a, b), q in zip(keys, adjusted):
+        if q is not None and q <= pair_tests.ALPHA and points[a] != points[b]:
+            better, worse = (a, b) if points[a] > points[b] else (b, a)
+            marked[better, worse] = True
+    return marked
+
+
 def _marked(pairs, m: int) -> np.ndarray:
     index = {n: k for k, n in enumerate(_names(m))}
     marked = np.zeros((m, m), dtype=bool)
@@ -106,22 +128,16 @@ def _marked(pairs, m: int) -> np.ndarray:
 
 
 def randomization_map(tables, clusters, scores, resamples: int) -> np.ndarray:
-    """Approximate randomization (swap a cluster's two predictions) per pair, Holm over the
-    pairs, marked where the better-scoring one is significant (compare/pair_tests.py)."""
+    """Approximate randomization (swap a cluster's two predictions) per pair, as
+    pair_tests.randomization_tests runs it (shuffles_for(pairs) shuffles, early stopping),
+    Holm over the pairs, marked where the better-scoring one is significant."""
     models = _models(tables, clusters, scores)
-    rows = paired.unit_tables(models)
-    masks = pair_tests.swap_masks(len(rows[0]), resamples)
     m = len(tables)
     keys = [(a, b) for a in range(m) for b in range(a + 1, m)]
-    adjusted = pair_tests.holm([pair_tests.randomization_p(rows[a], rows[b], scores, masks)
-                                for a, b in keys])
+    tested = pair_tests.randomization_tests(paired.unit_tables(models), scores)
+    adjusted = pair_tests.holm([p for p, _ in tested])
     points = [scores(t.sum(0).tolist())[0] for t in tables]
-    marked = np.zeros((m, m), dtype=bool)
-    for (a, b), q in zip(keys, adjusted):
-        if q is not None and q <= pair_tests.ALPHA and points[a] != points[b]:
-            better, worse = (a, b) if points[a] > points[b] else (b, a)
-            marked[better, worse] = True
-    return marked
+    return _marks(keys, adjusted, points, m)
 
 
 def scorer_p(tables, clusters, scores, resamples: int) -> float:
@@ -163,7 +179,8 @@ def percentile_clusters(rows, clusters, scores, resamples: int) -> List[Interval
 
 METHODS = {"today": today_intervals, "percentile-clusters": percentile_clusters,
            "scorer": scorer_intervals}
-MAPS = {"today": today_map, "scorer": scorer_map, "randomization": randomization_map}
+MAPS = {"today": today_map, "scorer": scorer_map, "shifted-bootstrap": shifted_map,
+        "randomization": randomization_map}
 PAIR_P = {"today": today_p, "scorer": scorer_p}
 
 

@@ -108,3 +108,30 @@ def test_shifted_bootstrap_p_by_hand():
     p = pair_tests.shifted_bootstrap_p([1.1, 1.3, 1.5, 0.9], [1.0] * 4, 0.2)
     assert p == pytest.approx(0.5)
     assert pair_tests.shifted_bootstrap_p([1.0, None], [1.0, 1.0], 0.0) is None
+
+
+def test_shuffles_pass_holms_first_step():
+    assert pair_tests.shuffles_for(1) == 1000
+    assert pair_tests.shuffles_for(190) == 7600        # 20 submissions
+    assert 1 / (pair_tests.shuffles_for(190) + 1) <= 0.05 / 190
+
+
+@settings(max_examples=25, deadline=None)
+@given(st.data(), st.integers(3, 25))
+def test_early_stopping_keeps_the_full_runs_decisions(data, n):
+    """A pair stopped early could not have passed any Holm step: its decision (p <= alpha) is
+    the full run's, and a complete pair's p is the full run's exactly."""
+    tables = [np.array([[v] for v in data.draw(st.lists(st.integers(0, 30), min_size=n,
+                                                       max_size=n))], dtype=np.int64)
+              for _ in range(3)]
+    tables.append(tables[0] + 0)  # a twin: p = 1, stopped at once
+    scores = (lambda s: [s[0] / (30.0 * n)])
+    tested = pair_tests.randomization_tests(tables, scores)
+    masks = pair_tests.swap_masks(n, pair_tests.shuffles_for(6))
+    keys = [(a, b) for a in range(4) for b in range(a + 1, 4)]
+    for (a, b), (p, complete) in zip(keys, tested):
+        full = pair_tests.randomization_p(tables[a], tables[b], scores, masks)
+        assert (p <= 0.05) == (full <= 0.05)
+        if complete:
+            assert p == full
+    assert tested[2] == (1.0, False)   # models 0 and 3 are the same

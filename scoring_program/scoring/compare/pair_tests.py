@@ -16,7 +16,8 @@ pair of the map (docs/confidence.md).
 
 bench/confidence.py measures both tests' error rates and power (bench/results-confidence.md).
 """
-from typing import Any, List, Optional, Sequence
+import math
+from typing import Any, List, Optional, Sequence, Tuple
 
 ALPHA = 0.05
 SHUFFLES = 1000
@@ -59,6 +60,13 @@ def swap_masks(units: int, shuffles: int = SHUFFLES, seed: int = 2004):
 def randomization_p(rows_a: Any, rows_b: Any, scores, masks: Any) -> Optional[float]:
     """Approximate randomization of the pair: rows_a, rows_b the two submissions' rows of the
     same units (int arrays), scores(sums) -> the ranked score; masks from swap_masks."""
+    extreme = randomization_count(rows_a, rows_b, scores, masks)
+    return None if extreme is None else (1 + extreme) / (len(masks) + 1)
+
+
+def randomization_count(rows_a: Any, rows_b: Any, scores, masks: Any) -> Optional[int]:
+    """How many of the shuffles (masks) give a difference at least as large as observed; None
+    if a score is undefined."""
     import numpy as np
     a = np.asarray(rows_a, dtype=np.int64)
     b = np.asarray(rows_b, dtype=np.int64)
@@ -78,7 +86,52 @@ def randomization_p(rows_a: Any, rows_b: Any, scores, masks: Any) -> Optional[fl
         # a tolerance of rounding: a shuffle as extreme as the data counts as extreme
         if abs(x - y) >= observed - 1e-12:
             extreme += 1
-    return (1 + extreme) / (len(moved) + 1)
+    return extreme
+
+
+def shuffles_for(pairs: int, alpha: float = ALPHA) -> int:
+    """Shuffles enough for the smallest p-value, 1 / (R + 1), to pass Holm's first step
+    (alpha / pairs) with a margin of 2: max(SHUFFLES, 2 pairs / alpha)."""
+    return max(SHUFFLES, int(math.ceil(2 * pairs / alpha)))
+
+
+def randomization_tests(tables: List[Any], scores, seed: int = 2004,
+                        alpha: float = ALPHA) -> List[Tuple[Optional[float], bool]]:
+    """Approximate randomization of every pair (a < b) of the tables (each model's rows of the
+    same units), with the same shuffles for every pair: per pair (p, complete). A pair stops
+    early, in blocks of STOP_BLOCK shuffles, once (1 + extreme) / (R + 1) > alpha: it can no
+    longer pass any step of Holm's procedure (whose largest threshold is alpha), so the marks
+    are those of the full run; its p is then the estimate from the shuffles drawn
+    (complete = False)."""
+    import numpy as np
+    m = len(tables)
+    keys = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    if not keys:
+        return []
+    units = tables[0].shape[0]
+    total = shuffles_for(len(keys), alpha)
+    masks = swap_masks(units, total, seed)
+    out = []  # type: List[Tuple[Optional[float], bool]]
+    for a, b in keys:
+        extreme, used, result = 0, 0, None  # type: int, int, Optional[Tuple[Optional[float], bool]]
+        ta = np.asarray(tables[a], dtype=np.int64)
+        tb = np.asarray(tables[b], dtype=np.int64)
+        while used < total:
+            block = masks[used:used + STOP_BLOCK]
+            found = randomization_count(ta, tb, scores, block)
+            if found is None:
+                result = (None, True)
+                break
+            extreme += found
+            used += len(block)
+            if (1 + extreme) / (total + 1) > alpha and used < total:
+                result = ((1 + extreme) / (used + 1), False)
+                break
+        out.append(result or ((1 + extreme) / (total + 1), True))
+    return out
+
+
+STOP_BLOCK = 200
 
 
 def holm(p_values: Sequence[Optional[float]]) -> List[Optional[float]]:
