@@ -87,13 +87,23 @@ def _names(m: int) -> List[str]:
     return ["m{:02d}".format(k) for k in range(m)]
 
 
-def scorer_map(tables, clusters, scores, resamples: int) -> np.ndarray:
-    """The map compare.py draws now: paired bootstrap of the ranked score over the clusters,
-    two-sided p per pair, Holm over the pairs (compare/paired.py)."""
+def bootstrap_map(tables, clusters, scores, resamples: int) -> np.ndarray:
+    """Paired bootstrap of the ranked score over the clusters, two-sided p per pair, Holm over
+    the pairs (compare/paired.py without randomization p-values)."""
     models = _models(tables, clusters, scores)
     values = paired.resample_values(models, resamples)
     points = [scores(t.sum(0).tolist())[0] for t in tables]
     doc = paired.analyse(_names(len(tables)), points, values)
+    return _marked(doc["pairs"], len(tables))
+
+
+def scorer_map(tables, clusters, scores, resamples: int) -> np.ndarray:
+    """The map compare.py draws now (cli.py: paired.analyse with paired.randomization)."""
+    models = _models(tables, clusters, scores)
+    values = paired.resample_values(models, resamples)
+    points = [scores(t.sum(0).tolist())[0] for t in tables]
+    doc = paired.analyse(_names(len(tables)), points, values,
+                         tested=paired.randomization(models))
     return _marked(doc["pairs"], len(tables))
 
 
@@ -179,8 +189,9 @@ def percentile_clusters(rows, clusters, scores, resamples: int) -> List[Interval
 
 METHODS = {"today": today_intervals, "percentile-clusters": percentile_clusters,
            "scorer": scorer_intervals}
-MAPS = {"today": today_map, "scorer": scorer_map, "shifted-bootstrap": shifted_map,
-        "randomization": randomization_map}
+MAPS = {"today": today_map, "bootstrap-holm": bootstrap_map,
+        "shifted-bootstrap": shifted_map, "randomization": randomization_map,
+        "scorer": scorer_map}
 PAIR_P = {"today": today_p, "scorer": scorer_p}
 
 

@@ -125,7 +125,9 @@ def test_early_stopping_keeps_the_full_runs_decisions(data, n):
                                                        max_size=n))], dtype=np.int64)
               for _ in range(3)]
     tables.append(tables[0] + 0)  # a twin: p = 1, stopped at once
-    scores = (lambda s: [s[0] / (30.0 * n)])
+
+    def scores(sums):
+        return [sums[0] / (30.0 * n)]
     tested = pair_tests.randomization_tests(tables, scores)
     masks = pair_tests.swap_masks(n, pair_tests.shuffles_for(6))
     keys = [(a, b) for a in range(4) for b in range(a + 1, 4)]

@@ -150,7 +150,8 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     values = None
     if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
         values = paired.resample_values(resamplings)
-    doc = paired.analyse(names, points, values)
+    doc = paired.analyse(names, points, values,
+                         tested=paired.randomization(resamplings) if values else None)
     units, unit_noun = paired.resampled_units(resamplings[0], len(reference.ids), noun)
     doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
                 "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
@@ -192,9 +193,9 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
                 say("  - {}: {}".format(x["model"], x["error"]))
         if values:
             pairs = paired.significant(doc["pairs"])
-            say("{} of {} ordered pairs differ significantly (paired bootstrap test over {:,} {}, "
-                "Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
-                                                  unit_noun))
+            say("{} of {} ordered pairs differ significantly (approximate randomization over "
+                "{:,} {}, Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
+                                                           unit_noun))
     say("Wrote {} to {}".format(", ".join(FILES), args.out))
     return EXIT_OK
 

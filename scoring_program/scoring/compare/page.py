@@ -16,11 +16,12 @@ NOTES = [
     "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
     "share of the 1,000 resamples in which the row scores strictly higher than the column "
     "(identical submissions get 0 both ways). It is not a p-value.",
-    "A cell marked * passes the paired bootstrap test of the ranked score (two-sided p-value "
-    "2 min(share of resamples with difference <= 0, share >= 0)) after Holm's adjustment over "
-    "every pair of the map, at 5%: among equally good submissions, at most 5% of maps mark "
-    "any cell (bench/results-confidence.md). Without a mark the order of the two may well flip "
-    "on another test set of the same kind.",
+    "A cell marked * passes the approximate randomization test of the ranked score (the two "
+    "submissions' predictions of each resampled unit swapped at random; the p-value is the "
+    "share of shuffles whose difference is at least the observed one) after Holm's adjustment "
+    "over every pair of the map, at 5%: among equally good submissions, at most 5% of maps "
+    "mark any cell (bench/results-confidence.md). Without a mark the order of the two may well "
+    "flip on another test set of the same kind.",
     "The rank interval is the middle 95% of the submission's ranks over the resamples "
     "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
     "Assumption: the resampled units (fields, images, questions; config.yaml resample_by) are "

@@ -9,10 +9,11 @@ Per resample each model gets its ranking score; from them:
   of resamples in which a scores STRICTLY higher than b (the bootstrap probability of
   superiority, not a p-value). Identical models are never better than each other (p = 0 both
   ways); a model better on every unit is better in every resample (p = 1);
-- per pair, p_value: the two-sided paired bootstrap test of the ranked score (pair_tests.py),
-  p_holm: Holm-adjusted over every pair of the map, and significant: a scores higher and
-  p_holm <= 0.05 (the map's mark: the chance of marking any pair of equally good submissions
-  is then at most 5%).
+- per pair, p_value: the test of the ranked score (pair_tests.py): approximate randomization
+  of the resampled units when compare.py gives it (randomization()), else the two-sided paired
+  bootstrap test; p_holm: Holm-adjusted over every pair of the map; significant: a scores
+  higher and p_holm <= 0.05 (the map's mark: the chance of marking any pair of equally good
+  submissions is then at most 5%, bench/results-confidence.md).
 """
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
@@ -70,11 +71,23 @@ def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES
             for res, model_sums in zip(resamplings, sums)]
 
 
-def pair_p_values(names: List[str], values: List[List[Value]]) -> Dict[Tuple[str, str], Any]:
-    """{(a, b) with a before b: (two-sided paired bootstrap p, Holm-adjusted p)} over every
-    unordered pair of the map."""
+def randomization(resamplings: List[Any]) -> List[Optional[float]]:
+    """The approximate randomization p-value of every pair (a < b, in the models' order) of the
+    ranked score, the units (clusters) of each pair swapped by the same shuffles
+    (pair_tests.randomization_tests); the task's score function is the same for every
+    submission of one reference."""
+    tested = pair_tests.randomization_tests(unit_tables(resamplings),
+                                            lambda sums: resamplings[0].scores(sums))
+    return [p for p, _ in tested]
+
+
+def pair_p_values(names: List[str], values: List[List[Value]],
+                  raw: Optional[List[Optional[float]]] = None) -> Dict[Tuple[str, str], Any]:
+    """{(a, b) with a before b: (p, Holm-adjusted p)} over every unordered pair of the map; p:
+    raw (randomization()) when given, else the two-sided paired bootstrap test."""
     keys = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
-    raw = [pair_tests.bootstrap_p(values[a], values[b]) for a, b in keys]
+    if raw is None:
+        raw = [pair_tests.bootstrap_p(values[a], values[b]) for a, b in keys]
     adjusted = pair_tests.holm(raw)
     return {(names[a], names[b]): (p, q) for (a, b), p, q in zip(keys, raw, adjusted)}
 
@@ -84,7 +97,8 @@ def _better(a: Value, b: Value) -> bool:
 
 
 def analyse(names: List[str], points: List[Value], values: Optional[List[List[Value]]],
-            level_permille: int = bootstrap.LEVEL_PERMILLE) -> Dict[str, Any]:
+            level_permille: int = bootstrap.LEVEL_PERMILLE,
+            tested: Optional[List[Optional[float]]] = None) -> Dict[str, Any]:
     """comparison.json's models and pairs from the point scores and the per-resample scores
     (values None: no resampling; intervals and p are then null)."""
     ranks = competition_ranks(points)
@@ -100,14 +114,14 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
             rank_ci = list(rank_ends) if rank_ends else None
         models.append({"model": name, "score": points[m], "rank": ranks[m], "rank_ci": rank_ci})
     pairs = []
-    tested = pair_p_values(names, values) if values is not None else {}
+    p_values = pair_p_values(names, values, tested) if values is not None else {}
     for a, name_a in enumerate(names):
         for b, name_b in enumerate(names):
             if a == b:
                 continue
             point_a, point_b = points[a], points[b]
             diff = None if point_a is None or point_b is None else point_a - point_b
-            p, p_holm = tested.get((name_a, name_b)) or tested.get((name_b, name_a)) or \
+            p, p_holm = p_values.get((name_a, name_b)) or p_values.get((name_b, name_a)) or \
                 (None, None)
             pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None,
                     "p_a_better": None, "p_value": p, "p_holm": p_holm,
