@@ -12,7 +12,7 @@ Models (one per task; nothing here is measured data, the parameters are stated b
   propensity ~ Beta(2 q_c, 2 (1 - q_c)) (mean q_c, from common to rare); a tile of the field
   holds class c with that probability, over a fraction ~ Beta(2, 10) of its pixels. A pixel of
   class c is predicted right with probability p = clip(s_f + shift + N(0, 0.08) per tile
-  + N(0, 0.06) per tile and model; the truth takes the expectation without the latter), a
+  + N(0, 0.06) per tile and model), a
   missed pixel becomes background; a background pixel becomes anomaly c with probability
   0.002 (1 - p) / 0.3 / 8 each (false alarms also where the class is absent). Row: TP per class,
   then union per class (metric.miou_of_sums). "Independent tiles": one tile per field.
@@ -105,9 +105,15 @@ def _av(cluster: int):
     return draw, expected
 
 
+def _own(rng, shape):
+    """A model's own luck on each tile (N(0, MODEL_NOISE)): two models differ tile by tile. The
+    truth (rng None) draws it too, from a fixed stream: the expectation of a clipped rate is not
+    the clipped rate of its expectation."""
+    return (rng or np.random.RandomState(99)).normal(0, MODEL_NOISE, shape)
+
+
 def _av_rate(content, shift, rng=None):
-    # A model's own luck on each tile (N(0, MODEL_NOISE)): two models differ tile by tile
-    own = 0.0 if rng is None else rng.normal(0, MODEL_NOISE, len(content["skill"]))
+    own = _own(rng, len(content["skill"]))
     p = np.clip(content["skill"] + shift + content["noise"] + own, 0.02, 0.98)
     return p, 0.002 * (1 - p) / 0.3 / 8
 
@@ -169,7 +175,7 @@ def _ps_draw(rng, images, predict):
 
 def _ps_rows(content, shift, rng):
     areas = content["areas"]
-    own = 0.0 if rng is None else rng.normal(0, MODEL_NOISE, areas.shape)
+    own = _own(rng, areas.shape)
     p = np.clip(content["skill"][:, None] + shift + content["noise"] + own, 0.02, 0.98)
     other = PS_PIXELS - areas
     alarm = 0.004 * (1 - p) / 0.2 / 19
