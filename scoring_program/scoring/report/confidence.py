@@ -33,7 +33,7 @@ def explanation_html(conf) -> str:
     return ('<p class="lead">{} confidence interval: where the score of this submission on '
             'the whole population of {} lies, from {:,} test sets each drawn with replacement '
             'from these {} (basic bootstrap over whole {}: the middle {} of the resampled '
-            'scores, mirrored about the score, which corrects their bias).</p>'.format(
+            'scores, mirrored about the score).</p>'.format(
                 html.escape(conf.level), html.escape(conf.member_noun or conf.noun),
                 conf.resamples, html.escape(_units(conf)), html.escape(conf.noun),
                 html.escape(conf.level)))
