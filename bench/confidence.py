@@ -328,7 +328,7 @@ def coverage_part(args, say, methods, sizes, populations) -> List[str]:
               "| population | key | n | method | coverage | truth above | truth below | "
               "bias / sd | mean width | with a class absent: sets, covered |",
               "|---|---|---|---|---|---|---|---|---|---|"]
-    for name in COVERAGE_POPULATIONS:
+    for name in [p for p in COVERAGE_POPULATIONS if p in args.chosen]:
         pop = populations[name]
         for n in sizes:
             for method in [m for m in methods if m in METHODS]:
@@ -425,6 +425,8 @@ def main(argv=None) -> int:
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--seed", type=int, default=27)
     p.add_argument("--parts", default="coverage,maps", help="coverage (1, 2), maps (3-5)")
+    p.add_argument("--populations", default="", help="coverage of these only (default: all of "
+                   + ", ".join(COVERAGE_POPULATIONS) + ")")
     p.add_argument("--report", help="also write the Markdown report here")
     p.add_argument("-q", "--quiet", action="store_true")
     args = p.parse_args(argv)
@@ -433,6 +435,7 @@ def main(argv=None) -> int:
     if unknown or args.draws < 1 or args.resamples < 40:
         p.error("unknown method {} (known: {})".format(unknown, ", ".join(METHODS)) if unknown
                 else "--draws must be >= 1 and --resamples >= 40")
+    args.chosen = args.populations.split(",") if args.populations else COVERAGE_POPULATIONS
     say = (lambda s: None) if args.quiet else (lambda s: (sys.stderr.write(s + "\n"),
                                                           sys.stderr.flush()))
     lines = run(args, say)

@@ -8,7 +8,8 @@ from conftest import PROGRAM
 
 PACKAGE = os.path.join(PROGRAM, "scoring")
 # The command-line layer: what only entry points (and each other) may import.
-ENTRY = ("scoring.cli", "scoring.pack_command", "scoring.compare.cli", "scoring.generalist.cli")
+ENTRY = ("scoring.cli", "scoring.pack_command", "scoring.compare.cli", "scoring.compare.consensus_cli",
+         "scoring.generalist.cli")
 # The run layer: the engine, the registry and the validation of a submission without labels.
 RUN = ("scoring.engine", "scoring.registry", "scoring.validate", "scoring.batch_run")
 # Lower layers: what tasks and the engine build on.
