@@ -137,3 +137,14 @@ def test_early_stopping_keeps_the_full_runs_decisions(data, n):
         if complete:
             assert p == full
     assert tested[2] == (1.0, False)   # models 0 and 3 are the same
+
+
+def test_masked_sums_are_the_same_in_any_block_size(monkeypatch):
+    rng = np.random.RandomState(8)
+    tables = [rng.randint(0, 50, size=(13, 3)).astype(np.int64) for _ in range(2)]
+    masks = pair_tests.swap_masks(13, 40)
+    expected = [np.rint(masks.dot(t.astype(np.float64))).astype(np.int64).tolist()
+                for t in tables]
+    for block in (1 << 19, 13 * 7, 5):   # all at once, 7 shuffles, 1 shuffle a block
+        monkeypatch.setattr(pair_tests, "BLOCK_DRAWS", block)
+        assert [s.tolist() for s in pair_tests.masked_sums(tables, 40)] == expected
