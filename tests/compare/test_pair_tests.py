@@ -148,3 +148,14 @@ def test_masked_sums_are_the_same_in_any_block_size(monkeypatch):
     for block in (1 << 19, 13 * 7, 5):   # all at once, 7 shuffles, 1 shuffle a block
         monkeypatch.setattr(pair_tests, "BLOCK_DRAWS", block)
         assert [s.tolist() for s in pair_tests.masked_sums(tables, 40)] == expected
+
+
+def test_a_pair_better_on_every_unit_by_hand():
+    """12 units, A right everywhere, B wrong everywhere: a shuffle is as extreme as the data
+    only when it swaps no unit or all 12; p = (1 + those shuffles) / (R + 1), complete."""
+    a = np.full((12, 1), 30, dtype=np.int64)
+    b = np.zeros((12, 1), dtype=np.int64)
+    (p, complete), = pair_tests.randomization_tests([a, b], lambda s: [s[0] / 360.0])
+    masks = pair_tests.swap_masks(12, pair_tests.shuffles_for(1))
+    extreme = int(((masks.sum(axis=1) == 0) | (masks.sum(axis=1) == 12)).sum())
+    assert complete and p == (1 + extreme) / (len(masks) + 1)
