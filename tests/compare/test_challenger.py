@@ -49,3 +49,13 @@ def test_consensus_by_hand():
         [("a", 1.5, 1), ("b", 1.5, 1), ("c", 3.0, 3)]
     assert out["left_out"] == ["d"] and out["tasks"] == ["semantic", "vqa"]
     assert out["ranking"][0]["ranks"] == {"semantic": 1, "vqa": 2}
+
+
+def test_the_map_says_when_it_cannot_mark_any_cell():
+    from scoring.compare import page_challenger
+    doc = {"models": [{}] * 8, "units": 10, "noun": "fields"}
+    # 2 / 2**10 = 0.00195 > 0.05 / 28 = 0.00179
+    assert "With 10 resampled fields no pair can reach a p-value below 0.002" in \
+        page_challenger.floor_note(doc)
+    assert page_challenger.floor_note(dict(doc, models=[{}] * 7)) == ""   # 0.05 / 21 = 0.0024
+    assert page_challenger.floor_note(dict(doc, units=11)) == ""

@@ -139,7 +139,8 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
         matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]
         marks = [[a != b and sig[(a, b)] for b in names] for a in names]
         sections.append(("Is the row better than the column?",
-                         significance_map(names, matrix, marks)))
+                         significance_map(names, matrix, marks) +
+                         page_challenger.floor_note(doc)))
         sections.append(("Rank stability", blob_plot(names, shares,
                                                      [m["rank_ci"] for m in models])))
         sections += page_challenger.sections(doc)

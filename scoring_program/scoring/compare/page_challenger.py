@@ -62,6 +62,22 @@ def kendall_histogram(summary: Dict[str, Any]) -> str:
     return "".join(out)
 
 
+def floor_note(doc: Dict[str, Any]) -> str:
+    """A line under the map when its test cannot mark any cell: randomization over n units gives
+    no p-value below 2 / 2^n (no unit swapped, or all), and Holm's first step asks for
+    0.05 / pairs."""
+    models = len(doc["models"])
+    pairs = models * (models - 1) // 2
+    units = doc.get("units") or 0
+    if not pairs or units >= 64 or 2.0 / 2 ** units <= 0.05 / pairs:
+        return ""
+    return ('<p class="na">With {:,} resampled {} no pair can reach a p-value below {:.2g} '
+            '(every unit swapped or none), above Holm\'s first threshold 0.05 / {} = {:.2g}: '
+            'this map cannot mark any cell. Compare fewer submissions, or read the rank '
+            'intervals.</p>'.format(units, html.escape(doc.get("noun", "units")),
+                                    2.0 / 2 ** units, pairs, 0.05 / pairs))
+
+
 def sections(doc: Dict[str, Any]) -> List[Any]:
     """The (title, html) sections, empty without resamples."""
     if "kendall_tau" not in doc:
