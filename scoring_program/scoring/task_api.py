@@ -162,6 +162,11 @@ class Resampling(NamedTuple):
     scores: Callable[[Sequence[int]], List[Optional[float]]]
     # {row: units having it} when the state counts it anyway (saves building rows)
     distinct: Optional[Dict[Tuple[int, ...], int]] = None
+    # unit id -> its cluster (resample_units.py): units of one cluster are resampled together;
+    # None: every unit is independent
+    group: Optional[Callable[[Any], Any]] = None
+    group_noun: str = ""  # the clusters, plural: "fields"
+    bounds: Tuple[float, float] = (0.0, 1.0)  # every score's range (an interval stays inside)
 
 
 class Reference(abc.ABC):

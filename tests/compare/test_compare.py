@@ -16,6 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
+from scoring.compare import pair_tests
 import agrivision_oracle as oracle
 import bootstrap_oracle
 from agrivision_data import random_image, write_reference
@@ -149,8 +150,10 @@ def test_compare_zips_folders_and_a_folder_of_submissions(challenge, tmp_path):
     assert sorted(os.listdir(str(out))) == ["comparison.html", "comparison.json",
                                             "leaderboard.csv"]
     # the structure the issue gives
-    assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci"}
-    assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better"}
+    assert set(doc["models"][0]) == {"model", "score", "rank", "rank_ci", "rank_shares",
+                                     "test_then_rank"}
+    assert set(doc["pairs"][0]) == {"a", "b", "diff", "diff_ci", "p_a_better", "p_value",
+                                    "p_holm", "significant"}
     assert len(doc["pairs"]) == 4 * 3
     page = (out / "comparison.html").read_text()
     assert "<svg" in page and "<script" not in page
@@ -193,15 +196,31 @@ def test_intervals_equal_score_py_and_the_paired_oracle(challenge, tmp_path):
 def test_identical_never_better_and_right_everywhere_better_with_p_1(challenge, tmp_path):
     root, ref, _, _ = challenge
     out = tmp_path / "out"
-    assert run_compare("--ref", ref, "--out", out, root / "subs").returncode == 0
+    proc = run_compare("--ref", ref, "--out", out, root / "subs")
+    assert proc.returncode == 0
     _, doc = outputs(out)
     pairs = {(p["a"], p["b"]): p for p in doc["pairs"]}
     for a, b in (("noisy_a", "twin"), ("twin", "noisy_a")):
         assert pairs[(a, b)]["p_a_better"] == 0.0
         assert pairs[(a, b)]["diff"] == 0.0 and pairs[(a, b)]["diff_ci"] == [0.0, 0.0]
+        assert pairs[(a, b)]["p_value"] == 1.0 and not pairs[(a, b)]["significant"]
+    # Approximate randomization over the 9 fields: perfect against another submission differs
+    # as much as observed only when no field or every field is swapped.
+    masks = pair_tests.swap_masks(9, pair_tests.shuffles_for(6))
+    extreme = int(((masks.sum(axis=1) == 0) | (masks.sum(axis=1) == 9)).sum())
     for other in ("noisy_a", "noisy_b", "twin"):
         assert pairs[("perfect", other)]["p_a_better"] == 1.0
         assert pairs[(other, "perfect")]["p_a_better"] == 0.0
+        assert pairs[("perfect", other)]["p_value"] == (1 + extreme) / (len(masks) + 1)
+        assert pairs[("perfect", other)]["p_holm"] <= 6 * pairs[("perfect", other)]["p_value"]
+        assert pairs[("perfect", other)]["significant"]
+        assert not pairs[(other, "perfect")]["significant"]
+    marked = sum(p["significant"] for p in doc["pairs"])
+    assert "{} of 12 ordered pairs differ significantly (approximate randomization over 9 "\
+           "fields, Holm-adjusted p <= 0.05)".format(marked) in proc.stdout
+    page = (out / "comparison.html").read_text()
+    assert page.count("%.2f*" % 1.0) >= 3 and "Holm-adjusted p &lt;= 0.05" in page
+    assert "probability of superiority" in page
     ranks = {m["model"]: m for m in doc["models"]}
     assert ranks["perfect"]["rank_ci"] == [1, 1]
     assert ranks["noisy_a"]["rank"] == ranks["twin"]["rank"]  # 1-2-2-4
@@ -254,3 +273,65 @@ def test_model_names_cannot_inject_formulas(challenge, tmp_path):
 def test_bad_command_line(tmp_path):
     proc = run_compare("--ref", tmp_path, "--out", tmp_path / "o", tmp_path / "nothing")
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
+
+
+def test_a_downloads_folder_as_it_comes(challenge, tmp_path):
+    """A zip and its unzipped folder are one submission (the zip is compared, the folder listed
+    as its copy); a .tar.gz, a bare results file and a link are listed with their reason."""
+    root, ref, _, _ = challenge
+    downloads = tmp_path / "downloads"
+    downloads.mkdir()
+    shutil.copy(str(root / "subs" / "twin.zip"), str(downloads / "team_a.zip"))
+    shutil.copytree(str(root / "subs" / "noisy_a"), str(downloads / "team_a"))
+    shutil.copytree(str(root / "subs" / "perfect"), str(downloads / "team_b"))
+    (downloads / "team_c.tar.gz").write_bytes(b"\x1f\x8b\x08\x00")
+    (downloads / "results.json").write_text("[]")
+    os.symlink(str(downloads / "team_b"), str(downloads / "team_d"))
+    (downloads / ".DS_Store").write_bytes(b"")
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, downloads)
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    assert sorted(r[0] for r in board[1:]) == ["team_a", "team_b"]
+    reasons = {x["model"]: x["error"] for x in doc["invalid"]}
+    assert sorted(reasons) == ["results.json", "team_a", "team_c.tar.gz", "team_d"]
+    assert "same name as team_a.zip, which is compared" in reasons["team_a"]
+    for name in ("results.json", "team_c.tar.gz"):
+        assert reasons[name].startswith("not a zip or a folder") and name in proc.stdout
+    assert reasons["team_d"] == "a link: links are not followed"
+    page = (out / "comparison.html").read_text()
+    assert "team_c.tar.gz" in page and ".DS_Store" not in page + proc.stdout
+
+
+def test_a_name_given_twice_is_refused(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    other = tmp_path / "elsewhere"
+    other.mkdir()
+    shutil.copy(str(root / "subs" / "twin.zip"), str(other / "noisy_a.zip"))
+    proc = run_compare("--ref", ref, "--out", tmp_path / "out", root / "subs" / "noisy_a",
+                       other / "noisy_a.zip")
+    assert proc.returncode == 2
+    assert proc.stderr.count("\n") == 1 and "two submissions named noisy_a" in proc.stderr
+    assert not (tmp_path / "out").exists()
+
+
+def test_confidence_in_config_means_what_it_means_in_score_py(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    ref2 = tmp_path / "ref"
+    shutil.copytree(ref, str(ref2))
+    config = ref2 / "config.yaml"
+    base = config.read_text() if config.exists() else ""
+    config.write_text(base + "confidence: maybe\n")
+    proc = run_compare("--ref", ref2, "--out", tmp_path / "o1", root / "subs" / "noisy_a",
+                       root / "subs" / "perfect")
+    assert proc.returncode == 3 and "confidence must be true or false" in proc.stderr
+    config.write_text(base + "confidence: false\n")
+    out = tmp_path / "o2"
+    proc = run_compare("--ref", ref2, "--out", out, root / "subs" / "noisy_a",
+                       root / "subs" / "perfect")
+    assert proc.returncode == 0, proc.stderr
+    board, doc = outputs(out)
+    assert not any("_ci_" in h for h in board[0])
+    assert doc["resamples"] == 0 and doc["confidence"] is False
+    assert all(p["p_value"] is None and not p["significant"] for p in doc["pairs"])
+    assert "confidence: false" in (out / "comparison.html").read_text()

@@ -17,16 +17,16 @@ pytestmark = pytest.mark.compat
 
 SAMPLES = {
     "agriculture-vision": ("reference_data", "starting_kit/sample_submission",
-                           {"miou_ci_low": 0.5262849083, "miou_ci_high": 0.7130834323}),
+                           {"miou_ci_low": 0.5099236534, "miou_ci_high": 0.7048306334}),
     "planetscapes-semantic": ("competitions/planetscapes/reference_data/semantic",
                               "competitions/planetscapes/starting_kit/semantic/sample_submission",
-                              {"iou_class_ci_low": 0.5772074993,
-                               "iou_class_ci_high": 0.7060701262,
-                               "iiou_class_ci_low": 0.4529340254,
-                               "iiou_class_ci_high": 0.6101735914}),
+                              {"iou_class_ci_low": 0.5705185134,
+                               "iou_class_ci_high": 0.6993811404,
+                               "iiou_class_ci_low": 0.4270060909,
+                               "iiou_class_ci_high": 0.5842456569}),
     "planetscapes-vqa": ("competitions/planetscapes/reference_data/vqa",
                          "competitions/planetscapes/starting_kit/vqa/sample_submission",
-                         {"accuracy_ci_low": 67.2666666667, "accuracy_ci_high": 76.8666666667}),
+                         {"accuracy_ci_low": 67.6, "accuracy_ci_high": 77.2}),
 }
 
 
@@ -58,3 +58,12 @@ def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch)
     assert "miou" in scores and not [k for k in scores if "_ci_" in k]
     assert "95% CI" not in (tmp_path / "detailed_results.html").read_text()
     assert confidence.interval_score_keys(_NoIntervals()) == []
+
+
+def test_basic_interval_mirrors_the_percentile_ends_within_the_bounds():
+    values = [k / 1000 for k in range(1000)]   # percentile ends: the 26th smallest and largest
+    assert confidence.basic_interval(values, 0.5) == pytest.approx((2 * 0.5 - 0.974,
+                                                                    2 * 0.5 - 0.025))
+    assert confidence.basic_interval(values, 0.9) == pytest.approx((0.826, 1.0))  # 1.775 held
+    assert confidence.basic_interval([50.0] * 1000, 99.0, (0.0, 100.0)) == (100.0, 100.0)
+    assert confidence.basic_interval([None] + values[1:], 0.5) is None

@@ -42,6 +42,7 @@ COMMANDS = {
     "compare": ["--ref", "r", "--out", "o", "s"],
     "generalist": ["config.yaml"],
     "verify": ["final.zip", "--ref", "r", "--out", "o"],
+    "consensus": ["comparison.json", "--out", "o"],
     "kit:check_submission": ["submission"],
     "kit:check_final": ["final.zip"],
     "kit:make_submission": ["predictions"],

@@ -41,3 +41,20 @@ def interval(values):
     values = sorted(values)
     t = len(values) * 25 // 1000
     return values[t], values[len(values) - 1 - t]
+
+
+def basic_interval(values, point, bounds=(0.0, 1.0)):
+    """The basic bootstrap interval as docs/confidence.md defines it: 2 x the estimate minus
+    the percentile interval's ends, swapped, then held within the score's bounds."""
+    low, high = interval(values)
+    ends = (2 * point - high, 2 * point - low)
+    return tuple(min(max(e, bounds[0]), bounds[1]) for e in ends)
+
+
+def clusters(units, key):
+    """[(cluster key, [its units' statistics])] sorted by key: the units of a cluster are
+    resampled together."""
+    out = {}
+    for unit_id, stat in units:
+        out.setdefault(key(unit_id), []).append(stat)
+    return sorted(out.items())

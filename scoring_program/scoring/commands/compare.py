@@ -94,6 +94,7 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         ref_config = read_config(ref_dir)
         task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
         config = task.configure(args, ref_config)
+        with_intervals = confidence.enabled(ref_config)  # as score.py: false, or exit 3
         reference = task.open_reference(ref_dir, config)
         fmt = task.submission_format(config)
         noun = fmt.words.get("units", "units")
@@ -132,26 +133,26 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
             raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
                                         for x in invalid))
         return _report(args, stdout, say, task, config, reference, valid, invalid, noun,
-                       workers, started)
+                       workers, started, with_intervals)
     finally:
         for cleanup in cleanups:
             cleanup()
 
 
 def _report(args, stdout, say, task, config, reference, valid, invalid, noun, workers,
-            started) -> int:
+            started, with_intervals=True) -> int:
     key = _ranking_key(task, config)
     keys = task.keys(config)
     rows, own, resamplings = [], {}, []
     for model, state in valid:
         summary = task.summarize(state, reference, config)
-        intervals = confidence.compute(task, state, summary, config)
+        intervals = confidence.compute(task, state, summary, config) if with_intervals else None
         scores = dict(summary.scores)
         if intervals:
             scores.update(intervals.scores())
             own[model] = intervals.interval(key)
         rows.append({"model": model, "scores": scores})
-        resamplings.append(task.resampling(state, summary, config))
+        resamplings.append(task.resampling(state, summary, config) if with_intervals else None)
     # Rank order (ties by name) before anything is derived, so every output lists the models and
     # the pairs in that order.
     ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
@@ -163,13 +164,14 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     values = None
     if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
         values = paired.resample_values(resamplings)
-    doc = paired.analyse(names, points, values)
-    units = resamplings[0].units if resamplings[0] is not None else len(reference.ids)
-    unit_noun = resamplings[0].noun if resamplings[0] is not None else noun
+    doc = paired.analyse(names, points, values,
+                         tested=paired.randomization(resamplings) if values else None)
+    units, unit_noun = paired.resampled_units(resamplings[0], len(reference.ids), noun)
     doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
                 "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
                 "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
     doc["invalid"] = invalid
+    doc["confidence"] = with_intervals
 
     present = [k for k in keys if any(r["scores"].get(k) is not None for r in rows)]
     present += [k for k in confidence.interval_score_keys(task)
@@ -205,8 +207,9 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
                 say("  - {}: {}".format(x["model"], x["error"]))
         if values:
             pairs = paired.significant(doc["pairs"])
-            say("{} of {} ordered pairs differ significantly (p >= 0.95, paired bootstrap over "
-                "{:,} {}).".format(len(pairs), len(doc["pairs"]), units, unit_noun))
+            say("{} of {} ordered pairs differ significantly (approximate randomization over "
+                "{:,} {}, Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
+                                                           unit_noun))
     say("Wrote {} to {}".format(", ".join(FILES), args.out))
     return frame.EXIT_OK
 

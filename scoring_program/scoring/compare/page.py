@@ -3,30 +3,38 @@ stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates onl
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from ..report import html
+from . import page_challenger
 from ..report.html import _num, _text, _text_width, _truncate
 
-SIGNIFICANT = 0.95
 
 NOTES = [
-    "Each score's interval is the 95% percentile bootstrap interval of that submission alone "
-    "(as score.py writes it): 1,000 test sets drawn with replacement from the test units.",
+    "Each score's interval is the 95% basic bootstrap interval of that submission alone (as "
+    "score.py writes it): 1,000 test sets drawn with replacement from the test's independent "
+    "units (Agriculture-Vision: fields, all their tiles together), the middle 95% of their "
+    "scores mirrored about the score.",
     "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
-    "the SAME drawn units. p(a better) is the share of the 1,000 resamples in which a scores "
-    "strictly higher than b; identical submissions get 0 both ways.",
-    "A cell marked * holds a share of at least 0.95 (a share of the resamples, not a p-value): "
-    "the row's submission beats the column's on at least 95% of the resampled test sets. "
-    "Without a mark the order of the two may well flip on another test set of the same kind.",
+    "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
+    "share of the 1,000 resamples in which the row scores strictly higher than the column "
+    "(identical submissions get 0 both ways). It is not a p-value.",
+    "A cell marked * passes the approximate randomization test of the ranked score (the two "
+    "submissions' predictions of each resampled unit swapped at random; the p-value is the "
+    "share of shuffles whose difference is at least the observed one) after Holm's adjustment "
+    "over every pair of the map, at 5%: among equally good submissions, at most 5% of maps "
+    "mark any cell (bench/results-confidence.md). Without a mark the order of the two may well "
+    "flip on another test set of the same kind.",
     "The rank interval is the middle 95% of the submission's ranks over the resamples "
     "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
-    "Assumption: the test units (images, questions) are independent draws from the same "
-    "population. Units that are not (tiles of one field, frames of one video) make the "
-    "intervals too narrow.",
+    "Assumption: the resampled units (fields, images, questions; config.yaml resample_by) are "
+    "independent draws from the same population. Units that are not (frames of one video "
+    "resampled one by one) make the intervals too narrow.",
 ]
 
 
-def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> str:
-    """Models x models, the shared heat map; cell (a, b) = p(a better than b), the share of the
-    resamples in which a scores higher than b, marked and outlined where >= SIGNIFICANT."""
+def significance_map(names: Sequence[str], p: List[List[Optional[float]]],
+                     marked: Optional[List[List[bool]]] = None) -> str:
+    """Models x models, the shared heat map; cell (a, b) = p(a better than b), the bootstrap
+    probability of superiority, marked and outlined where marked[a][b] (the pair test after
+    Holm's adjustment)."""
     cells = []
     for i, a in enumerate(names):
         row = []
@@ -35,19 +43,18 @@ def significance_map(names: Sequence[str], p: List[List[Optional[float]]]) -> st
             if i == j or value is None:
                 row.append(html.HeatCell(None))
                 continue
-            mark = value >= SIGNIFICANT
+            mark = bool(marked and marked[i][j])
             row.append(html.HeatCell(value, ["%.2f%s" % (value, "*" if mark else "")],
-                                     "%s scores higher than %s in %.1f%% of the resamples" % (
-                                         a, b, 100 * value), mark))
+                                     "p(%s better than %s) = %.3f: %s scores higher in %.1f%% of "
+                                     "the resamples" % (a, b, value, a, 100 * value), mark))
         cells.append(row)
-    lead = ('<p class="lead">Each cell is the share of the 1,000 resampled test sets in which the '
-            'row\'s submission scores higher than the column\'s (a share of resamples, not a '
-            'p-value). * marks a share of at least %.2f: the row wins on at least %d%% of them.'
-            '</p>' % (SIGNIFICANT, round(100 * SIGNIFICANT)))
+    lead = ('<p class="lead">Each cell is the bootstrap probability of superiority: the share of '
+            'the 1,000 resampled test sets in which the row\'s submission scores higher than the '
+            'column\'s (not a p-value). * marks a pair that passes the approximate randomization '
+            'test after Holm\'s adjustment over every pair of the map, at 5%.</p>')
     return lead + html.heat_map(
-        "Significance map: share of resamples in which the row beats the column", "heatmap",
-        names, names, cells, ("0", "1", "share of resamples"),
-        empty_fill="#eaeef2")
+        "Significance map: p(row better than column); * significant (Holm-adjusted p <= 0.05)",
+        "heatmap", names, names, cells, ("0", "1", "p(row better)"), empty_fill="#eaeef2")
 
 
 def blob_plot(names: Sequence[str], shares: List[List[float]],
@@ -109,16 +116,26 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
                                     "95% CI of the score", "95% CI of the rank"], rows))]
     if shares is not None:
         p = {(q["a"], q["b"]): q["p_a_better"] for q in doc["pairs"]}
+        sig = {(q["a"], q["b"]): bool(q.get("significant")) for q in doc["pairs"]}
         matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]
-        sections.append(("Is the row better than the column?", significance_map(names, matrix)))
+        marks = [[a != b and sig[(a, b)] for b in names] for a in names]
+        sections.append(("Is the row better than the column?",
+                         significance_map(names, matrix, marks) +
+                         page_challenger.floor_note(doc)))
         sections.append(("Rank stability", blob_plot(names, shares,
                                                      [m["rank_ci"] for m in models])))
+        sections += page_challenger.sections(doc)
+    elif doc.get("confidence") is False:
+        sections.append(("Comparisons", '<p class="na">The reference\'s config.yaml says '
+                                        '<code>confidence: false</code>: no intervals and no '
+                                        'comparisons, as score.py.</p>'))
     else:
         sections.append(("Comparisons", '<p class="na">This task gives no per-unit statistics '
                                         'to resample: no intervals.</p>'))
     if invalid:
         sections.append(("Left out", html.counts_table(
             ["Submission", "Why"], [[x["model"], x["error"]] for x in invalid])))
-    sections.append(("How to read this", html.notes_list(NOTES)))
+    sections.append(("How to read this", html.notes_list(
+        NOTES + (page_challenger.NOTES if shares is not None else []))))
     sections.append(("Run information", html.counts_table(["Item", "Value"], facts)))
     return html.page(title, sections, "Aggregate results only; no per-unit data is shown.")

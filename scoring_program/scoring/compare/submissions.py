@@ -4,6 +4,13 @@ model's name), or a folder holding such submissions (as downloaded from the plat
 A folder is a collection of submissions when it holds a zip, or when it holds no file and at
 least two folders; otherwise it is one submission (whose predictions may sit in a sub-folder, as
 score.py accepts). Hidden entries, __MACOSX/ and the platforms' `metadata` are ignored.
+
+Every other entry of a collection is either compared or listed with the reason it is not (a
+.tar.gz, a bare results file, a link...): nothing is skipped silently. One name is one model:
+- in a collection, a zip and a folder of the same name (a download and its unzipped copy) are
+  one submission: the zip is compared, the folder is listed as its copy;
+- otherwise a name given twice (two arguments, or two collections holding the same name) is a
+  command-line error (exit 2) naming both paths: rename one.
 """
 import os
 from typing import Callable, Dict, List, NamedTuple, Tuple
@@ -18,6 +25,7 @@ from ..task_api import Submission
 class Entry(NamedTuple):
     model: str   # the model's name: the zip's or the folder's name
     path: str    # as given (zip or folder)
+    error: str = ""  # why it is listed and not compared ("" if it is compared)
 
 
 class Opened(NamedTuple):
@@ -47,29 +55,56 @@ def _is_collection(folder: str) -> bool:
     return len(folders) >= 2 and len(folders) == len(entries)
 
 
+NOT_A_SUBMISSION = ("not a zip or a folder: compare.py reads each submission as the platform "
+                    "gives it (a .zip) or unzipped into a folder named after the model")
+
+
+def _collection(path: str) -> List[Entry]:
+    """The entries of a downloads folder, sorted by name: zips and folders to compare, anything
+    else listed with its reason; a folder named as a zip beside it is that zip's copy."""
+    out = []  # type: List[Entry]
+    found = sorted(os.scandir(path), key=lambda e: e.name)
+    zips = set(_model_name(e.path) for e in found
+               if e.name.lower().endswith(".zip") and e.is_file(follow_symlinks=False))
+    for e in found:
+        if ignored(e.name) or e.name in PLATFORM_FILES:
+            continue
+        name = _model_name(e.path)
+        if is_real_dir(e):
+            out.append(Entry(name, e.path, "" if name not in zips else
+                             "a folder of the same name as {}.zip, which is compared (a zip and "
+                             "its unzipped copy are one submission; rename the folder to compare "
+                             "it as another model)".format(name)))
+        elif name in zips and e.name.lower().endswith(".zip"):
+            out.append(Entry(name, e.path))
+        elif e.is_symlink():
+            out.append(Entry(shown(e.name), e.path, "a link: links are not followed"))
+        else:
+            out.append(Entry(shown(e.name), e.path, NOT_A_SUBMISSION))
+    return out
+
+
 def expand(paths: List[str]) -> List[Entry]:
     """Every submission the arguments name, in the order given (a collection's sorted by
-    name); two submissions of one name are told apart as name#2, name#3..."""
+    name), and every entry of a collection that is not one, with its reason. A name given twice
+    is a UsageError (exit 2)."""
     entries = []  # type: List[Entry]
     for path in paths:
         if not os.path.exists(path):
             raise UsageError("no such file or folder: {}".format(path))
         if os.path.isdir(path) and _is_collection(path):
-            for e in sorted(os.scandir(path), key=lambda e: e.name):
-                if ignored(e.name) or e.name in PLATFORM_FILES:
-                    continue
-                if is_real_dir(e) or e.name.lower().endswith(".zip"):
-                    entries.append(Entry(_model_name(e.path), e.path))
+            entries += _collection(path)
         else:
             entries.append(Entry(_model_name(path), path))
-    seen = {}  # type: Dict[str, int]
-    out = []
+    first = {}  # type: Dict[str, str]
     for entry in entries:
-        seen[entry.model] = seen.get(entry.model, 0) + 1
-        name = entry.model if seen[entry.model] == 1 else "{}#{}".format(entry.model,
-                                                                          seen[entry.model])
-        out.append(Entry(name, entry.path))
-    return out
+        if entry.error:
+            continue
+        if entry.model in first:
+            raise UsageError("two submissions named {}: {} and {} (one name per model: rename "
+                             "one)".format(entry.model, first[entry.model], entry.path))
+        first[entry.model] = entry.path
+    return entries
 
 
 def first_problem(log: ProblemLog, words: Dict[str, str]) -> str:
@@ -91,6 +126,9 @@ def open_all(entries: List[Entry], discover: Callable[[str], Submission],
     """Unpack (zips) and discover every submission; (opened, cleanups to call at the end)."""
     opened, cleanups = [], []
     for entry in entries:
+        if entry.error:
+            opened.append(Opened(entry.model, "", {}, ProblemLog(), entry.error))
+            continue
         try:
             folder, cleanup = unpack(entry.path)
         except ArchiveProblem as exc:

@@ -1,5 +1,5 @@
-"""Percentile bootstrap over test units, drawn the same way on every platform and numpy version
-(docs/confidence.md).
+"""Bootstrap resamples of test units (the interval itself: confidence.py), drawn the same way
+on every platform and numpy version (docs/confidence.md).
 
 A task's score is a function of the column sums of per-unit rows of integers (an image's true
 positives and union per class; a question's accuracy numerator). A resample draws n units with

@@ -30,11 +30,21 @@ def explanation_html(conf) -> str:
     """One line under the headline saying what the interval means (empty without one)."""
     if conf is None or not any(ends for _, ends in conf.intervals):
         return ""
-    return ('<p class="lead">{} confidence interval: how far the score could move on another '
-            'test set like this one. It spans the middle {} of the scores of {:,} test sets, '
-            'each drawn with replacement from these {:,} {} (percentile bootstrap over whole '
-            '{}).</p>'.format(html.escape(conf.level), html.escape(conf.level), conf.resamples,
-                              conf.units, html.escape(conf.noun), html.escape(conf.noun)))
+    return ('<p class="lead">{} confidence interval: where the score of this submission on '
+            'the whole population of {} lies, from {:,} test sets each drawn with replacement '
+            'from these {} (basic bootstrap over whole {}: the middle {} of the resampled '
+            'scores, mirrored about the score).</p>'.format(
+                html.escape(conf.level), html.escape(conf.member_noun or conf.noun),
+                conf.resamples, html.escape(_units(conf)), html.escape(conf.noun),
+                html.escape(conf.level)))
+
+
+def _units(conf) -> str:
+    """'40 images', or '12 fields of 40 images' when clusters of units are resampled."""
+    text = "{:,} {}".format(conf.units, conf.noun)
+    if getattr(conf, "members", 0):
+        text += " of {:,} {}".format(conf.members, conf.member_noun)
+    return text
 
 
 def console_lines(conf, title: str) -> List[str]:
@@ -49,6 +59,6 @@ def console_lines(conf, title: str) -> List[str]:
                 key, conf.level))
         else:
             out.append("{}: {} confidence interval {:.4f} to {:.4f} (bootstrap, {:,} resamples "
-                       "of the {:,} {})".format(key, conf.level, ends[0], ends[1],
-                                                conf.resamples, conf.units, conf.noun))
+                       "of the {})".format(key, conf.level, ends[0], ends[1], conf.resamples,
+                                           _units(conf)))
     return out

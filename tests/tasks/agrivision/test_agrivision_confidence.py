@@ -54,16 +54,28 @@ def row_of(m):
     return tuple(tp + union)
 
 
-def oracle_interval(mats):
+def _miou(mats):
+    total = [[0] * 9 for _ in range(9)]
+    for mat in mats:
+        for x in range(9):
+            for y in range(9):
+                total[x][y] += mat[x][y]
+    return float(oracle.scores(total)[1])
+
+
+def field(image_id):
+    """The field of a tile id written out: everything before the last `_`."""
+    return image_id[:image_id.rindex("_")]
+
+
+def oracle_interval(mats, by_field=True):
+    """The basic bootstrap interval; by_field: fields (every tile of one) are the units."""
+    units = bootstrap_oracle.clusters(mats.items(), field if by_field else (lambda i: i))
     values = []
-    for sample in bootstrap_oracle.resamples(list(mats.items()), row_of):
-        total = [[0] * 9 for _ in range(9)]
-        for mat in sample:
-            for x in range(9):
-                for y in range(9):
-                    total[x][y] += mat[x][y]
-        values.append(float(oracle.scores(total)[1]))
-    return bootstrap_oracle.interval(values)
+    for sample in bootstrap_oracle.resamples(
+            units, lambda ms: tuple(map(sum, zip(*map(row_of, ms))))):
+        values.append(_miou([m for ms in sample for m in ms]))
+    return bootstrap_oracle.basic_interval(values, _miou(list(mats.values())))
 
 
 def scored(ref, res, out, *extra):
@@ -82,20 +94,57 @@ def test_interval_equals_the_oracle(tmp_path, policy):
     assert scores["miou_ci_high"] == pytest.approx(high, abs=1e-10)
     assert low < high
     assert "miou: 95% confidence interval {:.4f} to {:.4f} (bootstrap, 1,000 resamples of the " \
-           "9 images)".format(low, high) in proc.stdout
+           "9 fields of 9 images)".format(low, high) in proc.stdout
     page = (tmp_path / "out" / "detailed_results.html").read_text()
-    assert "95% CI {:.4f}\u2013{:.4f} over 9 images".format(low, high) in page
+    assert "95% CI {:.4f}\u2013{:.4f} over 9 fields".format(low, high) in page
 
 
 def test_interval_of_many_identical_images_uses_the_group_sampler(tmp_path):
     """130 images, copies of two: the rows take 2 values, so the resamples are drawn as counts
     of the two groups (a binomial chain), and still equal the oracle's resampled images."""
     ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
-    mats = make_set(ref, res, 2, copies=65)
+    mats = make_set(ref, res, 2, copies=65, extra_config="resample_by: image\n")
     assert bootstrap.uses_groups(len(mats), len({row_of(m) for m in mats.values()}))
     scores, _ = scored(ref, res, tmp_path / "out", "--workers", "2")
+    low, high = oracle_interval(mats, by_field=False)
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx((low, high), abs=1e-10)
+
+
+def test_tiles_of_a_field_are_resampled_together(tmp_path):
+    """12 fields of 4 tiles each (the same pixels under 4 tile names): resampled by field, the
+    interval equals the oracle's over the 12 fields and is as wide as for the 12 tiles once;
+    `resample_by: image` resamples the 48 tiles, a narrower (wrong) interval."""
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    mats = make_set(ref, res, 12, copies=4)
+    scores, proc = scored(ref, res, tmp_path / "out", "--workers", "2")
     low, high = oracle_interval(mats)
     assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx((low, high), abs=1e-10)
+    assert "1,000 resamples of the 12 fields of 48 images" in proc.stdout
+    once = {i: m for i, m in mats.items() if i.split("_")[1].startswith("0-")}
+    ref1, res1 = str(tmp_path / "ref1"), str(tmp_path / "res1")
+    make_set(ref1, res1, 12, copies=1)
+    single, _ = scored(ref1, res1, tmp_path / "out1")
+    assert len(once) == 12
+    assert (single["miou_ci_low"], single["miou_ci_high"]) == pytest.approx(
+        oracle_interval(once), abs=1e-10)
+    assert (low, high) == pytest.approx((single["miou_ci_low"], single["miou_ci_high"]),
+                                        abs=1e-10)
+    with open(os.path.join(ref, "config.yaml"), "a") as f:
+        f.write("resample_by: image\n")
+    tiles, _ = scored(ref, res, tmp_path / "out2")
+    assert (tiles["miou_ci_low"], tiles["miou_ci_high"]) == pytest.approx(
+        oracle_interval(mats, by_field=False), abs=1e-10)
+    assert tiles["miou_ci_high"] - tiles["miou_ci_low"] < 0.75 * (high - low)
+
+
+@pytest.mark.parametrize("value", ["fields", "prefix 0", "prefix x", "3"])
+def test_a_bad_grouping_is_the_organizers_mistake(tmp_path, value):
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    make_set(ref, res, 2, extra_config="resample_by: {}\n".format(value))
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 3, proc.stdout + proc.stderr
+    assert "resample_by must be one of field, image or `prefix N`" in proc.stderr
+    assert "Traceback" not in proc.stderr
 
 
 def test_packed_reference_gives_the_same_interval(tmp_path):

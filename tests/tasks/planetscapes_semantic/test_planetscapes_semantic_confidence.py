@@ -54,8 +54,9 @@ def test_intervals_equal_the_oracle(tmp_path, configured):
         exact = oracle.scores(util.ROWS, sample, sizes)
         for key in values:
             values[key].append(float(exact[key]))
+    point = oracle.scores(util.ROWS, images, sizes)
     for key in values:
-        low, high = bootstrap_oracle.interval(values[key])
+        low, high = bootstrap_oracle.basic_interval(values[key], float(point[key]))
         assert low < high
         # iIoU's weighted hits are summed in fixed point (2**-24 of an instance)
         assert scores[key + "_ci_low"] == pytest.approx(low, abs=1e-7), key
@@ -81,3 +82,30 @@ def test_confidence_false(tmp_path):
     assert run_score("--ref", ref, "--res", res, "--out", tmp_path / "out").returncode == 0
     assert not [k for k in json.loads((tmp_path / "out" / "scores.json").read_text())
                 if "_ci_" in k]
+
+
+def test_resample_by_an_id_prefix(tmp_path):
+    """resample_by: prefix 1: the images of each site (site0_..., site1_...) together."""
+    rng = np.random.RandomState(33)
+    images = util.random_images(rng, util.ROWS, 8, 10, 12)
+    ids = ["site%d_img%02d" % (k % 3, k) for k in range(len(images))]
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    util.write_reference(ref, util.ROWS, [(i, lab, inst) for i, (lab, inst, _) in
+                                          zip(ids, images)], None)
+    util.write_predictions(res, [(i, pred) for i, (_, _, pred) in zip(ids, images)])
+    with open(os.path.join(ref, "config.yaml"), "a") as f:
+        f.write("\nresample_by: prefix 1\n")
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stderr
+    scores = json.loads((tmp_path / "out" / "scores.json").read_text())
+    sizes = whole_reference_sizes(images, None)
+    units = bootstrap_oracle.clusters(zip(ids, images), lambda i: i.split("_")[0])
+    values = []
+    for sample in bootstrap_oracle.resamples(units, lambda imgs: tuple(map(id, imgs))):
+        values.append(float(oracle.scores(util.ROWS, [im for g in sample for im in g],
+                                          sizes)["iou_class"]))
+    low, high = bootstrap_oracle.basic_interval(
+        values, float(oracle.scores(util.ROWS, images, sizes)["iou_class"]))
+    assert scores["iou_class_ci_low"] == pytest.approx(low, abs=1e-7)
+    assert scores["iou_class_ci_high"] == pytest.approx(high, abs=1e-7)
+    assert "resamples of the 3 groups of 8 images" in proc.stdout

@@ -50,7 +50,9 @@ def oracle_interval(per_question):
     for sample in bootstrap_oracle.resamples(list(per_question.items()),
                                              lambda acc: (int(acc * 30),)):
         values.append(float(100 * sum(sample) / len(sample)))
-    return bootstrap_oracle.interval(values)
+    accuracies = list(per_question.values())
+    return bootstrap_oracle.basic_interval(values, float(100 * sum(accuracies) / len(accuracies)),
+                                           (0.0, 100.0))
 
 
 @pytest.mark.parametrize("questions", [40, 900])
@@ -102,3 +104,34 @@ def test_no_numpy_on_the_vqa_path(tmp_path):
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     assert proc.stdout.strip() == "[]"
+
+
+def test_questions_of_one_image_resampled_together(tmp_path):
+    """resample_by: image: the 40 questions of 14 images (3 per image, from questions.json's
+    image ids) resampled by image; each resample's accuracy is the mean over the questions it
+    holds (their number varies)."""
+    ref, res, per_question = make_set(tmp_path, 40, config="resample_by: image\n")
+    out = tmp_path / "out"
+    proc = run_score("--ref", ref, "--res", res, "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    scores = json.loads((out / "scores.json").read_text())
+    image = {90000 + 37 * k: str(k // 3) for k in range(40)}  # clusters in the order of their key as text
+    units = bootstrap_oracle.clusters(per_question.items(), image.__getitem__)
+    values = []
+    for sample in bootstrap_oracle.resamples(
+            units, lambda accs: (len(accs), sum(int(a * 30) for a in accs))):
+        accs = [a for group in sample for a in group]
+        values.append(float(100 * sum(accs) / len(accs)))
+    accuracies = list(per_question.values())
+    low, high = bootstrap_oracle.basic_interval(
+        values, float(100 * sum(accuracies) / len(accuracies)), (0.0, 100.0))
+    assert scores["accuracy_ci_low"] == pytest.approx(low, abs=1e-9)
+    assert scores["accuracy_ci_high"] == pytest.approx(high, abs=1e-9)
+    assert "1,000 resamples of the 14 images of 40 questions" in proc.stdout
+
+
+def test_a_bad_grouping_is_the_organizers_mistake(tmp_path):
+    ref, res, _ = make_set(tmp_path, 9, config="resample_by: prefix 1\n")
+    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out")
+    assert proc.returncode == 3
+    assert "resample_by must be one of question, image, not" in proc.stderr

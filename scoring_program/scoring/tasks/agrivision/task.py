@@ -1,6 +1,7 @@
 """The Agriculture-Vision task: what the generic engine needs to score it and report on it."""
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, cast
 
+from ... import resample_units
 from ...formats.label_png.manifest import image_manifest, image_sizes
 from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
@@ -18,6 +19,7 @@ class Settings(NamedTuple):
     None in a check without labels, which scores nothing."""
 
     storm_damage: Optional[str] = None
+    resample_by: Any = "field"     # the interval's resampling unit (resample_units.py)
 
 
 class Counts(NamedTuple):
@@ -45,7 +47,8 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference, Settings]
             log.add(REF_LAYOUT, "config.yaml", "storm_damage must be one of {}, not {}".format(
                 ", ".join(STORM_POLICIES), brief(policy)))
             raise BrokenReference(log)
-        return Settings(policy)
+        return Settings(policy,
+                        resample_units.read_rule(ref_config, "field", ("field", "image")))
 
     def config_facts(self, config: Settings) -> List[Tuple[str, str]]:
         return [("storm_damage policy", str(config.storm_damage))]
@@ -94,11 +97,15 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference, Settings]
 
     def resampling(self, state: metric.LabelSetHistogram, summary: Summary,
                    config: Settings) -> Optional[Resampling]:
-        """Images, each with its TP and union per class (metric.unit_weights)."""
+        """Images, each with its TP and union per class (metric.unit_weights), resampled by
+        field (all the tiles of a field together) unless config.yaml says otherwise."""
         if len(state.unit_ids) != state.images:
             return None
+        rule = config.resample_by
         return Resampling("images", state.images, state.unit_table,
-                          lambda sums: [metric.miou_of_sums(sums)])
+                          lambda sums: [metric.miou_of_sums(sums)],
+                          group=resample_units.key_of(rule, "image"),
+                          group_noun="fields" if rule == "field" else "groups")
 
     def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]

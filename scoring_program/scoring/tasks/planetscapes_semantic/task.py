@@ -4,6 +4,7 @@ from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple, Union
 from ...formats.label_png.manifest import image_manifest, image_sizes
 from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
+from ... import resample_units
 from ...task_api import Resampling, RunFacts, Summary, Task
 from . import intervals, metric, report
 from . import labels as ps_labels
@@ -41,6 +42,7 @@ class Settings(NamedTuple):
 
     table: Any           # labels.LabelTable
     described: str
+    resample_by: Any = "image"   # the interval's resampling unit (resample_units.py)
 
 
 class Details(NamedTuple):
@@ -71,7 +73,9 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
         scored = [c for c in table.categories
                   if table.category_ids(c) or table.instance_category_ids(c) is not None]
         return Settings(table, "{}: {} labels, {} evaluated in {} categories".format(
-            described, len(table.labels), len(table.evaluated()), len(scored)))
+            described, len(table.labels), len(table.evaluated()), len(scored)),
+            # image (default), or `prefix N`: the city, the sequence (resample_units.py)
+            resample_units.read_rule(ref_config, "image", ("image",)))
 
     def config_facts(self, config: Settings) -> List[Tuple[str, str]]:
         return [("Label table", config.described)]
@@ -109,7 +113,9 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
         averages = {r.id: r.average_size or 0.0 for r in summary.details.result.classes
                     if r.has_instances}
         return Resampling("images", state.units, lambda: intervals.unit_table(state),
-                          lambda sums: intervals.scores_of_sums(layout, averages, sums))
+                          lambda sums: intervals.scores_of_sums(layout, averages, sums),
+                          group=resample_units.key_of(config.resample_by,
+                                                      "image"), group_noun="groups")
 
     def summarize(self, state: metric.SemanticState, reference: AnyReference,
                   config: Settings) -> Summary:

@@ -9,6 +9,7 @@ detected from the folder; both give the same Truth, so the same scores.
 import os
 from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, cast
 
+from ... import resample_units
 from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Summary, \
     Task
 from . import packed, report
@@ -59,7 +60,17 @@ class ResultsFormat(SubmissionFormat):
 
 
 class Settings(NamedTuple):
-    """The task's settings (configure): it has none; the official evaluation has no options."""
+    """The task's settings (configure): the official evaluation has no options; the interval's
+    resampling unit (resample_units.py)."""
+
+    resample_by: Any = "question"
+
+
+class Details(NamedTuple):
+    """Summary.details: the state, and for resampling by image each question's image id."""
+
+    state: AccuracyState
+    image_of: Optional[Dict[int, Any]] = None
 
 
 class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
@@ -69,7 +80,10 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
     packed_layout = "docs/vqa-packed-format.md"
 
     def configure(self, args, ref_config: Dict[str, Any]) -> Settings:
-        return Settings()
+        """config.yaml's resample_by: question (default) or image (the questions of one image
+        resampled together, from questions.json's image ids)."""
+        return Settings(resample_units.read_rule(ref_config, "question", ("question", "image"),
+                                                 prefix=False))
 
     def open_reference(self, ref_dir: str, config: Settings) -> VQAReference:
         """Raw or packed layout, detected from the folder's contents (packed.json)."""
@@ -100,7 +114,10 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
 
     def summarize(self, state: AccuracyState, reference: VQAReference,
                   config: Settings) -> Summary:
-        return Summary(summary_scores(state), state)
+        image_of = None
+        if config.resample_by == "image" and reference.root is not None:
+            image_of = read_questions(reference.root)  # public: questions.json
+        return Summary(summary_scores(state), Details(state, image_of))
 
     interval_keys = ["accuracy"]
 
@@ -111,15 +128,25 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
         questions = state.questions()
         if sum(len(ns) for _, ns in state.question_rows) != questions:
             return None
+        image_of = summary.details.image_of
+        if image_of is not None:
+            def rows():  # (1, n): a resample of images knows how many questions it holds
+                ids, ns = state.question_table()
+                return ids, [(1, r[0]) for r in ns]
+            return Resampling("questions", questions, rows,
+                              lambda sums: [percent((sums[0], sums[1])) if sums[0] else None],
+                              group=lambda q: str(image_of[q]), group_noun="images",
+                              bounds=(0.0, 100.0))
         return Resampling("questions", questions, state.question_table,
                           lambda sums: [percent((questions, sums[0]))],
-                          {(n,): c for n, c in state.distribution().items()})
+                          {(n,): c for n, c in state.distribution().items()},
+                          bounds=(0.0, 100.0))
 
     def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
         return [("Questions scored", state.questions())]
 
     def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
-        state = summary.details
+        state = summary.details.state
         by_type = state.totals(0)
         rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
             percent(state.overall()))]]
@@ -131,7 +158,7 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
 
     def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
                     config: Settings) -> str:
-        return report.render(self.title + " - detailed results", summary.details, warnings, run,
+        return report.render(self.title + " - detailed results", summary.details.state, warnings, run,
                              summary.confidence)
 
     def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:
