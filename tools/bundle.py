@@ -139,9 +139,10 @@ def open_reference(ref_dir: str):
 # What only organizers run (on their own machines): left out of the program the worker receives,
 # which runs score.py alone (tests/core/test_import_layers.py: nothing score.py imports reaches
 # these). The starting kit keeps the whole program: its check_final.py counts parameters.
-ORGANIZER_ONLY = ("compare.py", "generalist.py", "verify.py", "scoring/compare/",
+ORGANIZER_ONLY = ("compare.py", "consensus.py", "generalist.py", "verify.py", "scoring/compare/",
                   "scoring/generalist/", "scoring/verify/", "scoring/commands/compare.py",
-                  "scoring/commands/generalist.py", "scoring/commands/verify.py")
+                  "scoring/commands/consensus.py", "scoring/commands/generalist.py",
+                  "scoring/commands/verify.py")
 
 
 def worker_program(root: str) -> List[Tuple[str, str]]:

@@ -11,7 +11,6 @@ message that quotes one shortens it with quoting.brief.
 import os
 from typing import Any, Dict
 
-from . import safe_yaml
 from .folders import sole_subfolder
 from .problems import REF_CONFIG, BrokenReference, ProblemLog
 from .quoting import brief
@@ -40,6 +39,7 @@ def config_path(ref_dir: str) -> str:
 
 def read_config(ref_dir: str) -> Dict[str, Any]:
     """The reference's config.yaml as a mapping; {} if there is none."""
+    from . import safe_yaml   # here: CONFIG_FILE and the rest import without PyYAML (the kits)
     path = config_path(ref_dir)
     if not path:
         return {}

@@ -4,7 +4,7 @@ histogram, as challengeR's violin plot shows it, with its summary). Aggregates o
 from typing import Any, Dict, List
 
 from ..report import html
-from ..report.html import _num, _svg_open, _text
+from ..report.html import _num, _text
 
 NOTES = [
     "Test-then-rank (challengeR's testThenRank): each submission's number of significant wins "
@@ -31,9 +31,7 @@ def kendall_histogram(summary: Dict[str, Any]) -> str:
     width, height, left, top, plot_h = 560.0, 210.0, 44.0, 16.0, 140.0
     plot_w = width - left - 16.0
     peak = max(counts + [1])
-    out = ['<figure class="figure"><figcaption>Kendall\'s tau between the ranking and each '
-           'resample\'s ranking</figcaption><div class="svg-wrap">',
-           _svg_open(width, height, "Kendall's tau", "histogram")]
+    out = []
     step = plot_w / bins
     for k, c in enumerate(counts):
         if not c:
@@ -58,8 +56,9 @@ def kendall_histogram(summary: Dict[str, Any]) -> str:
         if summary["undefined"]:
             line += " (%d with every submission tied: no tau)" % summary["undefined"]
         out.append(_text(left, base + 40, line, size=12))
-    out.append("</svg></div></figure>")
-    return "".join(out)
+    # The shared figure: its font and scroll rule (html.figure), as every chart of every page.
+    return html.figure("Kendall's tau between the ranking and each resample's ranking",
+                       "histogram", width, height, out)
 
 
 def floor_note(doc: Dict[str, Any]) -> str:

@@ -13,11 +13,12 @@ def _ends(conf, key: str, fmt: Callable[[float], str]) -> Optional[str]:
 
 
 def phrase(conf, key: str, fmt: Callable[[float], str] = html.format_score) -> Optional[str]:
-    """'95% CI 0.5980-0.6270 over 40 images', or None (no interval)."""
+    """'95% CI 0.5980-0.6270 over 40 images' (over '10 fields of 40 images' when clusters are
+    resampled), or None (no interval)."""
     ends = _ends(conf, key, fmt)
     if ends is None:
         return None
-    return "{} CI {} over {:,} {}".format(conf.level, ends, conf.units, conf.noun)
+    return "{} CI {} over {}".format(conf.level, ends, _units(conf))
 
 
 def headline_parts(conf, key: str, fmt: Callable[[float], str] = html.format_score) -> List[str]:

@@ -39,7 +39,8 @@ def subline(run: RunFacts, warnings: Sequence[str], first: Sequence[str] = ()) -
     phrase already ends with them), the finishing time and the number of warnings."""
     units = "{:,} {}".format(run.units, run.unit_noun)
     parts = list(first)
-    if not any(p.endswith(" over " + units) for p in parts):  # the interval's phrase says it
+    said = (" over " + units, " of " + units)     # the interval's phrase says it
+    if not any(p.endswith(said) for p in parts):
         parts.append(units)
     parts.append("finished " + run.finished)
     if warnings:

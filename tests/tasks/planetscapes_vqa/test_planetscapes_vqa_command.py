@@ -191,7 +191,7 @@ def test_all_problems_reported_together(tmp_path, ref):
 
 def test_no_json_file(tmp_path, ref):
     res = submit(tmp_path, "yes", name="results.txt")
-    refused(ref, res, "no .json results file found", "found 1 other files")
+    refused(ref, res, "no .json results file found", "found 1 other file")
 
 
 def test_zip_inside_the_submission(tmp_path, ref):
