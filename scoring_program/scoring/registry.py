@@ -5,7 +5,9 @@ the tasks until one is asked for, so a run pays only for its own task (the VQA t
 numpy nor Pillow: 0.3 s of start-up saved). A new task is one line here.
 """
 import importlib
-from typing import Dict, Iterator, Mapping, Tuple
+from typing import Any, Dict, Iterator, Mapping, Tuple
+
+from .config import task_name
 
 # name -> (package under scoring/tasks/, its Task class in the package's task.py), in the order
 # the help lists them.
@@ -59,3 +61,9 @@ def add_options(parser) -> None:
         hook = getattr(_package(package), "add_options", None)
         if hook is not None:
             hook(parser)
+
+
+def task_of(ref_config: Dict[str, Any], args: Any = None) -> Any:
+    """The task a command scores: the command line's --task, else the reference's config.yaml
+    `task:` (config.task_name: BrokenReference if it names no known task), else DEFAULT."""
+    return TASKS[getattr(args, "task", None) or task_name(ref_config, DEFAULT, TASKS)]

@@ -13,10 +13,10 @@ from typing import List, Optional
 
 from .. import __version__, confidence, engine, zips
 from ..compare import outputs, page, paired, submissions
-from ..config import read_config, task_name
+from ..config import read_config
 from ..metrics import bootstrap
 from ..problems import BrokenReference, ProblemLog, Refusal, UsageError
-from ..registry import DEFAULT, TASKS
+from ..registry import DEFAULT, TASKS, task_of
 from ..registry import add_options as add_task_options
 from ..report.text_table import print_table
 from . import frame
@@ -92,7 +92,7 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         cleanups.append(cleanup)
         io.show_as(ref_dir, args.ref)
         ref_config = read_config(ref_dir)
-        task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
+        task = task_of(ref_config, args)
         config = task.configure(args, ref_config)
         with_intervals = confidence.enabled(ref_config)  # as score.py: false, or exit 3
         reference = task.open_reference(ref_dir, config)

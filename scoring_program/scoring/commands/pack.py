@@ -21,9 +21,9 @@ import time
 from typing import List, Optional
 
 from .. import engine
-from ..config import read_config, task_name
+from ..config import read_config
 from ..problems import UsageError, shown
-from ..registry import DEFAULT, TASKS
+from ..registry import task_of
 from . import frame
 
 
@@ -107,7 +107,7 @@ def _pack(args: argparse.Namespace, stdout) -> int:
     _check_paths(args.raw, args.out)
     started = time.monotonic()
     ref_config = read_config(args.raw)
-    task = TASKS[task_name(ref_config, DEFAULT, TASKS)]
+    task = task_of(ref_config)
     if task.packed_layout is None:
         raise UsageError("{}'s task has no packed layout; score it as it is".format(
             shown(args.raw)))

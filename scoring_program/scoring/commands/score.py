@@ -11,9 +11,9 @@ import time
 from typing import Dict, List, Optional, cast
 
 from .. import __version__, confidence, engine, zips
-from ..config import read_config, task_name
+from ..config import read_config
 from ..problems import BrokenReference, SubmissionError, UsageError
-from ..registry import DEFAULT, TASKS
+from ..registry import DEFAULT, TASKS, task_of
 from ..registry import add_options as add_task_options
 from ..report import confidence as confidence_report
 from ..report import scores_file
@@ -138,7 +138,7 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
 
         # Task and options: command line, then the reference's config.yaml, then defaults.
         ref_config = read_config(ref_dir)
-        task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
+        task = task_of(ref_config, args)
         config = task.configure(args, ref_config)
         with_intervals = confidence.enabled(ref_config)
         reference = task.open_reference(ref_dir, config)

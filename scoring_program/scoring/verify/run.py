@@ -13,10 +13,10 @@ from typing import Any, Dict, List, Optional, Tuple
 
 from .. import __version__, engine, zips
 from ..compare import paired
-from ..config import read_config, task_name
+from ..config import read_config
 from ..metrics import bootstrap
 from ..problems import BrokenReference, ProblemLog, Refusal, UsageError, shown
-from ..registry import DEFAULT, TASKS
+from ..registry import task_of
 from ..report.scores_file import DECIMALS
 from . import images, layout as layout_check, leaderboard, outputs, param_check, params, pdf
 from . import rules as rules_mod
@@ -91,7 +91,7 @@ def verify(args, io) -> int:
         cleanups.append(cleanup)
         io.show_as(ref_dir, args.ref)
         ref_config = read_config(ref_dir)
-        task = TASKS[args.task or task_name(ref_config, DEFAULT, TASKS)]
+        task = task_of(ref_config, args)
         config = task.configure(args, ref_config)
         rules = rules_mod.read(ref_config)
         limit = args.max_params or rules.max_params
