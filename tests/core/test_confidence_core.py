@@ -8,7 +8,7 @@ import os
 import pytest
 
 from conftest import ROOT, run_main, run_score
-from scoring import confidence
+from scoring import confidence, registry
 from scoring.commands import score as cli
 from scoring.tasks.agrivision.task import AgricultureVision
 
@@ -46,7 +46,10 @@ class _NoIntervals(AgricultureVision):
 
 
 def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch):
-    monkeypatch.setattr(cli, "TASKS", {"no-intervals": _NoIntervals()})
+    # The option's choices come from the command's TASKS, the task itself from registry.task_of.
+    tasks = {"no-intervals": _NoIntervals()}
+    monkeypatch.setattr(cli, "TASKS", tasks)
+    monkeypatch.setattr(registry, "TASKS", tasks)
     code, out, err = run_main(cli.main, [
         "--ref", os.path.join(ROOT, "reference_data"),
         "--res", os.path.join(ROOT, "starting_kit", "sample_submission"),
