@@ -1,8 +1,9 @@
 """The real anchor: cityscapesScripts' evalPixelLevelSemanticLabeling on the same files.
 
 Runs where the `cityscapesscripts` package is installed with a numpy that still has np.in1d
-(< 2.4): CI's oldest-versions environment (requirements-oldest.txt, then
-`pip install --no-deps -r requirements-anchor.txt`). Elsewhere it is skipped.
+(< 2.4): CI's oldest-versions environment (the worker image's Python 3.7 and numpy 1.16, then
+`pip install --no-deps -r requirements-anchor.txt`), where CI fails if it skips. Elsewhere it
+is skipped.
 Every key the anchor computes is compared: per class and per category IoU and iIoU and the four
 means; a NaN of the anchor must be an absent key of ours.
 """
