@@ -34,7 +34,7 @@ class Confidence(NamedTuple):
 
     def scores(self) -> List[Tuple[str, Optional[float]]]:
         """The leaderboard entries: <key>_ci_low, <key>_ci_high per key (None if undefined)."""
-        out = []  # type: List[Tuple[str, Optional[float]]]
+        out: List[Tuple[str, Optional[float]]] = []
         for key, ends in self.intervals:
             for suffix, value in zip(SUFFIXES, ends or (None, None)):
                 out.append((key + suffix, value))

@@ -109,7 +109,7 @@ def _context(units: int = FORK_BELOW_UNITS, preload: Sequence[str] = ()):
 
 # What a worker process was started with (map_chunks' context): set once per worker by the pool's
 # initializer, read only by _call, which hands it to the chunk function explicitly.
-_worker_context = {}  # type: Dict[str, Any]
+_worker_context: Dict[str, Any] = {}
 
 
 def _init_worker(context: Dict[str, Any]) -> None:

@@ -35,7 +35,7 @@ ORDER_FINDING, ORDER_FILE, ORDER_NOTED, ORDER_REFERENCE, ORDER_TASK = 100, 200, 
 
 # Every kind ever defined, by code: a code names one kind only (two tasks defining the same code
 # would merge their problems in a log), so a second definition fails at import.
-_KINDS = {}  # type: Dict[str, Kind]
+_KINDS: Dict[str, "Kind"] = {}
 
 
 class Kind:
@@ -59,7 +59,7 @@ class Kind:
         self.order = ORDER_TASK + len(_KINDS) if order is None else order
         _KINDS[code] = self
         self.code = code
-        self.headline = headline  # type: str
+        self.headline: str = headline
         self.fix = fix
         self.fatal = fatal
 

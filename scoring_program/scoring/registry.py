@@ -11,11 +11,11 @@ from .config import task_name
 
 # name -> (package under scoring/tasks/, its Task class in the package's task.py), in the order
 # the help lists them.
-_ENTRIES = {
+_ENTRIES: Dict[str, Tuple[str, str]] = {
     "agriculture-vision": ("agrivision", "AgricultureVision"),
     "planetscapes-semantic": ("planetscapes_semantic", "PlanetscapesSemantic"),
     "planetscapes-vqa": ("planetscapes_vqa", "PlanetscapesVQA"),
-}  # type: Dict[str, Tuple[str, str]]
+}
 
 DEFAULT = "agriculture-vision"
 
@@ -30,7 +30,7 @@ class _Registry(Mapping):
 
     def __init__(self, entries: Dict[str, Tuple[str, str]]) -> None:
         self._entries = entries
-        self._tasks = {}  # type: Dict[str, object]
+        self._tasks: Dict[str, object] = {}
 
     def __getitem__(self, name: str):
         if name not in self._tasks:

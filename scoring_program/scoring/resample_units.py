@@ -70,7 +70,7 @@ def key_of(rule: str, unit_rule: str) -> Optional[Callable[[Any], str]]:
 def collapse(ids: Sequence[Any], rows: Any, key: Callable[[Any], Any]) -> Tuple[List[Any], Any]:
     """(cluster keys sorted, per cluster the sum of its units' rows: an int64 array, or a list
     of tuples if rows is a list)."""
-    members = {}  # type: Dict[Any, List[int]]
+    members: Dict[Any, List[int]] = {}
     for i, unit in enumerate(ids):
         members.setdefault(key(unit), []).append(i)
     keys = sorted(members)
@@ -84,7 +84,7 @@ def collapse(ids: Sequence[Any], rows: Any, key: Callable[[Any], Any]) -> Tuple[
         return keys, np.add.reduceat(table[order], starts, axis=0)
     out = []
     for k in keys:
-        sums = None  # type: Optional[List[int]]
+        sums: Optional[List[int]] = None
         for i in members[k]:
             sums = list(rows[i]) if sums is None else [s + v for s, v in zip(sums, rows[i])]
         out.append(tuple(sums or ()))

@@ -39,7 +39,7 @@ class PredictionProblem(Exception):
     then `log` holds them all (named by entry or question id) and the engine reports the log
     instead of (kind, detail)."""
 
-    log = None  # type: Optional[ProblemLog]
+    log: Optional[ProblemLog] = None
 
     def __init__(self, kind: Kind, detail: str) -> None:
         super().__init__(detail)
@@ -116,7 +116,7 @@ class MetricState(abc.ABC):
     other attribute is configuration, the same in every state of a run."""
 
     units = 0
-    fields = {}  # type: Dict[str, str]
+    fields: Dict[str, str] = {}
 
     @abc.abstractmethod
     def update(self, prediction: Any, truth: Any) -> None:
@@ -174,11 +174,11 @@ class Reference(abc.ABC):
     small: paths and tables, not data)."""
 
     layout = "raw"             # "raw", "packed", or "manifest" for the label-free check's stand-in
-    ids = ()                   # type: Sequence[str]  # the units, sorted
-    root = None                # type: Optional[str]  # the reference folder (None: a stand-in)
+    ids: Sequence[str] = ()  # the units, sorted
+    root: Optional[str] = None  # the reference folder (None: a stand-in)
     # Attributes that stay in the main process when the reference is pickled to a worker: the id
     # list grows with the test set, and workers read units by id.
-    main_process_only = ("ids",)  # type: Tuple[str, ...]
+    main_process_only: Tuple[str, ...] = ("ids",)
 
     def __getstate__(self) -> Dict[str, Any]:
         return {k: (None if k in self.main_process_only else v) for k, v in self.__dict__.items()}
@@ -198,7 +198,7 @@ class SubmissionFormat(abc.ABC):
     Needs no ground truth: the participant's local check runs it too."""
 
     # Words for the shared problem messages (problems.py), e.g. {"files": "PNG files"}.
-    words = {}  # type: Dict[str, str]
+    words: Dict[str, str] = {}
 
     @abc.abstractmethod
     def discover(self, res_dir: str, expected_ids: Optional[Sequence[str]]) -> Submission:
@@ -226,14 +226,14 @@ class Task(abc.ABC, Generic[StateT, RefT, SettingsT]):
 
     name = ""         # the `task:` value of the reference's config.yaml
     title = ""        # shown in logs and page titles
-    score_keys = []   # type: List[str]  # leaderboard keys, the ranking score first
+    score_keys: List[str] = []  # leaderboard keys, the ranking score first
     # CPU seconds one unit costs in one process on the slowest layout: the engine uses every CPU
     # once a pool pays for its start-up (engine.default_workers). None: one process (a task scored
     # from one file has one unit).
-    unit_seconds = None  # type: Optional[float]
+    unit_seconds: Optional[float] = None
     # The document describing the task's packed reference layout; None: the task has none (and
     # pack() is not implemented).
-    packed_layout = None  # type: Optional[str]  # pack.py names it after packing
+    packed_layout: Optional[str] = None  # pack.py names it after packing
 
     # -- configuration ---------------------------------------------------------------------
 
@@ -274,7 +274,7 @@ class Task(abc.ABC, Generic[StateT, RefT, SettingsT]):
 
     # The leaderboard keys that get a bootstrap interval (<key>_ci_low, <key>_ci_high): the
     # ranking score(s). Empty: the task gives no interval (resampling() is not needed).
-    interval_keys = []  # type: List[str]
+    interval_keys: List[str] = []
 
     def resampling(self, state: StateT, summary: Summary,
                    config: SettingsT) -> Optional[Resampling]:

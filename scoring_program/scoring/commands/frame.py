@@ -41,7 +41,7 @@ class Io:
 
     def __init__(self, stdout: console.Guarded, stderr: console.Guarded) -> None:
         self.stdout, self.stderr = stdout, stderr
-        self.shown_paths = {}  # type: Dict[str, str]  # temporary folder -> the path given
+        self.shown_paths: Dict[str, str] = {}  # temporary folder -> the path given
 
     def show_as(self, temporary: str, given: str) -> None:
         if temporary != given:
@@ -111,11 +111,11 @@ def without_cycle_collector() -> Iterator[None]:
 def run(command: Command, argv: Optional[List[str]] = None, stdout: Optional[TextIO] = None,
         stderr: Optional[TextIO] = None) -> int:
     """The command's main: parse argv, run the body inside the frame, return the exit status."""
-    out = console.guard(stdout or sys.stdout)  # type: Any
-    err = console.guard(stderr or sys.stderr)  # type: Any
+    out: Any = console.guard(stdout or sys.stdout)
+    err: Any = console.guard(stderr or sys.stderr)
     tolerant_streams(out.stream, err.stream)
     io = Io(out, err)
-    args = None  # type: Optional[argparse.Namespace]
+    args: Optional[argparse.Namespace] = None
     try:
         try:
             parser = command.build_parser()
@@ -150,7 +150,7 @@ def _last_resort(command: Command, args: Optional[argparse.Namespace], exc: Base
     if missing:
         stderr.write(missing + "\n")
         return deps.EXIT_MISSING
-    extra = []  # type: List[str]
+    extra: List[str] = []
     if command.after_internal_error is not None:
         try:
             extra = command.after_internal_error(args, exc)

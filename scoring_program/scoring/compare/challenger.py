@@ -73,8 +73,8 @@ def kendall_summary(ranks: Sequence[int], per_resample: Sequence[Sequence[int]],
     histogram = [0] * bins
     for t in known:
         histogram[min(bins - 1, int(math.floor((t + 1.0) / 2.0 * bins)))] += 1
-    out = {"resamples": len(taus), "undefined": len(taus) - len(known),
-           "histogram": histogram}  # type: Dict[str, Any]
+    out: Dict[str, Any] = {"resamples": len(taus), "undefined": len(taus) - len(known),
+                           "histogram": histogram}
     if known:
         out.update({"mean": sum(known) / len(known), "median": quantile7(known, 0.5),
                     "q25": quantile7(known, 0.25), "q75": quantile7(known, 0.75)})

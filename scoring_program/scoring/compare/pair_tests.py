@@ -133,7 +133,7 @@ def randomization_tests(tables: List[Any], scores, seed: int = 2004,
     total = shuffles_for(len(keys), alpha)
     swapped = masked_sums(tables, total, seed)
     totals = [np.asarray(t, dtype=np.int64).sum(axis=0).tolist() for t in tables]
-    out = []  # type: List[Tuple[Optional[float], bool]]
+    out: List[Tuple[Optional[float], bool]] = []
     for a, b in keys:
         result = _pair(totals[a], totals[b], swapped[b] - swapped[a], scores, total, alpha)
         out.append(result)
@@ -169,7 +169,7 @@ def holm(p_values: Sequence[Optional[float]]) -> List[Optional[float]]:
     """Holm-adjusted p-values in the given order (None stays None and is not counted)."""
     known = sorted((p, i) for i, p in enumerate(p_values) if p is not None)
     k = len(known)
-    out = [None] * len(p_values)  # type: List[Optional[float]]
+    out: List[Optional[float]] = [None] * len(p_values)
     running = 0.0
     for rank, (p, i) in enumerate(known):
         running = max(running, min(1.0, (k - rank) * p))

@@ -123,10 +123,11 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
             diff = None if point_a is None or point_b is None else point_a - point_b
             p, p_holm = p_values.get((name_a, name_b)) or p_values.get((name_b, name_a)) or \
                 (None, None)
-            pair = {"a": name_a, "b": name_b, "diff": diff, "diff_ci": None,
-                    "p_a_better": None, "p_value": p, "p_holm": p_holm,
-                    "significant": p_holm is not None and p_holm <= pair_tests.ALPHA and
-                    diff is not None and diff > 0}  # type: Dict[str, Any]
+            pair: Dict[str, Any] = {
+                "a": name_a, "b": name_b, "diff": diff, "diff_ci": None, "p_a_better": None,
+                "p_value": p, "p_holm": p_holm,
+                "significant": p_holm is not None and p_holm <= pair_tests.ALPHA and
+                diff is not None and diff > 0}
             if values is not None:
                 diffs = [None if x is None or y is None else x - y
                          for x, y in zip(values[a], values[b])]
@@ -135,7 +136,7 @@ def analyse(names: List[str], points: List[Value], values: Optional[List[List[Va
                 pair["p_a_better"] = sum(_better(x, y) for x, y in zip(values[a], values[b])) \
                     / len(values[a])
             pairs.append(pair)
-    doc = {"models": models, "pairs": pairs}  # type: Dict[str, Any]
+    doc: Dict[str, Any] = {"models": models, "pairs": pairs}
     if per_resample_ranks is not None:
         _challenger(doc, names, ranks, per_resample_ranks)
     return doc

@@ -62,7 +62,7 @@ NOT_A_SUBMISSION = ("not a zip or a folder: compare.py reads each submission as 
 def _collection(path: str) -> List[Entry]:
     """The entries of a downloads folder, sorted by name: zips and folders to compare, anything
     else listed with its reason; a folder named as a zip beside it is that zip's copy."""
-    out = []  # type: List[Entry]
+    out: List[Entry] = []
     found = sorted(os.scandir(path), key=lambda e: e.name)
     zips = set(_model_name(e.path) for e in found
                if e.name.lower().endswith(".zip") and e.is_file(follow_symlinks=False))
@@ -88,7 +88,7 @@ def expand(paths: List[str]) -> List[Entry]:
     """Every submission the arguments name, in the order given (a collection's sorted by
     name), and every entry of a collection that is not one, with its reason. A name given twice
     is a UsageError (exit 2)."""
-    entries = []  # type: List[Entry]
+    entries: List[Entry] = []
     for path in paths:
         if not os.path.exists(path):
             raise UsageError("no such file or folder: {}".format(path))
@@ -96,7 +96,7 @@ def expand(paths: List[str]) -> List[Entry]:
             entries += _collection(path)
         else:
             entries.append(Entry(_model_name(path), path))
-    first = {}  # type: Dict[str, str]
+    first: Dict[str, str] = {}
     for entry in entries:
         if entry.error:
             continue

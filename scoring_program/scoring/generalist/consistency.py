@@ -166,7 +166,7 @@ def rank_models(boards: Sequence[Board], eps: float = EPS_DEFAULT, min_leaderboa
                                            zip(*s_columns)):
         low = min(s_values)
         if s_values.count(low) == 1:
-            weakest = (s_values.index(low),)  # type: Tuple[int, ...]
+            weakest: Tuple[int, ...] = (s_values.index(low),)
         else:
             weakest = tuple(i for i, s in enumerate(s_values) if s == low)
         results.append(ModelResult(name, _c(fsum(logs), m, eps), None, m - ranks.count(None),

@@ -105,7 +105,7 @@ def _board_fragments(boards: Sequence[ReadBoard]) -> List[Dict[Optional[int], st
     for b in boards:
         n, table = b.board.n, s_table(b.board.n)
         key = json.dumps(b.spec.name, ensure_ascii=False)
-        frag = {None: '%s: {"rank": null, "s": %r}' % (key, table[n + 1])}  # type: Dict[Optional[int], str]
+        frag: Dict[Optional[int], str] = {None: '%s: {"rank": null, "s": %r}' % (key, table[n + 1])}
         for r in set(b.board.ranks.values()):
             frag[r] = '%s: {"rank": %d, "s": %r}' % (key, r, table[table_index(r, n)])
         out.append(frag)
@@ -175,7 +175,7 @@ def write_csv(f: TextIO, boards: Sequence[ReadBoard], results: Sequence[ModelRes
     pairs = []
     for b in boards:
         table = s_table(b.board.n)
-        texts = {None: "," + format_s(0.0)}  # type: Dict[Optional[int], str]
+        texts: Dict[Optional[int], str] = {None: "," + format_s(0.0)}
         for r in set(b.board.ranks.values()):
             texts[r] = "{},{}".format(r, format_s(table[table_index(r, b.board.n)]))
         pairs.append(texts)

@@ -60,7 +60,7 @@ def binomial(rand: Callable[[], float], n: int, p: float) -> int:
     a = -0.0873 + 0.0248 * b + 0.01 * p
     c = n * p + 0.5
     vr = 0.92 - 4.2 / b
-    alpha = None  # type: Optional[float]
+    alpha: Optional[float] = None
     lpq = h = 0.0  # set with alpha, below, before any use; so is m
     m = 0
     while True:
@@ -190,7 +190,7 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
     state = np.random.RandomState([seed])
     block = max(1, BLOCK_DRAWS // n)
     counts = np.empty((min(block, resamples), n), dtype=np.int64)
-    out = [[] for _ in tables]  # type: List[Sums]
+    out: List[Sums] = [[] for _ in tables]
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
         drawn = state.random_sample(b * n)
@@ -218,7 +218,7 @@ def paired_sums(tables: List[Any], resamples: int = RESAMPLES, seed: int = SEED)
     _, first, sizes = np.unique(classes, axis=0, return_index=True, return_counts=True)
     if not uses_groups(n, len(sizes)):
         return unit_sums_of_tables(arrays, resamples, seed)
-    groups = {}  # type: Dict[Row, int]
+    groups: Dict[Row, int] = {}
     for unit, size in zip(first.tolist(), sizes.tolist()):
         groups[tuple(v for a in arrays for v in a[unit].tolist())] = size
     sums = group_sums(groups, resamples, seed)

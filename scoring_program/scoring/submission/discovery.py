@@ -119,12 +119,12 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     by_id: Dict[str, List[str]] = {}
     for n in names:
         by_id.setdefault(os.path.splitext(n)[0], []).append(n)
-    around = {}  # type: Dict[str, Tuple[str, str, str]]
+    around: Dict[str, Tuple[str, str, str]] = {}
     if expected is not None:
         # Names with a backslash have their own hint (a zip made with Windows separators).
         around = named_around(expected - set(by_id),
                               [s for s in by_id if s not in expected and "\\" not in s])
-    patterns = {}  # type: Dict[Tuple[str, str], int]
+    patterns: Dict[Tuple[str, str], int] = {}
     for _, before, after in around.values():
         patterns[before, after] = patterns.get((before, after), 0) + 1
     misnamed = {stem for stem, _, _ in around.values()}
@@ -216,7 +216,7 @@ def named_around(missing: Set[str], stems: List[str]) -> Dict[str, Tuple[str, st
     """missing id -> (stem, what comes before the id, what comes after) for file stems that hold
     a missing id with something around it (pred_<id>, <id>_leftImg8bit, <id>.jpg). A stem that
     holds several ids, or an id held by several stems, is left out: no guess."""
-    found = {}  # type: Dict[str, List[Tuple[str, str, str]]]
+    found: Dict[str, List[Tuple[str, str, str]]] = {}
     lengths = sorted({len(i) for i in missing})
     for stem in stems:
         hits = [(stem[:k], i, stem[k + n:]) for n in lengths for k in range(len(stem) - n + 1)

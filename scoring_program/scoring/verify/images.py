@@ -62,7 +62,7 @@ def compare(fmt, a: Dict[str, str], b: Dict[str, str], names: Tuple[str, str],
     """a, b: image id -> prediction file; names: how A and B are called in notes."""
     units = sorted(set(a) | set(b))
     items = [(u, a.get(u), b.get(u)) for u in units]
-    found = []  # type: List[Difference]
+    found: List[Difference] = []
     engine.map_chunks(_compare_chunk, {"format": fmt, "names": names},
                       engine.chunked(items, workers), workers, found.extend)
     found.sort()

@@ -69,7 +69,7 @@ def find(folder: str, rules: Rules) -> Layout:
     report = os.path.join(root, rules.report)
     if os.path.isfile(report) and not os.path.islink(report):
         evidence.append("{}: {:,} bytes".format(rules.report, os.path.getsize(report)))
-        report_path = report  # type: Optional[str]
+        report_path: Optional[str] = report
     else:
         missing.append("{}{} (the method's report) is missing".format(at, rules.report))
         report_path = None

@@ -46,7 +46,7 @@ def claimed_value(text: str) -> Claim:
 def read_claim(path: str, team: str, columns: List[str], table: Optional[int] = None) -> Claim:
     """The team's best row's score; LeaderboardProblem naming the file's problem otherwise.
     table: which table of a CodaLab export with several (one per leaderboard group)."""
-    problems = []  # type: List[str]
+    problems: List[str] = []
     for column in columns:
         spec = BoardSpec(name="leaderboard", path=path, line=0, format=None, table=table,
                          model_column=None, score_column=column, higher_is_better=True,

@@ -46,7 +46,7 @@ def read(ref_config: Dict[str, Any]) -> Rules:
         return Rules()
     if not isinstance(given, dict):
         raise broken("{}: must be a mapping of the rules, not {}".format(KEY, brief(given)))
-    values = {}  # type: Dict[str, Any]
+    values: Dict[str, Any] = {}
     for key, value in given.items():
         if key not in _TYPES:
             raise broken("{}: unknown key {} (known: {})".format(KEY, brief(key),

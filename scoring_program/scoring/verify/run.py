@@ -97,7 +97,7 @@ def verify(args, io) -> int:
         limit = args.max_params or rules.max_params
         tolerance = rules.tolerance if args.tolerance is None else args.tolerance
         key = task.keys(config)[0]
-        claim = None  # type: Optional[leaderboard.Claim]
+        claim: Optional[leaderboard.Claim] = None
         if args.leaderboard:
             columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
                 ["mIoU", key]
@@ -165,11 +165,11 @@ class _Scored:
         self.task, self.reference, self.fmt, self.config = task, reference, fmt, config
         self.args, self.lay, self.cleanups, self.stdout = args, lay, cleanups, stdout
         self.key = task.keys(config)[0]
-        self.results_files = {}  # type: Dict[str, str]
-        self.states = []  # type: List[Any]
-        self.reproduced = None  # type: Optional[Dict[str, Any]]
-        self.repro_files = {}  # type: Dict[str, str]
-        self.repro_problems = []  # type: List[str]
+        self.results_files: Dict[str, str] = {}
+        self.states: List[Any] = []
+        self.reproduced: Optional[Dict[str, Any]] = None
+        self.repro_files: Dict[str, str] = {}
+        self.repro_problems: List[str] = []
         self.workers = args.workers or engine.default_workers(len(reference.ids),
                                                               task.unit_seconds)
 

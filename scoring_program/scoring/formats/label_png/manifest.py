@@ -20,7 +20,7 @@ def image_manifest(task_name: str, ref_root: str, ids, size_layer: str,
         except png.NotPNG as exc:
             raise png.NotPNG("{}: {}".format(rel, exc)) from None
         images[image_id] = [h.width, h.height]
-    manifest = {"version": MANIFEST_VERSION, "task": task_name}  # type: Dict[str, Any]
+    manifest: Dict[str, Any] = {"version": MANIFEST_VERSION, "task": task_name}
     manifest.update(extra)
     manifest["images"] = images
     return manifest

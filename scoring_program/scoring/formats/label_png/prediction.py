@@ -81,7 +81,7 @@ def decode(data: bytes, header: Optional[png.Header] = None) -> np.ndarray:
     with img:
         if img.format != "PNG":
             raise PredictionProblem(NOT_PNG, "Pillow does not read it as a PNG")
-        tile = img.tile[0] if len(img.tile) == 1 else ()  # type: Tuple[object, ...]
+        tile: Tuple[object, ...] = img.tile[0] if len(img.tile) == 1 else ()
         rawmode = tile[3] if len(tile) > 3 else None
         if img.size != (header.width, header.height) or \
                 img.mode not in png.pillow_modes(header) or rawmode != png.pillow_rawmode(header):

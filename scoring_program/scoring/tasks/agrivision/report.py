@@ -33,7 +33,7 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
     tp, fp, fn = counts
     n_with = sum(1 for v in iou if v is not None)
     have = "%d of %d classes have an IoU" % (n_with, len(classes))
-    sections = []  # type: List[Tuple[str, str]]
+    sections: List[Tuple[str, str]] = []
     first = confidence.headline_parts(intervals, "miou") + [have]
     sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, first)) +
                      confidence.explanation_html(intervals)))

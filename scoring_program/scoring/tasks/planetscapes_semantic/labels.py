@@ -61,7 +61,7 @@ class LabelTable:
         self.by_id = {lab.id: lab for lab in self.in_images}
         self.size = max(self.by_id) + 1  # confusion matrix side: ids 0..max
         # Categories in order of first appearance (the anchor's category2labels order).
-        self.categories = []  # type: List[str]
+        self.categories: List[str] = []
         for lab in labels:
             if lab.category not in self.categories:
                 self.categories.append(lab.category)
@@ -170,7 +170,7 @@ def _parse_rows(rows: Any, log: ProblemLog) -> List[Label]:
 
 
 def _check_unique(labels: List[Label], log: ProblemLog) -> None:
-    seen = {}  # type: Dict[Any, Label]
+    seen: Dict[Any, Label] = {}
 
     def claim(what: Any, shown: str, lab: Label) -> None:
         if what in seen:
@@ -188,7 +188,7 @@ def _check_unique(labels: List[Label], log: ProblemLog) -> None:
         claim(("name", lab.name), "duplicate name", lab)
         claim(("class key", key_name(lab.name)), "score key `{}` of another label".format(
             _key_shown(key_name(lab.name))), lab)
-    keys = {}  # type: Dict[str, str]
+    keys: Dict[str, str] = {}
     for lab in labels:
         k = key_name(lab.category)
         if keys.setdefault(k, lab.category) != lab.category:

@@ -81,12 +81,12 @@ class SemanticState(MetricState):
         self.spec = spec
         self.matrix = np.zeros((spec.size, spec.size), dtype=np.int64)
         # class id -> {instance size: [instances, summed tp, summed category tp]}
-        self.instances = {}  # type: Dict[int, Dict[int, List[int]]]
+        self.instances: Dict[int, Dict[int, List[int]]] = {}
         self.units = 0
         # With a row layout, update_unit() keeps each image's row for the confidence interval.
         self.row_layout = row_layout
-        self.unit_ids = []   # type: List[str]
-        self.unit_rows = []  # type: List[np.ndarray]
+        self.unit_ids: List[str] = []
+        self.unit_rows: List[np.ndarray] = []
 
     @property
     def images(self) -> int:
@@ -238,7 +238,7 @@ def average_sizes(state: SemanticState, table: LabelTable) -> Dict[int, Optional
     """Average instance size per class with an iIoU: configured, else the mean size of the class's
     instances over the reference (None when neither exists: the class has no instance, so its
     weighted sums are 0 whatever the size)."""
-    out = {}  # type: Dict[int, Optional[Fraction]]
+    out: Dict[int, Optional[Fraction]] = {}
     for lab in table.instance_classes():
         if lab.name in table.average_sizes:
             out[lab.id] = Fraction(table.average_sizes[lab.name])

@@ -142,7 +142,7 @@ def check_truth(labels: np.ndarray, instances: np.ndarray, spec: CheckSpec,
     return Truth(labels, instances, where, values)
 
 
-_KEEPS_FREED_MEMORY = []  # type: List[bool]
+_KEEPS_FREED_MEMORY: List[bool] = []
 
 
 def keep_freed_memory() -> None:

@@ -108,7 +108,7 @@ def _strings(values: Sequence[str]) -> Dict[str, Any]:
 
 def _table(items: Iterable[str]) -> Tuple[List[str], List[int]]:
     """(distinct items in order of first appearance, the index of every item)."""
-    index = {}  # type: Dict[str, int]
+    index: Dict[str, int] = {}
     positions = [index.setdefault(x, len(index)) for x in items]
     return list(index), positions
 
@@ -159,7 +159,7 @@ def _read_ints(field: Dict[str, Any], name: str, count: Optional[int]) -> Sequen
             name, brief(width), ", ".join(map(str, sorted(_TYPECODES)))))
     raw = base64.b64decode(_field(field, "data", str, name))
     if width == 1:
-        values = raw  # type: Sequence[int]
+        values: Sequence[int] = raw
     else:
         values = array.array(_TYPECODES[width])
         values.frombytes(raw)

@@ -64,14 +64,14 @@ def count_package(root: str, models: Optional[str] = "models") -> Census:
     rels = _walk(root, models)
     files = [count_file(os.path.join(root, *rel.split("/")), rel) for rel in rels]
     # Identical files are counted once: hashed only when another counted file has its size.
-    sizes = {}  # type: Dict[int, List[int]]
+    sizes: Dict[int, List[int]] = {}
     for i, f in enumerate(files):
         if f.status == COUNTED:
             sizes.setdefault(os.path.getsize(os.path.join(root, *f.path.split("/"))), []).append(i)
     for group in sizes.values():
         if len(group) < 2:
             continue
-        first = {}  # type: Dict[str, str]
+        first: Dict[str, str] = {}
         for i in group:
             digest = _digest(os.path.join(root, *files[i].path.split("/")))
             if digest in first:

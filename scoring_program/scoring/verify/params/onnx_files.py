@@ -39,7 +39,7 @@ SPARSE_VALUES = 1
 class _Count:
     def __init__(self, reader: Reader, folder: str) -> None:
         self.r, self.folder = reader, folder
-        self.figures = {c: 0 for c in CATEGORIES}  # type: Dict[str, int]
+        self.figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
         self.tensors = 0
 
     def graph(self, start: int, length: int, depth: int) -> None:

@@ -71,7 +71,8 @@ class Array:
     __slots__ = ("dtype", "shape")
 
     def __init__(self) -> None:
-        self.dtype, self.shape = "", ()  # type: str, tuple
+        self.dtype: str = ""
+        self.shape: tuple = ()
 
 
 class Inert:
@@ -231,11 +232,11 @@ class Walked(NamedTuple):
 
 def walk(data: bytes, what: str = "the pickle") -> Walked:
     """The inert value of the pickle data; FileRefused naming the first thing refused."""
-    stack = []  # type: List[Any]
-    items = []  # type: List[Any]
-    marks = []  # type: List[int]
-    memo = {}   # type: Dict[int, Any]
-    storages = {}  # type: Dict[str, Storage]
+    stack: List[Any] = []
+    items: List[Any] = []
+    marks: List[int] = []
+    memo: Dict[int, Any] = {}
+    storages: Dict[str, Storage] = {}
 
     def pop_mark() -> List[Any]:
         if not marks:
@@ -417,7 +418,7 @@ def leaves(root: Any) -> Iterator[Tuple[tuple, Any, bool]]:
     """(path, tensor or array, under an optimizer state dict) for every tensor and NumPy array
     reachable from root, each reachable object visited once (a pickle can be cyclic)."""
     seen = set()
-    todo = [((), root, False)]  # type: List[Tuple[tuple, Any, bool]]
+    todo: List[Tuple[tuple, Any, bool]] = [((), root, False)]
     while todo:
         path, value, optimizer = todo.pop()
         if isinstance(value, (Tensor, Array)):

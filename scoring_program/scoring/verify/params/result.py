@@ -62,8 +62,8 @@ class FileCount(NamedTuple):
     duplicate_of: str = ""   # the same bytes as this earlier file: counted once
 
     def as_json(self) -> Dict[str, Any]:
-        doc = {"path": self.path, "format": self.format, "status": self.status,
-               "reason": self.reason}  # type: Dict[str, Any]
+        doc: Dict[str, Any] = {"path": self.path, "format": self.format, "status": self.status,
+                               "reason": self.reason}
         for c in CATEGORIES:
             doc[c] = self.figures.get(c, 0) if self.status == COUNTED else None
         doc["tensors"] = self.tensors

@@ -27,7 +27,7 @@ DTYPES = {"F64": ("float64", 8), "F32": ("float32", 4), "F16": ("float16", 2),
 
 
 def _no_duplicates(pairs: List[Any]) -> Dict[str, Any]:
-    out = {}  # type: Dict[str, Any]
+    out: Dict[str, Any] = {}
     for k, v in pairs:
         if k in out:
             raise FileRefused("its header names the tensor {} twice".format(brief(k)))

@@ -103,7 +103,7 @@ def tally(shown_path: str, fmt: str, walked, prefix: str, records: Dict[str, int
     # category -> storage key -> (intervals of dense views, distinct gapped views)
     views: Dict[str, Dict[str, Tuple[List[Tuple[int, int]], Set[tuple]]]] = {}
     tensors = 0
-    users = {}  # type: Dict[Tuple[str, str], int]
+    users: Dict[Tuple[str, str], int] = {}
     for path, leaf, optimizer in leaves(walked.root):
         tensors += 1
         if isinstance(leaf, Array):   # a NumPy array in the checkpoint: counted by the rule too
