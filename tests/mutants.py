@@ -15,6 +15,16 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SP = "scoring_program/scoring/"
 # (name, file, exact source, its replacement, the pytest arguments that must fail)
 MUTATIONS = [
+    ('iIoU: the weighted hits and misses swapped',
+     SP + 'tasks/planetscapes_semantic/metric.py',
+     '    return math.fsum(hits), math.fsum(misses)\n',
+     '    return math.fsum(misses), math.fsum(hits)\n',
+     'tests/tasks/planetscapes_semantic/test_planetscapes_semantic_metric.py'),
+    ("iIoU of a category weighted by the class's own true positives",
+     SP + 'tasks/planetscapes_semantic/metric.py',
+     '        hit = cat_tp if category else tp\n',
+     '        hit = tp\n',
+     'tests/tasks/planetscapes_semantic/test_planetscapes_semantic_metric.py'),
     ('FP and FN swapped',
      SP + 'tasks/agrivision/metric.py',
      '    return tp, fp, fn\n',

@@ -222,16 +222,18 @@ class Result(NamedTuple):
     matrix: np.ndarray
 
 
-def _weighted(by_size: Dict[int, List[int]], field: int) -> float:
-    """sum over instances of tp_i / size_i (field 1: class tp, 2: category tp; field -1: the
-    complement size_i - tp_i), from integers: each key's term is one correctly rounded division
-    and math.fsum adds them exactly, so the result does not depend on any order."""
-    terms = []
+def _weighted(by_size: Dict[int, List[int]], category: bool) -> Tuple[float, float]:
+    """(sum over instances of tp_i / size_i, sum of (size_i - tp_i) / size_i), tp_i being the
+    pixels of instance i predicted as its class (category=False) or as any class of its
+    category, from integers: each key's term is one correctly rounded division and math.fsum
+    adds them exactly, so the result does not depend on any order."""
+    hits, misses = [], []
     for s in sorted(by_size):
         n, tp, cat_tp = by_size[s]
-        hit = {1: tp, 2: cat_tp}[abs(field)]
-        terms.append((n * s - hit if field < 0 else hit) / s)
-    return math.fsum(terms)
+        hit = cat_tp if category else tp
+        hits.append(hit / s)
+        misses.append((n * s - hit) / s)
+    return math.fsum(hits), math.fsum(misses)
 
 
 def average_sizes(state: SemanticState, table: LabelTable) -> Dict[int, Optional[Fraction]]:
@@ -288,8 +290,8 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
                 row["size_source"] = ("configured" if lab.name in table.average_sizes
                                       else "reference")
             f_avg = float(avg) if avg is not None else 0.0
-            itp = f_avg * _weighted(by_size, 1)
-            ifn = f_avg * _weighted(by_size, -1)
+            hits, misses = _weighted(by_size, category=False)
+            itp, ifn = f_avg * hits, f_avg * misses
             row.update(itp=itp, ifn=ifn, iiou=_ratio(itp, itp + fp + ifn))
         classes.append(ClassRow(**row))
 
@@ -320,8 +322,9 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
                     continue
                 by_size = state.instances.get(lab.id, {})
                 f_avg = float(avg)
-                itp_terms.append(f_avg * _weighted(by_size, 2))
-                ifn_terms.append(f_avg * _weighted(by_size, -2))
+                hits, misses = _weighted(by_size, category=True)
+                itp_terms.append(f_avg * hits)
+                ifn_terms.append(f_avg * misses)
             itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
             row.update(itp=itp, ifp=ifp, ifn=ifn, iiou=_ratio(itp, itp + ifp + ifn))
         categories.append(CategoryRow(**row))
