@@ -15,9 +15,9 @@ np.asarray(img) gives, with its dtype (but see 16-bit grayscale PNGs below):
 
 16-bit grayscale PNGs (instance maps) come out as native uint16 under every Pillow. Older Pillow
 (6.1 to 9 at least; the worker's image has 6.1) opens them as mode 'I', 32-bit, and widens every
-sample while decoding: 26.7 ms for a 2048 x 1024 instance image under Pillow 6.1 and numpy 1.16,
-12.9 ms decoded as the file stores it (mode 'I;16B', no conversion) plus 0.6 ms to native byte
-order; 14.7 -> 10.9 ms under Pillow 9.2. The mode is switched only for a PNG whose one tile is
+sample while decoding: decoded as the file stores it (mode 'I;16B', no conversion), then turned
+to native byte order, an instance map takes about half the time (bench/decode.py and
+bench/results-decode.md measure both paths). The mode is switched only for a PNG whose one tile is
 16-bit big-endian grayscale ('I;16B', the only raw mode PNG has for it), before anything is
 decoded; the values are the same samples (tests/core/test_pillow_array.py, under the oldest
 versions in CI).

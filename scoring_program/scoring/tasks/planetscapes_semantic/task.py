@@ -57,10 +57,9 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
     title = "Planetscapes pixel-level semantic labeling"
     # The per-class and per-category keys follow the label table: keys(config) lists them all.
     score_keys = list(MEANS)
-    # One 2048 x 1024 image in one process on the raw layout, the slowest: 34-37 ms of CPU
-    # (bench/results-planetscapes.md, 1 worker; the 73 ms once written here came from the
-    # bench's double count of forked workers). engine.default_workers uses every CPU as soon as
-    # that pays for starting a pool: from 6 images on 2 CPUs.
+    # One 2048 x 1024 image in one process on the raw layout, the slowest: about 35 ms of CPU
+    # (bench/results-planetscapes.md, 1 worker). engine.default_workers uses every CPU as soon
+    # as that pays for starting a pool: from 6 images on 2 CPUs.
     unit_seconds = 0.035
     packed_layout = "docs/planetscapes.md"
 
