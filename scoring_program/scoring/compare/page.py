@@ -44,9 +44,9 @@ def significance_map(names: Sequence[str], p: List[List[Optional[float]]],
                 row.append(html.HeatCell(None))
                 continue
             mark = bool(marked and marked[i][j])
-            row.append(html.HeatCell(value, ["%.2f%s" % (value, "*" if mark else "")],
-                                     "p(%s better than %s) = %.3f: %s scores higher in %.1f%% of "
-                                     "the resamples" % (a, b, value, a, 100 * value), mark))
+            row.append(html.HeatCell(value, ["{:.2f}{}".format(value, "*" if mark else "")],
+                                     "p({} better than {}) = {:.3f}: {} scores higher in {:.1f}% of "
+                                     "the resamples".format(a, b, value, a, 100 * value), mark))
         cells.append(row)
     lead = ('<p class="lead">Each cell is the bootstrap probability of superiority: the share of '
             'the 1,000 resampled test sets in which the row\'s submission scores higher than the '
@@ -80,17 +80,17 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
         span = rank_ci[m]
         if span:
             lo, hi = span
-            out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f" stroke-width="2"/>'
-                       % (_num(left + step * (lo - 0.5)), _num(cy), _num(left + step * (hi - 0.5)),
-                          _num(cy)))
+            out.append('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#8c959f" stroke-width="2"/>'
+                       .format(_num(left + step * (lo - 0.5)), _num(cy),
+                               _num(left + step * (hi - 0.5)), _num(cy)))
         for r, share in enumerate(shares[m]):
             if share <= 0:
                 continue
             radius = (step / 2 - 2) * share ** 0.5  # area proportional to the share
-            out.append('<g><title>%s</title><circle cx="%s" cy="%s" r="%s" fill="#2f6fbd" '
-                       'fill-opacity="0.8"/></g>' % (
-                           html.escape("%s: rank %d in %.1f%% of the resamples"
-                                       % (names[m], r + 1, 100 * share)),
+            out.append('<g><title>{}</title><circle cx="{}" cy="{}" r="{}" fill="#2f6fbd" '
+                       'fill-opacity="0.8"/></g>'.format(
+                           html.escape("{}: rank {:d} in {:.1f}% of the resamples".format(
+                               names[m], r + 1, 100 * share)),
                            _num(left + step * (r + 0.5)), _num(cy), _num(max(radius, 1.0))))
     return html.figure("Rank stability: the share of resamples in which each submission has "
                        "each rank", "blobs", width, height, out)

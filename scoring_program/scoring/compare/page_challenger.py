@@ -38,23 +38,23 @@ def kendall_histogram(summary: Dict[str, Any]) -> str:
             continue
         h = plot_h * c / peak
         lo = -1.0 + 2.0 * k / bins
-        out.append('<g><title>%s</title><rect x="%s" y="%s" width="%s" height="%s" '
-                   'fill="#2f6fbd" fill-opacity="0.8"/></g>' % (
-                       html.escape("tau %.1f to %.1f: %d resamples" % (lo, lo + 2.0 / bins, c)),
+        out.append('<g><title>{}</title><rect x="{}" y="{}" width="{}" height="{}" '
+                   'fill="#2f6fbd" fill-opacity="0.8"/></g>'.format(
+                       html.escape("tau {:.1f} to {:.1f}: {:d} resamples".format(lo, lo + 2.0 / bins, c)),
                        _num(left + step * k + 1), _num(top + plot_h - h),
                        _num(max(step - 2, 1.0)), _num(h)))
     base = top + plot_h
-    out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="#8c959f"/>'
-               % (_num(left), _num(base), _num(left + plot_w), _num(base)))
+    out.append('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#8c959f"/>'.format(
+        _num(left), _num(base), _num(left + plot_w), _num(base)))
     for tick in (-1.0, -0.5, 0.0, 0.5, 1.0):
-        out.append(_text(left + plot_w * (tick + 1.0) / 2.0, base + 16, "%g" % tick, size=11,
+        out.append(_text(left + plot_w * (tick + 1.0) / 2.0, base + 16, "{:g}".format(tick), size=11,
                          anchor="middle", fill="#59636e"))
     if summary.get("median") is not None:
-        line = "median %.3f, quartiles %.3f to %.3f, mean %.3f over %d resamples" % (
+        line = "median {:.3f}, quartiles {:.3f} to {:.3f}, mean {:.3f} over {:d} resamples".format(
             summary["median"], summary["q25"], summary["q75"], summary["mean"],
             summary["resamples"] - summary["undefined"])
         if summary["undefined"]:
-            line += " (%d with every submission tied: no tau)" % summary["undefined"]
+            line += " ({:d} with every submission tied: no tau)".format(summary["undefined"])
         out.append(_text(left, base + 40, line, size=12))
     # The shared figure: its font and scroll rule (html.figure), as every chart of every page.
     return html.figure("Kendall's tau between the ranking and each resample's ranking",

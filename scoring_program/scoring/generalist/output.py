@@ -105,9 +105,10 @@ def _board_fragments(boards: Sequence[ReadBoard]) -> List[Dict[Optional[int], st
     for b in boards:
         n, table = b.board.n, s_table(b.board.n)
         key = json.dumps(b.spec.name, ensure_ascii=False)
-        frag: Dict[Optional[int], str] = {None: '%s: {"rank": null, "s": %r}' % (key, table[n + 1])}
+        frag: Dict[Optional[int], str] = {
+            None: '{}: {{"rank": null, "s": {!r}}}'.format(key, table[n + 1])}
         for r in set(b.board.ranks.values()):
-            frag[r] = '%s: {"rank": %d, "s": %r}' % (key, r, table[table_index(r, n)])
+            frag[r] = '{}: {{"rank": {:d}, "s": {!r}}}'.format(key, r, table[table_index(r, n)])
         out.append(frag)
     return out
 

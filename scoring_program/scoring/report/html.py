@@ -103,7 +103,7 @@ def format_score(value: Optional[float]) -> str:
     """0.51234 -> '0.5123'; None/NaN -> 'n/a'."""
     if value is None or _is_missing(value):
         return NA
-    return "%.4f" % float(value)
+    return "{:.4f}".format(float(value))
 
 
 def format_int(value: Any) -> str:
@@ -118,8 +118,8 @@ def _format_compact(value: int) -> str:
         if abs(value) >= limit:
             scaled = value / float(limit)
             if abs(scaled) >= 100:
-                return "%d%s" % (int(round(scaled)), suffix)
-            return "%.1f%s" % (scaled, suffix)
+                return "{:d}{}".format(int(round(scaled)), suffix)
+            return "{:.1f}{}".format(scaled, suffix)
     return str(value)
 
 
@@ -130,10 +130,10 @@ def _format_share(share: float, precise: bool) -> str:
     if precise:
         if share < 0.0005:
             return "<0.1%"
-        return "%.1f%%" % (share * 100.0)
+        return "{:.1f}%".format(share * 100.0)
     if share < 0.005:
         return "<1%"
-    return "%d%%" % int(round(share * 100.0))
+    return "{:d}%".format(int(round(share * 100.0)))
 
 
 def _text_width(text: str, font_size: float) -> float:
@@ -150,7 +150,7 @@ def _truncate(text: str, max_chars: int) -> str:
 
 def _num(value: float) -> str:
     """Compact number for SVG attributes."""
-    out = "%.1f" % value
+    out = "{:.1f}".format(value)
     if out.endswith(".0"):
         out = out[:-2]
     return out
@@ -162,21 +162,21 @@ def _colour(share: float) -> str:
         if share <= p1:
             t = 0.0 if p1 == p0 else (share - p0) / (p1 - p0)
             rgb = [int(round(a + (b - a) * t)) for a, b in zip(c0, c1)]
-            return "#%02x%02x%02x" % tuple(rgb)
-    return "#%02x%02x%02x" % _BLUES[-1][1]
+            return "#{:02x}{:02x}{:02x}".format(*rgb)
+    return "#{:02x}{:02x}{:02x}".format(*_BLUES[-1][1])
 
 
 def _svg_open(width: float, height: float, label: str, kind: str) -> str:
     return (
-        '<svg class="chart %s" width="%s" height="%s" viewBox="0 0 %s %s" role="img" '
-        'aria-label="%s" font-family="%s">'
-        % (kind, _num(width), _num(height), _num(width), _num(height), _esc(label), _esc(_SVG_FONT))
+        '<svg class="chart {}" width="{}" height="{}" viewBox="0 0 {} {}" role="img" '
+        'aria-label="{}" font-family="{}">'.format(
+            kind, _num(width), _num(height), _num(width), _num(height), _esc(label), _esc(_SVG_FONT))
     )
 
 
 def _text(x: float, y: float, content: str, size: float = 12, anchor: str = "start",
           fill: str = _TEXT, extra: str = "") -> str:
-    return '<text x="%s" y="%s" font-size="%s" text-anchor="%s" fill="%s"%s>%s</text>' % (
+    return '<text x="{}" y="{}" font-size="{}" text-anchor="{}" fill="{}"{}>{}</text>'.format(
         _num(x), _num(y), _num(size), anchor, fill, extra, _esc(content))
 
 
@@ -194,9 +194,9 @@ def scroll(fragment: str) -> str:
     Pure CSS: the strip sticks to the box's right edge and, when the content's right end is in
     view (no overflow, or scrolled to the end), rests in a narrow blank gutter after the content
     under a white cover."""
-    return ('<div class="scroll"><div class="scroll-in">%s<div class="scroll-edge" '
+    return ('<div class="scroll"><div class="scroll-in">{}<div class="scroll-edge" '
             'aria-hidden="true"><span>scroll</span><span>\u2192</span></div><div class="scroll-cover"></div>'
-            '</div></div>' % fragment)
+            '</div></div>'.format(fragment))
 
 
 def figure(title: str, kind: str, width: float, height: float, body: Sequence[str]) -> str:
@@ -206,10 +206,10 @@ def figure(title: str, kind: str, width: float, height: float, body: Sequence[st
     smallest = min([float(v) for v in _FONT_SIZES.findall(inner)] or [MIN_FONT])
     min_width = width * MIN_FONT / smallest
     svg = (_svg_open(width, height, title or kind, kind).replace(
-        "<svg ", '<svg style="min-width:%spx" ' % _num(math.ceil(min_width * 10) / 10.0), 1)
+        "<svg ", '<svg style="min-width:{}px" '.format(_num(math.ceil(min_width * 10) / 10.0)), 1)
         + inner + "</svg>")
-    caption = "<figcaption>%s</figcaption>" % _esc(title) if title else ""
-    return '<figure class="figure">%s%s</figure>' % (caption, scroll(svg))
+    caption = "<figcaption>{}</figcaption>".format(_esc(title)) if title else ""
+    return '<figure class="figure">{}{}</figure>'.format(caption, scroll(svg))
 
 
 # --------------------------------------------------------------------------
@@ -220,19 +220,19 @@ def scores_table(rows: Sequence[Tuple[str, Optional[float], str]]) -> str:
     """Table of (label, value or None, note). Values shown with 4 decimals."""
     show_notes = any(len(r) > 2 and r[2] for r in rows)
     out = ['<table class="scores">']
-    out.append("<thead><tr><th>Metric</th><th class=\"num\">Score</th>%s</tr></thead>"
-               % ("<th>Note</th>" if show_notes else ""))
+    out.append("<thead><tr><th>Metric</th><th class=\"num\">Score</th>{}</tr></thead>".format(
+        "<th>Note</th>" if show_notes else ""))
     out.append("<tbody>")
     for row in rows:
         label = row[0]
         value = row[1] if len(row) > 1 else None
         note = row[2] if len(row) > 2 and row[2] else ""
         if _is_missing(value):
-            cell = '<td class="num na">%s</td>' % NA
+            cell = '<td class="num na">{}</td>'.format(NA)
         else:
-            cell = '<td class="num">%s</td>' % _esc(format_score(value))
-        out.append("<tr><td>%s</td>%s%s</tr>" % (
-            _esc(label), cell, ('<td class="note">%s</td>' % _esc(note)) if show_notes else ""))
+            cell = '<td class="num">{}</td>'.format(_esc(format_score(value)))
+        out.append("<tr><td>{}</td>{}{}</tr>".format(
+            _esc(label), cell, '<td class="note">{}</td>'.format(_esc(note)) if show_notes else ""))
     out.append("</tbody></table>")
     return scroll("".join(out))
 
@@ -263,30 +263,30 @@ def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: s
     height = top + plot_h + bottom
 
     def shown_value(v: float) -> str:
-        return "%.2f%%" % v if percent else format_score(v)
+        return "{:.2f}%".format(v) if percent else format_score(v)
 
     out = []
     # gridlines and axis labels at 0, 1/4, ..., 1 of the full scale
     for i in range(5):
         frac = i / 4.0
         x = left + plot_w * frac
-        out.append('<line x1="%s" y1="%s" x2="%s" y2="%s" stroke="%s" stroke-width="1"%s/>' % (
+        out.append('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1"{}/>'.format(
             _num(x), _num(top), _num(x), _num(top + plot_h), _GRID,
             "" if i == 0 else ' stroke-dasharray="3,3"'))
         if percent:
-            tick = "%d%%" % (25 * i)
+            tick = "{:d}%".format(25 * i)
         else:
-            tick = ("%.2f" % frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
+            tick = "{:.2f}".format(frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
         out.append(_text(x, top + plot_h + 18, tick, size=font, anchor="middle", fill=_MUTED))
     for idx, (full, label) in enumerate(zip(labels, shown)):
         value = values[idx]
         y = top + row_h * idx
         cy = y + row_h / 2.0
         if value is None or _is_missing(value):
-            tip = "%s: %s" % (full, NA)
+            tip = "{}: {}".format(full, NA)
         else:
-            tip = "%s: %s" % (full, shown_value(value)) if show_values else full
-        out.append('<g class="bar-row"><title>%s</title>' % _esc(tip))
+            tip = "{}: {}".format(full, shown_value(value)) if show_values else full
+        out.append('<g class="bar-row"><title>{}</title>'.format(_esc(tip)))
         out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
         if value is None or _is_missing(value):
             out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
@@ -295,7 +295,7 @@ def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: s
             frac = min(1.0, max(0.0, v / full_scale))
             w = plot_w * frac
             if w > 0:
-                out.append('<rect class="bar" x="%s" y="%s" width="%s" height="%s" fill="%s" rx="2"/>' % (
+                out.append('<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}" rx="2"/>'.format(
                     _num(left), _num(cy - bar_h / 2.0), _num(max(w, 1.0)), _num(bar_h), _BAR))
             if show_values:
                 out.append(_text(left + w + 6, cy + 4, shown_value(v), size=font,
@@ -394,42 +394,42 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
     if row_axis:
         ay = top + grid_h / 2.0
         out.append(_text(4.0 + 14.0, ay, row_axis, size=13, anchor="middle",
-                         extra=' font-weight="600" transform="rotate(-90 %s %s)"'
-                         % (_num(18.0), _num(ay))))
+                         extra=' font-weight="600" transform="rotate(-90 {} {})"'.format(
+                             _num(18.0), _num(ay))))
     for j, (full, lab) in enumerate(zip(col_labels, c_shown)):
         cx = left + cell_w * (j + 0.5)
         if rotate:
             y = top - 6.0
-            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
-                       'transform="rotate(-45 %s %s)"><title>%s</title>%s</text>' % (
+            out.append('<text x="{}" y="{}" font-size="{}" text-anchor="start" fill="{}" '
+                       'transform="rotate(-45 {} {})"><title>{}</title>{}</text>'.format(
                            _num(cx), _num(y), _num(label_font), _TEXT, _num(cx), _num(y),
                            _esc(full), _esc(lab)))
         else:
-            out.append('<text x="%s" y="%s" font-size="%s" text-anchor="middle" fill="%s">'
-                       '<title>%s</title>%s</text>' % (_num(cx), _num(top - 6.0),
-                                                       _num(label_font), _TEXT, _esc(full),
-                                                       _esc(lab)))
+            out.append('<text x="{}" y="{}" font-size="{}" text-anchor="middle" fill="{}">'
+                       '<title>{}</title>{}</text>'.format(_num(cx), _num(top - 6.0),
+                                                           _num(label_font), _TEXT, _esc(full),
+                                                           _esc(lab)))
     if side is not None:
         y = top - 6.0
-        spin = ' transform="rotate(-45 %s %s)"' % (_num(side_x), _num(y)) if rotate else ""
-        out.append('<text x="%s" y="%s" font-size="%s" text-anchor="start" fill="%s" '
-                   'font-style="italic"%s>%s</text>' % (_num(side_x), _num(y), _num(MIN_FONT),
-                                                        _MUTED, spin, _esc(side.header)))
-    klass = ' class="%s"' % row_class if row_class else ""
+        spin = ' transform="rotate(-45 {} {})"'.format(_num(side_x), _num(y)) if rotate else ""
+        out.append('<text x="{}" y="{}" font-size="{}" text-anchor="start" fill="{}" '
+                   'font-style="italic"{}>{}</text>'.format(_num(side_x), _num(y), _num(MIN_FONT),
+                                                            _MUTED, spin, _esc(side.header)))
+    klass = ' class="{}"'.format(row_class) if row_class else ""
     for i in range(n_rows):
         y = top + cell_h * i
         cy = y + cell_h / 2.0
-        out.append('<text%s x="%s" y="%s" font-size="%s" text-anchor="end" fill="%s"><title>%s'
-                   '</title>%s</text>' % (klass, _num(left - 8.0), _num(cy + label_font * 0.35),
-                                          _num(label_font), _TEXT, _esc(row_labels[i]),
-                                          _esc(r_shown[i])))
+        out.append('<text{} x="{}" y="{}" font-size="{}" text-anchor="end" fill="{}"><title>{}'
+                   '</title>{}</text>'.format(klass, _num(left - 8.0), _num(cy + label_font * 0.35),
+                                              _num(label_font), _TEXT, _esc(row_labels[i]),
+                                              _esc(r_shown[i])))
         for j in range(n_cols):
             c = cells[i][j]
             x = left + cell_w * j
             fill = empty_fill if c.share is None else _colour(c.share)
-            out.append('<g><title>%s</title>' % _esc(c.tip) if c.tip else "<g>")
-            out.append('<rect class="hm-cell" x="%s" y="%s" width="%s" height="%s" fill="%s" '
-                       'stroke="%s" stroke-width="%s"/>' % (
+            out.append('<g><title>{}</title>'.format(_esc(c.tip)) if c.tip else "<g>")
+            out.append('<rect class="hm-cell" x="{}" y="{}" width="{}" height="{}" fill="{}" '
+                       'stroke="{}" stroke-width="{}"/>'.format(
                            _num(x), _num(y), _num(cell_w), _num(cell_h), fill,
                            outline[0] if c.outlined else "#e1e4e8",
                            outline[1] if c.outlined else "0.5"))
@@ -442,17 +442,17 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
             out.append("</g>")
         if side is not None:
             text, tip = side.rows[i]
-            out.append('<g><title>%s</title>%s</g>' % (_esc(tip), _text(
+            out.append('<g><title>{}</title>{}</g>'.format(_esc(tip), _text(
                 side_x, cy + MIN_FONT * 0.35, text, size=MIN_FONT, fill=_MUTED)))
-    out.append('<rect x="%s" y="%s" width="%s" height="%s" fill="none" stroke="#8c959f" '
-               'stroke-width="1"/>' % (_num(left), _num(top), _num(grid_w), _num(grid_h)))
+    out.append('<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#8c959f" '
+               'stroke-width="1"/>'.format(_num(left), _num(top), _num(grid_w), _num(grid_h)))
     # The legend: 10 discrete steps of the scale, then what it is (text last: its width is
     # only estimated).
     lx = left
     out.append(_text(lx, ly + 10.0, low, size=MIN_FONT, fill=_MUTED))
     lx += _text_width(low, MIN_FONT) + 4.0
     for k in range(10):
-        out.append('<rect class="hm-legend" x="%s" y="%s" width="%s" height="12" fill="%s"/>' % (
+        out.append('<rect class="hm-legend" x="{}" y="{}" width="{}" height="12" fill="{}"/>'.format(
             _num(lx + step_w * k), _num(ly), _num(step_w), _colour((k + 0.5) / 10.0)))
     lx += step_w * 10 + 4.0
     out.append(_text(lx, ly + 10.0, high, size=MIN_FONT, fill=_MUTED))
@@ -494,21 +494,21 @@ def confusion_matrix(matrix: Sequence[Sequence[int]], reference_labels: Sequence
         for j in range(n_cols):
             count, total = rows[i][j], totals[i]
             share = (count / float(total)) if total > 0 else 0.0
-            tip = "%s: %s / %s: %s\n%s pixels = %s of the %s pixels whose reference is %s" % (
+            tip = "{}: {} / {}: {}\n{} pixels = {} of the {} pixels whose reference is {}".format(
                 REFERENCE_AXIS, row_labels[i], PREDICTED_AXIS, col_labels[j], format_int(count),
                 _format_share(share, True), format_int(total), row_labels[i])
             shown = [_format_share(share, precise)] if count > 0 or precise else []
             line.append(HeatCell(share if count > 0 else None, shown, tip,
                                  i < len(diagonal) and diagonal[i] == j))
         cells.append(line)
-    side = HeatSide("pixels", [(_format_compact(t), "%s pixels whose reference is %s" % (
+    side = HeatSide("pixels", [(_format_compact(t), "{} pixels whose reference is {}".format(
         format_int(t), row_labels[i])) for i, t in enumerate(totals)])
     explain = ('<p class="lead">Rows are the <strong>reference</strong> class, columns the '
-               '<strong>predicted</strong> class. Each row is normalised to 100%% of the pixels '
+               '<strong>predicted</strong> class. Each row is normalised to 100% of the pixels '
                'whose reference is that class, so a row shows where that class\'s pixels went: '
                'its outlined cell is the share predicted as the class itself (its recall), the '
                'other cells its misses. The last column is the row\'s number of pixels; hover a '
-               'cell for its own.%s</p>' % ((" " + note_html) if note_html else ""))
+               'cell for its own.{}</p>'.format((" " + note_html) if note_html else ""))
     return explain + heat_map(
         "Confusion matrix (rows: reference class, columns: predicted class)", "heatmap",
         row_labels, col_labels, cells, ("0%", "100%", "share of the row's reference pixels"),
@@ -541,7 +541,7 @@ def counts_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
     out = ['<table class="counts"><thead><tr>']
     for j in range(ncols):
         h = headers[j] if j < len(headers) else ""
-        out.append('<th%s>%s</th>' % (' class="num"' if numeric[j] else "", _esc(h)))
+        out.append('<th{}>{}</th>'.format(' class="num"' if numeric[j] else "", _esc(h)))
     out.append("</tr></thead><tbody>")
     for r in rows:
         out.append("<tr>")
@@ -560,7 +560,7 @@ def counts_table(headers: Sequence[str], rows: Sequence[Sequence[Any]]) -> str:
                 text = str(v)
             if text == NA:
                 cls.append("na")
-            out.append("<td%s>%s</td>" % (' class="%s"' % " ".join(cls) if cls else "", _esc(text)))
+            out.append("<td{}>{}</td>".format(' class="{}"'.format(" ".join(cls)) if cls else "", _esc(text)))
         out.append("</tr>")
     out.append("</tbody></table>")
     return scroll("".join(out))
@@ -571,7 +571,7 @@ def warnings_list(warnings: Optional[Sequence[str]]) -> str:
     items = [w for w in (warnings or []) if w is not None and str(w) != ""]
     if not items:
         return '<p class="no-warnings">No warnings.</p>'
-    return '<ul class="warnings">%s</ul>' % "".join("<li>%s</li>" % _esc(w) for w in items)
+    return '<ul class="warnings">{}</ul>'.format("".join("<li>{}</li>".format(_esc(w)) for w in items))
 
 
 _CSS = """
@@ -626,19 +626,19 @@ def page(title: str, sections: Sequence[Tuple[str, str]], footer: str) -> str:
         "<!DOCTYPE html>\n",
         '<html lang="en">\n<head>\n<meta charset="utf-8">\n',
         '<meta name="viewport" content="width=device-width, initial-scale=1">\n',
-        "<title>%s</title>\n" % _esc(title),
-        "<style>%s</style>\n" % _CSS,
+        "<title>{}</title>\n".format(_esc(title)),
+        "<style>{}</style>\n".format(_CSS),
         "</head>\n<body>\n<main>\n",
-        "<h1>%s</h1>\n" % _esc(title),
+        "<h1>{}</h1>\n".format(_esc(title)),
     ]
     for heading, fragment in sections:
         out.append("<section>\n")
         if heading:
-            out.append("<h2>%s</h2>\n" % _esc(heading))
+            out.append("<h2>{}</h2>\n".format(_esc(heading)))
         out.append(fragment)
         out.append("\n</section>\n")
     if footer:
-        out.append("<footer>%s</footer>\n" % _esc(footer))
+        out.append("<footer>{}</footer>\n".format(_esc(footer)))
     out.append("</main>\n</body>\n</html>\n")
     return "".join(out)
 
@@ -646,10 +646,10 @@ def page(title: str, sections: Sequence[Tuple[str, str]], footer: str) -> str:
 def headline(label: str, value: Optional[float], subline_html: str) -> str:
     """The page's main score in large type; subline_html is already escaped."""
     value_html = (_esc(format_score(value)) if not _is_missing(value)
-                  else '<span class="na">%s</span>' % NA)
-    return ('<div class="headline"><span class="label">%s</span><span class="value">%s</span>'
-            '<span class="sub">%s</span></div>' % (_esc(label), value_html, subline_html))
+                  else '<span class="na">{}</span>'.format(NA))
+    return ('<div class="headline"><span class="label">{}</span><span class="value">{}</span>'
+            '<span class="sub">{}</span></div>'.format(_esc(label), value_html, subline_html))
 
 
 def notes_list(notes: Sequence[str]) -> str:
-    return '<ul class="notes">%s</ul>' % "".join("<li>%s</li>" % _esc(x) for x in notes)
+    return '<ul class="notes">{}</ul>'.format("".join("<li>{}</li>".format(_esc(x)) for x in notes))

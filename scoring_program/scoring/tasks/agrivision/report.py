@@ -32,7 +32,7 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
     classes = list(classes)
     tp, fp, fn = counts
     n_with = sum(1 for v in iou if v is not None)
-    have = "%d of %d classes have an IoU" % (n_with, len(classes))
+    have = "{:d} of {:d} classes have an IoU".format(n_with, len(classes))
     sections: List[Tuple[str, str]] = []
     first = confidence.headline_parts(intervals, "miou") + [have]
     sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, first)) +

@@ -48,7 +48,7 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
     """intervals: the run's confidence.Confidence (None: not shown)."""
     means = result.means
     sections = []
-    have = "%d of %d evaluated classes have an IoU" % (
+    have = "{:d} of {:d} evaluated classes have an IoU".format(
         sum(1 for r in result.classes if r.iou is not None), len(result.classes))
     first = confidence.headline_parts(intervals, "iou_class") + [have]
     sections.append(("", html.headline("IoU (classes)", means["iou_class"],
