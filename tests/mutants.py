@@ -15,6 +15,11 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SP = "scoring_program/scoring/"
 # (name, file, exact source, its replacement, the pytest arguments that must fail)
 MUTATIONS = [
+    ("AV page headline counts every class as having an IoU",
+     SP + 'tasks/agrivision/report.py',
+     '    have = "{:d} of {:d} classes have an IoU".format(n_with, len(classes))\n',
+     '    have = "{:d} of {:d} classes have an IoU".format(len(classes), len(classes))\n',
+     'tests/tasks/agrivision/test_agrivision_page.py'),
     ('iIoU: the weighted hits and misses swapped',
      SP + 'tasks/planetscapes_semantic/metric.py',
      '    return math.fsum(hits), math.fsum(misses)\n',

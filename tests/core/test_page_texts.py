@@ -41,6 +41,19 @@ def test_the_headline_says_each_count_once(pages, task):
     assert " over " + units in sub or " of " + units in sub, sub   # the interval's phrase says it
 
 
+@pytest.mark.parametrize("task,phrase,section", [
+    ("agriculture-vision", "classes have an IoU", "Per-class IoU"),
+    ("planetscapes-semantic", "evaluated classes have an IoU", "Per class")])
+def test_the_classes_with_an_iou_agree_with_the_table(pages, task, phrase, section):
+    """'N of M ... classes have an IoU': N and M as the per-class table shows them (its rows, and
+    those whose IoU is not n/a)."""
+    page = pages[task]
+    n, m = map(int, re.search(r"(\d+) of (\d+) " + phrase, page).groups())
+    table = page.split("<h2>{}</h2>".format(section))[1].split("</table>")[0]
+    rows = table.split("<tr>")[2:]                 # past the header row
+    assert m == len(rows) and n == len([r for r in rows if ">n/a<" not in r]), (n, m)
+
+
 def test_planetscapes_categories_counted_as_the_table_shows_them(pages):
     page = pages["planetscapes-semantic"]
     said = int(re.search(r"evaluated in (\d+) categories", page).group(1))

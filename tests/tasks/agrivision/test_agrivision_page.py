@@ -197,3 +197,11 @@ def test_no_chart_text_under_11_px_and_every_table_scrolls():
     doc = render_page(sample_data())
     assert_chart_text_at_least(doc)
     assert_every_table_and_chart_scrolls(doc)
+
+
+def test_headline_counts_the_classes_that_have_an_iou():
+    """One class without an IoU (None) of nine: the headline says 8 of 9, once."""
+    doc = render_page(sample_data())
+    assert doc.count("8 of 9 classes have an IoU") == 1
+    every = render_page(sample_data(iou=[0.5] * 9))
+    assert "9 of 9 classes have an IoU" in every and "8 of 9" not in every
