@@ -1,3 +1,4 @@
+import contextlib
 import io
 import json
 import os
@@ -98,6 +99,34 @@ def completed(proc):
 def as_completed(value):
     return subprocess.CompletedProcess(value["args"], value["returncode"], value["stdout"],
                                        value["stderr"])
+
+
+def bundle_in_process(argv, now=None):
+    """tools/bundle.py's main (what bundle.sh execs) on argv in this process, BUNDLE_NOW set to
+    now or unset as the tests' bash bundle.sh runs have it, output captured, the environment
+    restored: a CompletedProcess like theirs (a test that builds several times builds one of
+    them for real)."""
+    tools = os.path.join(ROOT, "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import bundle
+    argv = [str(a) for a in argv]
+    saved = os.environ.pop("BUNDLE_NOW", None)
+    if now:
+        os.environ["BUNDLE_NOW"] = now
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = bundle.main(argv)
+            except SystemExit as exc:   # argparse's usage errors
+                code = exc.code
+    finally:
+        os.environ.pop("BUNDLE_NOW", None)
+        if saved is not None:
+            os.environ["BUNDLE_NOW"] = saved
+    return subprocess.CompletedProcess(["bundle.py"] + argv, code, out.getvalue(),
+                                       err.getvalue())
 
 
 @pytest.fixture

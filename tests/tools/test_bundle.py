@@ -1,7 +1,6 @@
 """bundle.sh end to end: four bundles, reproducible to the byte, complete, and a starting kit that
 works on its own. Runs the real shell entry point into temporary folders (never the repo's dist/).
 """
-import contextlib
 import copy
 import datetime
 import io
@@ -17,7 +16,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, TESTS as HERE  # noqa: E402
-from conftest import as_completed, built_once, completed, score_either  # noqa: E402
+from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
+from conftest import score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -38,34 +38,13 @@ def run_bundle(*args, now=None, real=True):
     real=False: tools/bundle.py's main in this process instead (what bundle.sh execs; a test
     that builds several times builds one of them for real)."""
     if not real:
-        return bundle_in_process([str(a) for a in args], now)
+        return bundle_in_process(args, now)
     env = dict(os.environ, PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1")
     env.pop("BUNDLE_NOW", None)
     if now:
         env["BUNDLE_NOW"] = now
     return subprocess.run(["bash", BUNDLE_SH] + [str(a) for a in args], env=env, cwd=ROOT,
                           capture_output=True, text=True, timeout=300)
-
-
-def bundle_in_process(argv, now):
-    """bundle.main(argv) with BUNDLE_NOW as run_bundle sets it, output captured, the
-    environment restored: a CompletedProcess as run_bundle's."""
-    saved = os.environ.pop("BUNDLE_NOW", None)
-    if now:
-        os.environ["BUNDLE_NOW"] = now
-    out, err = io.StringIO(), io.StringIO()
-    try:
-        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
-            try:
-                code = bundle.main(argv)
-            except SystemExit as exc:   # argparse's usage errors
-                code = exc.code
-    finally:
-        os.environ.pop("BUNDLE_NOW", None)
-        if saved is not None:
-            os.environ["BUNDLE_NOW"] = saved
-    return subprocess.CompletedProcess(["bundle.py"] + argv, code, out.getvalue(),
-                                       err.getvalue())
 
 
 def tiny_reference(root, n=3, size=(64, 64), seed=0):
