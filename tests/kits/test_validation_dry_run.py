@@ -8,6 +8,7 @@ import importlib.util
 import io
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -15,7 +16,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, SEM_REF, VQA_REF, run_score, score_either
+from conftest import ROOT, SEM_REF, VQA_REF, built_once, run_score, score_either
 from kits_util import session_kits
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -24,13 +25,30 @@ pytestmark = pytest.mark.compat
 AV_REF = os.path.join(ROOT, "reference_data")
 # kit -> the organizers' sample reference (with its config.yaml)
 KITS = {"supervised": AV_REF, "semantic": SEM_REF, "vqa": VQA_REF}
-WITH_CONFIG = {}  # track -> (the dry run's and score.py's scores of the sample reference)
 
 
 @pytest.fixture
 def kits(tmp_path_factory):
     """The starting kits as built by bundle.sh --kits (once per session)."""
     return session_kits(tmp_path_factory)
+
+
+@pytest.fixture
+def with_config(kits, tmp_path_factory):
+    """track -> (the kit's dry run's and score.py's scores of its sample against the
+    organizers' reference itself, with its config.yaml): the commands' mains in process (the
+    oracle's side), once for the whole run (conftest.built_once)."""
+    def build(folder):
+        found = {}
+        for track in sorted(KITS):
+            kit = os.path.join(kits, track)
+            submission = os.path.join(kit, "sample_submission")
+            where = pathlib.Path(folder) / track
+            found[track] = [dry_run(kit, submission, KITS[track], where / "keep-ref",
+                                    real=False)[1],
+                            direct_scores(KITS[track], submission, where, real=False)]
+        return found
+    return built_once(tmp_path_factory, "validation-with-config", build)
 
 
 def dataset_layout(ref, dest):
@@ -106,7 +124,7 @@ def direct_scores(ref, submission, tmp_path, real=True):
 @pytest.mark.parametrize("track", sorted(KITS))
 @pytest.mark.parametrize("form", ["folder", "folder in a folder", "zip", "zip of a folder"])
 def test_validation_labels_without_config_score_as_with_the_organizers_config(
-        kits, tmp_path, track, form):
+        kits, with_config, tmp_path, track, form):
     kit = os.path.join(kits, track)
     ref = KITS[track]
     submission = os.path.join(kit, "sample_submission")
@@ -126,11 +144,7 @@ def test_validation_labels_without_config_score_as_with_the_organizers_config(
     assert out.count("has no config.yaml; the kit's reference_config.yaml") == 2, out
     assert "REFERENCE data" not in out and "FAIL" not in out and "Traceback" not in out
     # The same labels with the organizers' own config.yaml: the very same scores.
-    if track not in WITH_CONFIG:   # (the commands' mains in process: the oracle's side)
-        WITH_CONFIG[track] = (dry_run(kit, submission, ref, tmp_path / "keep-ref",
-                                      real=False)[1],
-                              direct_scores(ref, submission, tmp_path, real=False))
-    expected, direct = WITH_CONFIG[track]
+    expected, direct = with_config[track]
     assert got == expected and set(got) == {"codalab", "codabench"}
     assert got["codabench"] == direct
     assert got["codalab"] == pytest.approx(direct, abs=1e-9)   # scores.txt: printed decimals
