@@ -1,9 +1,17 @@
+import contextlib
 import io
+import json
 import os
+import shutil
 import subprocess
 import sys
 
 import pytest
+
+try:
+    import fcntl
+except ImportError:  # not POSIX: each worker builds its own (built_once)
+    fcntl = None
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
@@ -47,6 +55,78 @@ def score_either(argv, real):
         return proc.returncode, proc.stdout, proc.stderr
     from scoring.commands import score as cli
     return run_main(cli.main, argv)
+
+
+def built_once(tmp_path_factory, name, build):
+    """build(folder) -> a JSON value, made once per test run however many xdist workers ask
+    for it (a module- or session-scoped fixture is otherwise made again by every worker that
+    runs one of its tests): the first caller builds into a folder of the run's shared
+    temporary folder under a lock, and writes the value beside it; the others wait for the
+    lock and take both. A build that fails writes nothing: the next caller builds again (and
+    fails the same way). What it made is shared: never change it (copy first)."""
+    if name in _BUILT_ONCE:
+        return _BUILT_ONCE[name]
+    base = tmp_path_factory.getbasetemp()
+    if os.environ.get("PYTEST_XDIST_WORKER") and fcntl is not None:
+        base = base.parent   # the run's folder, above each worker's popen-gwN
+    folder = os.path.join(str(base), "built-once-" + name)
+    record = folder + ".json"
+    with open(folder + ".lock", "a") as lock:
+        if fcntl is not None:
+            fcntl.flock(lock, fcntl.LOCK_EX)   # released when the file is closed
+        if not os.path.isfile(record):
+            if os.path.isdir(folder):
+                shutil.rmtree(folder)   # what a failed build left
+            os.makedirs(folder)
+            value = build(folder)
+            with open(record + ".tmp", "w") as f:
+                json.dump({"value": value}, f)
+            os.replace(record + ".tmp", record)
+        with open(record) as f:
+            _BUILT_ONCE[name] = json.load(f)["value"]
+    return _BUILT_ONCE[name]
+
+
+_BUILT_ONCE = {}  # name -> value, this process's
+
+
+def completed(proc):
+    """A CompletedProcess as a JSON value (built_once), and back: as_completed."""
+    return {"args": [str(a) for a in proc.args], "returncode": proc.returncode,
+            "stdout": proc.stdout, "stderr": proc.stderr}
+
+
+def as_completed(value):
+    return subprocess.CompletedProcess(value["args"], value["returncode"], value["stdout"],
+                                       value["stderr"])
+
+
+def bundle_in_process(argv, now=None):
+    """tools/bundle.py's main (what bundle.sh execs) on argv in this process, BUNDLE_NOW set to
+    now or unset as the tests' bash bundle.sh runs have it, output captured, the environment
+    restored: a CompletedProcess like theirs (a test that builds several times builds one of
+    them for real)."""
+    tools = os.path.join(ROOT, "tools")
+    if tools not in sys.path:
+        sys.path.insert(0, tools)
+    import bundle
+    argv = [str(a) for a in argv]
+    saved = os.environ.pop("BUNDLE_NOW", None)
+    if now:
+        os.environ["BUNDLE_NOW"] = now
+    out, err = io.StringIO(), io.StringIO()
+    try:
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            try:
+                code = bundle.main(argv)
+            except SystemExit as exc:   # argparse's usage errors
+                code = exc.code
+    finally:
+        os.environ.pop("BUNDLE_NOW", None)
+        if saved is not None:
+            os.environ["BUNDLE_NOW"] = saved
+    return subprocess.CompletedProcess(["bundle.py"] + argv, code, out.getvalue(),
+                                       err.getvalue())
 
 
 @pytest.fixture

@@ -18,7 +18,7 @@ import zipfile
 
 import pytest
 
-from conftest import SEM_REF, VQA_REF, run_score
+from conftest import SEM_REF, VQA_REF, built_once, score_either
 from kits_util import session_kits
 from scoring import deps
 
@@ -45,11 +45,15 @@ def kits(tmp_path_factory):
     return session_kits(tmp_path_factory)
 
 
-@functools.lru_cache(maxsize=None)
-def python_without(package, folder):
+def python_without(package, tmp_path_factory):
     """A Python (a venv of this interpreter's base) that has every package of this test's
-    environment except `package`: its site-packages point at links to the others."""
-    os.makedirs(folder)
+    environment except `package`: its site-packages point at links to the others. Made once
+    for the whole run (conftest.built_once: by one xdist worker for all; only run)."""
+    return built_once(tmp_path_factory, "no-" + package,
+                      functools.partial(make_python_without, package))
+
+
+def make_python_without(package, folder):
     venv = os.path.join(folder, "venv")
     subprocess.run([sys.executable, "-m", "venv", "--without-pip", venv], check=True,
                    capture_output=True, timeout=120)
@@ -86,7 +90,7 @@ def arguments(args, kit, tmp_path):
                                                             for t in TOOLS])
 def test_a_missing_package_is_one_line_with_the_install_command(kits, tmp_path_factory, tmp_path,
                                                                 tool, kit, args, needs, package):
-    python = python_without(package, str(tmp_path_factory.getbasetemp() / ("no-" + package)))
+    python = python_without(package, tmp_path_factory)
     proc = subprocess.run([python, tool] + arguments(args, kit, tmp_path),
                           cwd=os.path.join(kits, kit), capture_output=True, text=True,
                           timeout=300)
@@ -158,9 +162,10 @@ def test_a_zip_that_cannot_be_unpacked_is_refused_as_the_scorer_refuses_it(
                           capture_output=True, text=True, timeout=120)
     assert proc.returncode == 1 and "Traceback" not in proc.stderr, proc.stderr
     assert phrase in proc.stderr
-    scored = run_score("--ref", VALIDATION[kit], "--res", bad)
-    assert scored.returncode == 1
-    assert proc.stderr == scored.stderr      # one code, one message
+    # The scorer's side through its main in process (the kit's tool above is the real one).
+    code, _, err = score_either(["--ref", VALIDATION[kit], "--res", bad], real=False)
+    assert code == 1
+    assert proc.stderr == err      # one code, one message
 
 
 def test_a_link_loop_in_the_submission_folder_is_listed_not_followed(kits, tmp_path):

@@ -8,7 +8,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, VQA_KIT, VQA_REF, run_score
+from conftest import ROOT, VQA_KIT, VQA_REF, run_score, score_either
 from kits_util import session_kits
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -86,11 +86,12 @@ def test_check_results_refuses_what_the_scorer_refuses(kit, tmp_path):
     res = tmp_path / "res"
     res.mkdir()
     (res / "bad.json").write_text(bad.read_text())
-    scored = run_score("--ref", VQA_REF, "--res", res)
-    assert scored.returncode == 1
+    # (score.py's main in process: the kit's tool above is the real command)
+    code, _, err = score_either(["--ref", VQA_REF, "--res", res], real=False)
+    assert code == 1
     def paragraphs(text):
         return [p.strip() for p in text.split("\n\n")]
-    assert paragraphs(scored.stderr)[1:] == paragraphs(proc.stderr)[1:-1]
+    assert paragraphs(err)[1:] == paragraphs(proc.stderr)[1:-1]
 
 
 def test_json_lines_and_other_names_are_checked_by_content_and_named(kit, tmp_path):
@@ -124,9 +125,10 @@ def test_json_lines_and_other_names_are_checked_by_content_and_named(kit, tmp_pa
         proc = kit("check_results.py", given)
         assert proc.returncode == 1 and hint in proc.stderr, proc.stderr
         assert "No .json results file found in the submission (1)" in proc.stderr
-    scored = run_score("--ref", VQA_REF, "--res", z)
-    assert scored.returncode == 1 and hint in scored.stderr, scored.stderr
-    assert "Traceback" not in scored.stderr
+    # (score.py's main in process: the kit's tool above is the real command)
+    code, _, err = score_either(["--ref", VQA_REF, "--res", z], real=False)
+    assert code == 1 and hint in err, err
+    assert "Traceback" not in err
 
 
 def test_check_results_without_questions_file(kit, tmp_path):

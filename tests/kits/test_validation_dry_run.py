@@ -3,8 +3,12 @@ config.yaml: Planetscapes labels/ and instances/, VQA questions.json and annotat
 Agriculture-Vision's val/ folder as the 2021 challenge distributed it): scored with the kit's
 copy of the test reference's config.yaml (task, label table, options), exactly as the same
 folder with the organizers' config.yaml, on both platforms, through the real command."""
+import contextlib
+import importlib.util
+import io
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -12,7 +16,7 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, SEM_REF, VQA_REF, run_score
+from conftest import ROOT, SEM_REF, VQA_REF, built_once, run_score, score_either
 from kits_util import session_kits
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -21,13 +25,30 @@ pytestmark = pytest.mark.compat
 AV_REF = os.path.join(ROOT, "reference_data")
 # kit -> the organizers' sample reference (with its config.yaml)
 KITS = {"supervised": AV_REF, "semantic": SEM_REF, "vqa": VQA_REF}
-WITH_CONFIG = {}  # track -> (the dry run's and score.py's scores of the sample reference)
 
 
 @pytest.fixture
 def kits(tmp_path_factory):
     """The starting kits as built by bundle.sh --kits (once per session)."""
     return session_kits(tmp_path_factory)
+
+
+@pytest.fixture
+def with_config(kits, tmp_path_factory):
+    """track -> (the kit's dry run's and score.py's scores of its sample against the
+    organizers' reference itself, with its config.yaml): the commands' mains in process (the
+    oracle's side), once for the whole run (conftest.built_once)."""
+    def build(folder):
+        found = {}
+        for track in sorted(KITS):
+            kit = os.path.join(kits, track)
+            submission = os.path.join(kit, "sample_submission")
+            where = pathlib.Path(folder) / track
+            found[track] = [dry_run(kit, submission, KITS[track], where / "keep-ref",
+                                    real=False)[1],
+                            direct_scores(KITS[track], submission, where, real=False)]
+        return found
+    return built_once(tmp_path_factory, "validation-with-config", build)
 
 
 def dataset_layout(ref, dest):
@@ -53,12 +74,20 @@ def zip_folder(folder, path, prefix=""):
     return str(path)
 
 
-def dry_run(kit, submission, reference, keep, *extra):
+def dry_run(kit, submission, reference, keep, *extra, real=True):
     """The kit's dry_run.py as participants run it (in the kit's folder); the scores each
-    platform read, from the kept run folders."""
-    proc = subprocess.run([sys.executable, "dry_run.py", str(submission), str(reference),
-                           "--quiet", "--keep", str(keep)] + list(extra), cwd=kit,
-                          capture_output=True, text=True, timeout=300)
+    platform read, from the kept run folders. real=False: the kit's dry_run.py imported from
+    its file and its main run in this process (the platforms' scoring program still runs as a
+    subprocess); a test that dry-runs several cases runs one of them for real."""
+    argv = [str(submission), str(reference), "--quiet", "--keep", str(keep)] + list(extra)
+    if real:
+        proc = subprocess.run([sys.executable, "dry_run.py"] + argv, cwd=kit,
+                              capture_output=True, text=True, timeout=300)
+    else:
+        out, err = io.StringIO(), io.StringIO()
+        with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+            code = kit_dry_run(kit).main(argv)
+        proc = subprocess.CompletedProcess(argv, code, out.getvalue(), err.getvalue())
     scores = {}
     for platform, name in (("codalab", "scores.txt"), ("codabench", "scores.json")):
         path = os.path.join(str(keep), platform, "run", "output", name)
@@ -69,17 +98,33 @@ def dry_run(kit, submission, reference, keep, *extra):
     return proc, scores
 
 
-def direct_scores(ref, submission, tmp_path):
+def kit_dry_run(kit):
+    """The kit's own dry_run.py as a module (it finds the kit's program and config beside it)."""
+    path = os.path.join(kit, "dry_run.py")
+    if path not in _KIT_MODULES:
+        spec = importlib.util.spec_from_file_location(
+            "kit_dry_run_{}".format(len(_KIT_MODULES)), path)
+        module = importlib.util.module_from_spec(spec)
+        spec.loader.exec_module(module)
+        _KIT_MODULES[path] = module
+    return _KIT_MODULES[path]
+
+
+_KIT_MODULES = {}
+
+
+def direct_scores(ref, submission, tmp_path, real=True):
     out = tmp_path / "direct"
-    proc = run_score("--ref", ref, "--res", submission, "--out", out, "--quiet")
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = score_either(["--ref", ref, "--res", submission, "--out", out, "--quiet"],
+                                real)
+    assert code == 0, err
     return json.loads((out / "scores.json").read_text())
 
 
 @pytest.mark.parametrize("track", sorted(KITS))
 @pytest.mark.parametrize("form", ["folder", "folder in a folder", "zip", "zip of a folder"])
 def test_validation_labels_without_config_score_as_with_the_organizers_config(
-        kits, tmp_path, track, form):
+        kits, with_config, tmp_path, track, form):
     kit = os.path.join(kits, track)
     ref = KITS[track]
     submission = os.path.join(kit, "sample_submission")
@@ -90,7 +135,8 @@ def test_validation_labels_without_config_score_as_with_the_organizers_config(
         val = dataset_layout(ref, tmp_path / "val")
     if form.startswith("zip"):
         val = zip_folder(val, tmp_path / "val.zip", "val/" if form == "zip of a folder" else "")
-    proc, got = dry_run(kit, submission, val, tmp_path / "keep")
+    # The plain folder through the real command; the other forms through its main, in process.
+    proc, got = dry_run(kit, submission, val, tmp_path / "keep", real=form == "folder")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 0, out
     assert "RESULT: the submission would be scored on CodaLab (v1 worker) and Codabench." in out
@@ -98,10 +144,7 @@ def test_validation_labels_without_config_score_as_with_the_organizers_config(
     assert out.count("has no config.yaml; the kit's reference_config.yaml") == 2, out
     assert "REFERENCE data" not in out and "FAIL" not in out and "Traceback" not in out
     # The same labels with the organizers' own config.yaml: the very same scores.
-    if track not in WITH_CONFIG:
-        WITH_CONFIG[track] = (dry_run(kit, submission, ref, tmp_path / "keep-ref")[1],
-                              direct_scores(ref, submission, tmp_path))
-    expected, direct = WITH_CONFIG[track]
+    expected, direct = with_config[track]
     assert got == expected and set(got) == {"codalab", "codabench"}
     assert got["codabench"] == direct
     assert got["codalab"] == pytest.approx(direct, abs=1e-9)   # scores.txt: printed decimals
@@ -136,7 +179,9 @@ def test_without_the_kits_config_the_validation_labels_are_not_planetscapes(kits
     shutil.copytree(os.path.join(kits, track), kit)
     os.remove(os.path.join(kit, "reference_config.yaml"))
     val = dataset_layout(KITS[track], tmp_path / "val")
-    proc, got = dry_run(kit, os.path.join(kit, "sample_submission"), val, tmp_path / "keep")
+    # Semantic through the real command, VQA through its main in process.
+    proc, got = dry_run(kit, os.path.join(kit, "sample_submission"), val, tmp_path / "keep",
+                        real=track == "semantic")
     out = proc.stdout + proc.stderr
     assert proc.returncode == 2, out
     assert not got

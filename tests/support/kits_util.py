@@ -1,14 +1,15 @@
-"""The starting kits as participants download them, built once per test session by the real
-`bash bundle.sh ... --kits DIR` from the repository's samples: <kits>/<track>/ for every track
-(supervised, semi-supervised, semantic, vqa) and <kits>/merged/ (Planetscapes, --merged)."""
+"""The starting kits as participants download them, built once per test run (by one xdist
+worker for all: conftest.built_once) by the real `bash bundle.sh ... --kits DIR` from the
+repository's samples: <kits>/<track>/ for every track (supervised, semi-supervised, semantic,
+vqa) and <kits>/merged/ (Planetscapes, --merged). Shared: a test that writes into a kit copies
+it first."""
 import os
 import subprocess
 import sys
 
-from conftest import ROOT
+from conftest import ROOT, built_once
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
-_BUILT = {}  # one build per session (the fixture is imported by several modules)
 
 
 def bundle_env():
@@ -30,10 +31,8 @@ def build_kits(folder):
 
 
 def session_kits(tmp_path_factory):
-    """The kits folder, built on the first call of the session (a module's fixture calls it)."""
-    if "kits" not in _BUILT:
-        _BUILT["kits"] = build_kits(tmp_path_factory.mktemp("built-kits"))
-    return _BUILT["kits"]
+    """The kits folder, built on the first call of the run (a module's fixture calls it)."""
+    return built_once(tmp_path_factory, "kits", build_kits)
 
 
 def built_bundle(kits, competition, name):

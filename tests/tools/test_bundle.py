@@ -1,10 +1,12 @@
 """bundle.sh end to end: four bundles, reproducible to the byte, complete, and a starting kit that
 works on its own. Runs the real shell entry point into temporary folders (never the repo's dist/).
 """
+import copy
 import datetime
 import io
 import json
 import os
+import pathlib
 import subprocess
 import sys
 import zipfile
@@ -14,6 +16,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
+from conftest import score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -29,8 +33,12 @@ NAMES = ["agrivision2021-{}-{}.zip".format(track, platform)
          for track in ("supervised", "semi-supervised") for platform in ("codalab", "codabench")]
 
 
-def run_bundle(*args, now=None):
-    """bash bundle.sh ARGS; now: the date the tools take for now (BUNDLE_NOW), else today."""
+def run_bundle(*args, now=None, real=True):
+    """bash bundle.sh ARGS; now: the date the tools take for now (BUNDLE_NOW), else today.
+    real=False: tools/bundle.py's main in this process instead (what bundle.sh execs; a test
+    that builds several times builds one of them for real)."""
+    if not real:
+        return bundle_in_process(args, now)
     env = dict(os.environ, PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1")
     env.pop("BUNDLE_NOW", None)
     if now:
@@ -52,10 +60,9 @@ def tiny_reference(root, n=3, size=(64, 64), seed=0):
     return ids, preds
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def build_twice(folder):
     """Two builds from the same tree: the committed sample if present, else a tiny reference."""
-    tmp = tmp_path_factory.mktemp("bundles")
+    tmp = pathlib.Path(folder)
     extra = []
     if not os.path.isdir(SAMPLE):  # before the sample is generated: still test the tool
         _, preds = tiny_reference(tmp)
@@ -63,7 +70,15 @@ def builds(tmp_path_factory):
     first = run_bundle("--out", tmp / "a", *extra)
     # The second build skips the dry run: it must not change a byte anyway.
     second = run_bundle("--out", tmp / "b", "--no-smoke", *extra)
-    return first, second, tmp / "a", tmp / "b"
+    return [completed(first), completed(second), str(tmp / "a"), str(tmp / "b")]
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """build_twice, once for the whole run (conftest.built_once: by one xdist worker for all;
+    the tests only read what it made)."""
+    first, second, a, b = built_once(tmp_path_factory, "agrivision-bundles", build_twice)
+    return as_completed(first), as_completed(second), pathlib.Path(a), pathlib.Path(b)
 
 
 def test_builds_all_four_bundles_and_says_so(builds):
@@ -216,7 +231,8 @@ def test_real_reference_is_packed_by_default_and_scores_like_raw(tmp_path):
         args = ["--reference", tmp_path / "reference", "--out", tmp_path / layout, "--no-smoke"]
         if layout == "raw":
             args += ["--layout", "raw"]
-        proc = run_bundle(*args)
+        # The default (packed) build and its scoring are the real commands; raw in process.
+        proc = run_bundle(*args, real=layout == "packed")
         assert proc.returncode == 0, proc.stderr
         assert "bundled in the {} layout".format(layout) in proc.stdout
         bundle = tmp_path / layout / "agrivision2021-supervised-codalab.zip"
@@ -231,10 +247,9 @@ def test_real_reference_is_packed_by_default_and_scores_like_raw(tmp_path):
         else:
             assert "boundaries/{}.png".format(ids[0]) in names
         out = tmp_path / (layout + "-out")
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "score.py"),
-                               "--ref", str(ref_zip), "--res", preds, "--out", str(out)],
-                              capture_output=True, text=True)
-        assert proc.returncode == 0, proc.stderr
+        code, _, err = score_either(["--ref", str(ref_zip), "--res", preds, "--out", str(out)],
+                                    real=layout == "packed")
+        assert code == 0, err
         scores[layout] = (out / "scores.txt").read_text()
     assert scores["packed"] == scores["raw"] and "miou" in scores["raw"]
 
@@ -307,15 +322,21 @@ FUTURE = ["agrivision2027-{}-{}.zip".format(track, platform)
           for track in ("supervised", "semi-supervised") for platform in ("codalab", "codabench")]
 
 
-@pytest.fixture(scope="module")
-def future(tmp_path_factory):
+def build_future(folder):
     """The README's example, --start 2027-03-01 --end 2027-05-31, built on 2026-11-30 with a
     tiny reference of 3 images, dry-run through every bundle."""
-    tmp = tmp_path_factory.mktemp("future")
+    tmp = pathlib.Path(folder)
     _, preds = tiny_reference(tmp)
     proc = run_bundle("--reference", tmp / "reference", "--smoke", preds, "--start",
                       "2027-03-01", "--end", "2027-05-31", "--out", tmp / "out", now=FUTURE_NOW)
-    return proc, tmp / "out"
+    return [completed(proc), str(tmp / "out")]
+
+
+@pytest.fixture(scope="module")
+def future(tmp_path_factory):
+    """build_future, once for the whole run (conftest.built_once; read only)."""
+    proc, out = built_once(tmp_path_factory, "agrivision-future", build_future)
+    return as_completed(proc), pathlib.Path(out)
 
 
 def test_a_bundle_that_opens_later_builds_checks_and_dry_runs(future):
@@ -421,7 +442,8 @@ def test_pages_and_titles_tell_the_bundles_own_dates_and_test_set(future):
 def test_without_the_post_challenge_phase_a_past_challenge_is_refused_unless_intended(tmp_path):
     _, _ = tiny_reference(tmp_path)
     args = ["--reference", tmp_path / "reference", "--no-smoke", "--no-post-challenge"]
-    proc = run_bundle("--out", tmp_path / "a", *args)
+    # The refusal through bundle.py's main in process; the build, the real command.
+    proc = run_bundle("--out", tmp_path / "a", *args, real=False)
     assert proc.returncode == 1
     assert proc.stderr.count("no phase accepts submissions on") == 4, proc.stderr
     assert "CodaLab finds no active phase" in proc.stderr
@@ -442,7 +464,7 @@ def test_without_the_post_challenge_phase_a_past_challenge_is_refused_unless_int
 def test_bad_dates_are_a_usage_error(tmp_path):
     proc = run_bundle("--out", tmp_path, "--end", "31/05/2030")
     assert proc.returncode == 2 and "is not a date" in proc.stderr
-    proc = run_bundle("--out", tmp_path, "--competition", "nope")
+    proc = run_bundle("--out", tmp_path, "--competition", "nope", real=False)  # (in process)
     assert proc.returncode == 2 and "no competition 'nope' (known: agriculture-vision, " in proc.stderr
 
 
@@ -454,8 +476,15 @@ from hypothesis import strategies as st  # noqa: E402
 
 
 def _definition():
-    with open(os.path.join(ROOT, "competition.yaml")) as f:
-        return yaml.safe_load(f)
+    """competition.yaml, parsed (once: the property tests ask for it at every example), a
+    copy of its own for each caller."""
+    if not _DEFINITION:
+        with open(os.path.join(ROOT, "competition.yaml")) as f:
+            _DEFINITION.append(yaml.safe_load(f))
+    return copy.deepcopy(_DEFINITION[0])
+
+
+_DEFINITION = []
 
 
 def test_start_moves_every_phase_by_the_same_amount():

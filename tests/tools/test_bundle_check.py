@@ -4,6 +4,7 @@ a message that says what is wrong. The good bundles come from tools/bundle.py on
 import datetime
 import io
 import os
+import pathlib
 import subprocess
 import sys
 import zipfile
@@ -12,7 +13,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import ROOT, TESTS as HERE, built_once  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -25,9 +26,8 @@ V15 = "agrivision2021-supervised-codalab.zip"
 V2 = "agrivision2021-supervised-codabench.zip"
 
 
-@pytest.fixture(scope="module")
-def good(tmp_path_factory):
-    tmp = tmp_path_factory.mktemp("good")
+def build_good(folder):
+    tmp = pathlib.Path(folder)
     rng = np.random.RandomState(3)
     for i in range(2):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, 32, 32)
@@ -35,7 +35,14 @@ def good(tmp_path_factory):
                                 labels, storm)
     code = bundle.main(["--reference", str(tmp / "ref"), "--out", str(tmp / "out"), "--no-smoke"])
     assert code == 0
-    return tmp / "out"
+    return str(tmp / "out")
+
+
+@pytest.fixture(scope="module")
+def good(tmp_path_factory):
+    """build_good, once for the whole run (conftest.built_once: by one xdist worker for all;
+    the tests only read the good bundles, and write their broken copies elsewhere)."""
+    return pathlib.Path(built_once(tmp_path_factory, "bundle-check-good", build_good))
 
 
 def members(source):

@@ -5,6 +5,7 @@ platforms' code reads, and what participants are told (plan, pages, dry run).
 One build per option set, shared by the module (a build without the dry run takes about 2 s).
 """
 import os
+import pathlib
 import re
 import subprocess
 import sys
@@ -15,6 +16,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -119,10 +121,9 @@ def page(bundle, path):
         return zf.read(path).decode("utf-8")
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def build_all(folder):
     """Every competition's bundles, with the defaults and with every new option."""
-    tmp = tmp_path_factory.mktemp("codabench")
+    tmp = pathlib.Path(folder)
     ps_ref = os.path.join(PLANETSCAPES, "reference_data")
     # Another edition's bundle already in the output folder: the build names it (issue 26, 19).
     os.makedirs(str(tmp / "options"))
@@ -156,7 +157,16 @@ def builds(tmp_path_factory):
     made = {k: finish(p) for k, p in started.items()}
     for key, proc in made.items():
         assert proc.returncode == 0, key + ":\n" + proc.stdout + proc.stderr
-    return {k: (p, tmp / (k + "-out" if k == "own" else k)) for k, p in made.items()}
+    return {k: [completed(p), str(tmp / (k + "-out" if k == "own" else k))]
+            for k, p in made.items()}
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """build_all, once for the whole run (conftest.built_once: by one xdist worker for all;
+    the tests only read what it made)."""
+    made = built_once(tmp_path_factory, "codabench-bundles", build_all)
+    return {k: (as_completed(p), pathlib.Path(out)) for k, (p, out) in made.items()}
 
 
 def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
@@ -320,8 +330,10 @@ def test_bad_options_are_refused_before_anything_is_built(tmp_path):
         (["--dev-start", "2021-03-01"], "--dev-start: the Development phase comes with"),
         (["--dev-reference", "reference_data", "--dev-max-per-day", "0"], "0 is no limit"),
     ]
-    for args, phrase in cases:
-        proc = run("--out", tmp_path / "out", *args)
+    for i, (args, phrase) in enumerate(cases):
+        # The first through bash bundle.sh, the others through bundle.py's main in process.
+        proc = run("--out", tmp_path / "out", *args) if i == 0 else \
+            bundle_in_process(["--out", tmp_path / "out"] + args, now=NOW)
         assert proc.returncode == 2 and phrase in proc.stderr, (args, proc.stderr)
         assert not os.path.exists(str(tmp_path / "out")), args
 
@@ -365,7 +377,8 @@ def test_output_paths_are_checked_before_anything_is_built(tmp_path):
                           "--kits {}: is a file, not a folder".format(readme)),
                          (["--start", "2027-05-31", "--end", "2027-03-01", "--out",
                            tmp_path / "new"], "--end is before --start")):
-        proc = run(*args)
+        # The first through bash bundle.sh, the others through bundle.py's main in process.
+        proc = run(*args) if args[1] == readme else bundle_in_process(args, now=NOW)
         assert proc.returncode == 2, (args, proc.stdout, proc.stderr)
         assert phrase in proc.stderr and "Traceback" not in proc.stderr, proc.stderr
         assert proc.stderr.strip().splitlines()[-1].startswith("bundle.sh: error: ")

@@ -3,8 +3,12 @@ from one JSON file), a CodaLab v1.5 competition per task, Codabench bundles per 
 --merged only, one merged Codabench competition whose phases run both tasks on one zip. Runs the
 real shell entry point into temporary folders (never the repo's dist/).
 """
+import contextlib
+import hashlib
+import io
 import json
 import os
+import pathlib
 import shutil
 import subprocess
 import sys
@@ -14,6 +18,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, TESTS as HERE  # noqa: E402
+from conftest import as_completed, built_once, completed, score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -21,6 +26,7 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
 import bundle  # noqa: E402
 import bundle_check  # noqa: E402
 import bundle_yaml  # noqa: E402
+import dry_run  # noqa: E402
 from scoring.confidence import SUFFIXES  # noqa: E402
 from scoring.registry import TASKS  # noqa: E402
 
@@ -43,12 +49,26 @@ def run(argv, **kw):
 
 
 def scores_of(ref, res, tmp):
-    """The scorer's own scores.txt for a reference and a submission, as {key: float}."""
+    """The scorer's own scores.txt for a reference and a submission, as {key: float} (score.py's
+    main in this process: the tests that compare with it run the real commands)."""
     out = os.path.join(str(tmp), "out-{}".format(len(os.listdir(str(tmp)))))
-    proc = run([sys.executable, SCORE, "--ref", ref, "--res", res, "--out", out, "--quiet"])
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--quiet"], False)
+    assert code == 0, err
     with open(os.path.join(out, "scores.txt")) as f:
         return {k.strip(): float(v) for k, v in (line.split(":") for line in f if line.strip())}
+
+
+def dry(argv, real):
+    """tools/dry_run.py ARGV: (exit code, stdout, stderr), as the real command (real=True: a
+    subprocess) or its main in this process (its scoring program runs as a subprocess either
+    way); a test that dry-runs several cases runs one of them for real."""
+    if real:
+        proc = run([sys.executable, DRY_RUN] + argv)
+        return proc.returncode, proc.stdout, proc.stderr
+    out, err = io.StringIO(), io.StringIO()
+    with contextlib.redirect_stdout(out), contextlib.redirect_stderr(err):
+        code = dry_run.main([str(a) for a in argv])
+    return code, out.getvalue(), err.getvalue()
 
 
 def combined(tmp):
@@ -67,15 +87,22 @@ def columns(zf):
     return list(doc["leaderboard"]["columns"]), doc
 
 
-@pytest.fixture(scope="module")
-def builds(tmp_path_factory):
+def build_twice(folder):
     """The first build asks for the merged bundle too (--merged), the second does not."""
-    tmp = tmp_path_factory.mktemp("ps-bundles")
+    tmp = pathlib.Path(folder)
     first = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "a",
                  "--merged"])
     second = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp / "b",
                   "--no-smoke"])
-    return first, second, tmp / "a", tmp / "b"
+    return [completed(first), completed(second), str(tmp / "a"), str(tmp / "b")]
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """build_twice, once for the whole run (conftest.built_once: by one xdist worker for all;
+    the tests only read what it made)."""
+    first, second, a, b = built_once(tmp_path_factory, "planetscapes-bundles", build_twice)
+    return as_completed(first), as_completed(second), pathlib.Path(a), pathlib.Path(b)
 
 
 @pytest.fixture(scope="module")
@@ -96,7 +123,7 @@ def test_builds_five_bundles_checks_and_dry_runs_them(builds):
     assert "Dry run: the sample submission scores on all 5 bundles" in first.stdout
 
 
-def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds):
+def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_path):
     first, second, _, b = builds
     assert sorted(os.listdir(str(b))) == sorted(PER_TRACK)     # without --merged
     assert "Checked: 4 bundles" in second.stdout
@@ -106,7 +133,8 @@ def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds):
     assert "a submission with one task failed ranks above every fully scored one, one with " \
            "every task failed ranks first with no scores" in first.stdout
     # ... and a competition with no merged form refuses --merged (a usage error).
-    proc = run(["bash", BUNDLE_SH, "--merged", "--out", b / "none", "--no-smoke"])
+    proc = run(["bash", BUNDLE_SH, "--merged", "--out", tmp_path / "none", "--no-smoke"])
+    assert not (tmp_path / "none").exists()
     assert proc.returncode == 2 and "--merged: agriculture-vision has no merged Codabench " \
                                     "form" in proc.stderr
 
@@ -157,6 +185,10 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
     compare the keys of scores.txt with the leaderboard's columns (merged: both tasks')."""
     _, _, a, _ = builds
     samples = {"semantic": SEM_SUB, "vqa": VQA_SUB}
+    # The keys each (program, reference, sample) wrote, by the zips' bytes: the bundles share
+    # their programs and each track's reference, and the same bytes scoring the same sample
+    # write the same scores.txt, so each distinct pair is scored once (for real).
+    scored = {}
     for name in NAMES:
         with zipfile.ZipFile(str(a / name)) as zf:
             keys, doc = columns(zf)
@@ -166,18 +198,24 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
                 runs = [("scoring_program.zip", "reference_data.zip")]
             written = []
             for i, (program, reference) in enumerate(runs):
+                track = "vqa" if "vqa" in (name if len(runs) == 1 else reference) else "semantic"
+                same = (hashlib.sha256(zf.read(program)).hexdigest(),
+                        hashlib.sha256(zf.read(reference)).hexdigest(), track)
+                if same in scored:
+                    written += scored[same]
+                    continue
                 where = tmp_path / "{}-{}".format(name, i)
                 for member, folder in ((program, "program"), (reference, "ref")):
                     zf.extract(member, str(where))
                     with zipfile.ZipFile(str(where / member)) as inner:
                         inner.extractall(str(where / folder))
-                track = "vqa" if "vqa" in (name if len(runs) == 1 else reference) else "semantic"
                 out = where / "out"
                 proc = run([sys.executable, where / "program" / "score.py", "--ref",
                             where / "ref", "--res", samples[track], "--out", out, "--quiet"])
                 assert proc.returncode == 0, proc.stderr
                 with open(str(out / "scores.txt")) as f:
-                    written += [line.split(":")[0] for line in f if line.strip()]
+                    scored[same] = [line.split(":")[0] for line in f if line.strip()]
+                written += scored[same]
         # The confidence-interval keys have columns only with bundle.py --confidence-columns.
         written = [k for k in written if not k.endswith(SUFFIXES)]
         assert sorted(written) == sorted(keys), name
@@ -230,13 +268,14 @@ def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
     for track, sub, expected in (("semantic", SEM_SUB, sem), ("vqa", VQA_SUB, vqa)):
         for platform in ("codalab", "codabench"):
             bundle_zip = a / "{}-{}-{}.zip".format(PREFIX, track, platform)
-            proc = run([sys.executable, DRY_RUN, sub, "--bundle", bundle_zip, "--platform",
-                        "both", "--quiet"])
-            assert proc.returncode == 0, proc.stdout + proc.stderr
-            assert "RESULT: the submission would be scored on CodaLab" in proc.stdout
+            # The real command for the first bundle; the others through its main, in process.
+            code, out, err = dry([sub, "--bundle", bundle_zip, "--platform", "both", "--quiet"],
+                                 real=(track, platform) == ("semantic", "codalab"))
+            assert code == 0, out + err
+            assert "RESULT: the submission would be scored on CodaLab" in out
             first = next(iter(expected))
-            assert "{:.4f}".format(expected[first]) in proc.stdout if track == "semantic" \
-                else "{:.2f}".format(expected[first]) in proc.stdout
+            assert "{:.4f}".format(expected[first]) in out if track == "semantic" \
+                else "{:.2f}".format(expected[first]) in out
 
 
 def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
@@ -280,10 +319,11 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
     # Nothing either task can score: Finished too, first, with no scores.
     (tmp_path / "empty").mkdir()
     (tmp_path / "empty" / "README.txt").write_text("no predictions\n")
-    proc = run([sys.executable, DRY_RUN, tmp_path / "empty", "--bundle", a / MERGED, "--quiet"])
-    assert proc.returncode == 3, proc.stdout
-    assert "Task(s) Semantic labeling, VQA failed. Status on Codabench: Finished" in proc.stdout
-    assert "rank it FIRST, above every fully scored submission, with no scores." in proc.stdout
+    # (the real command above; this one through its main, in process)
+    code, out, _ = dry([tmp_path / "empty", "--bundle", a / MERGED, "--quiet"], real=False)
+    assert code == 3, out
+    assert "Task(s) Semantic labeling, VQA failed. Status on Codabench: Finished" in out
+    assert "rank it FIRST, above every fully scored submission, with no scores." in out
 
 
 @pytest.mark.parametrize("layout", ["flat", "png folder", "json folder"])
@@ -304,12 +344,14 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
     (res / "metadata").write_text("elapsedTime: null\n")
     for ref, expected, other in ((SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")):
         out = tmp_path / "out-{}".format(os.path.basename(ref))
-        proc = run([sys.executable, SCORE, "--ref", ref, "--res", res, "--out", out])
-        assert proc.returncode == 0, proc.stderr + proc.stdout
+        # The semantic task through the real score.py, VQA through its main in process.
+        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
+                                            real=ref == SEM_REF)
+        assert code == 0, stderr + stdout
         with open(str(out / "scores.txt")) as f:
             got = {k.strip(): float(v) for k, v in (line.split(":") for line in f)}
         assert got == expected
-        assert other in proc.stdout + proc.stderr  # listed as ignored, not scored
+        assert other in stdout + stderr  # listed as ignored, not scored
 
 
 def _starting_kit(bundle_zip, tmp_path):
@@ -416,11 +458,11 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
     use; with --platform both it runs Codabench's children only."""
     _, _, a, _ = builds
     both = combined(tmp_path)
-    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
-                "--platform", "codalab"])
-    assert proc.returncode == 2 and "only Codabench does" in proc.stderr
-    proc = run([sys.executable, DRY_RUN, both, "--bundle", a / MERGED,
-                "--platform", "both", "--quiet"])
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "RESULT: the submission would be scored on Codabench." in proc.stdout
-    assert proc.stdout.count("--- child submission") == 2
+    # The refusal through dry_run's main in process; the run itself, the real command.
+    code, _, err = dry([both, "--bundle", a / MERGED, "--platform", "codalab"], real=False)
+    assert code == 2 and "only Codabench does" in err
+    code, out, err = dry([both, "--bundle", a / MERGED, "--platform", "both", "--quiet"],
+                         real=True)
+    assert code == 0, out + err
+    assert "RESULT: the submission would be scored on Codabench." in out
+    assert out.count("--- child submission") == 2
