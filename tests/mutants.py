@@ -921,6 +921,10 @@ MUTATIONS = [
 ]
 
 
+# Seconds a mutant's tests may take (the slowest take about a minute on a loaded machine).
+TIMEOUT = 300
+
+
 def main(only) -> int:
     missed = 0
     for name, path, old, new, tests in MUTATIONS:
@@ -935,14 +939,19 @@ def main(only) -> int:
         try:
             proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
                                    "no:cacheprovider"] + shlex.split(tests), cwd=ROOT,
-                                  capture_output=True, text=True, timeout=900)
+                                  capture_output=True, text=True, timeout=TIMEOUT)
+            returncode, stdout = proc.returncode, proc.stdout
+        except subprocess.TimeoutExpired:
+            # A mutant that makes its test hang is caught (the test did not pass), and said so.
+            returncode, stdout = -1, "the tests hung: stopped after {} s".format(TIMEOUT)
         finally:
             with open(full, "w") as f:
                 f.write(src)
-        lines = [line for line in proc.stdout.splitlines() if line.strip()]
+        lines = [line for line in stdout.splitlines() if line.strip()]
         failed = [line[7:] for line in lines if line.startswith("FAILED")]
-        # Failed, crashed or killed; not 4 (a -k pytest cannot parse) nor 5 (no test selected).
-        caught = proc.returncode not in (0, 4, 5)
+        # Failed, crashed, killed or hung; not 4 (a -k pytest cannot parse) nor 5 (no test
+        # selected).
+        caught = returncode not in (0, 4, 5)
         missed += not caught
         print("%-48s %s  %s | %s" % (name, "CAUGHT" if caught else "MISSED", tests,
                                      (failed or lines[-1:] or [""])[0][:100]), flush=True)

@@ -1,6 +1,9 @@
 """scoring/safe_yaml.py: the same data as yaml.safe_load on ordinary YAML, and every hostile
 document refused quickly with one exception naming the line."""
+import contextlib
 import os
+import signal
+import threading
 import time
 
 import pytest
@@ -78,11 +81,35 @@ REFUSED = {
 }
 
 
+class Hung(Exception):
+    pass
+
+
+@contextlib.contextmanager
+def bounded(seconds):
+    """Raise Hung after `seconds` of wall time: a guard that stopped working (a cycle walked
+    forever, its stack growing by gigabytes) fails the test instead of hanging the run."""
+    if threading.current_thread() is not threading.main_thread():
+        yield                                   # signals reach the main thread only
+        return
+
+    def stop(signum, frame):
+        raise Hung("still running after {} s".format(seconds))
+
+    previous = signal.signal(signal.SIGALRM, stop)
+    signal.setitimer(signal.ITIMER_REAL, seconds)
+    try:
+        yield
+    finally:
+        signal.setitimer(signal.ITIMER_REAL, 0)
+        signal.signal(signal.SIGALRM, previous)
+
+
 @pytest.mark.parametrize("name", sorted(REFUSED))
 def test_refused(name):
     text, line, words = REFUSED[name]
     start = time.process_time()
-    with pytest.raises(YamlError) as info:
+    with pytest.raises(YamlError) as info, bounded(3):
         safe_yaml.load_text(text)
     assert time.process_time() - start < 1.0
     assert info.value.line == line, str(info.value)
