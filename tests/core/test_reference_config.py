@@ -91,9 +91,20 @@ def references(tmp_path_factory):
     return out
 
 
+def _link_or_copy(src, dst):
+    """A hard link (the scorer only reads the reference's files: 40 sample images need not be
+    copied for each case); a copy where links cannot be made."""
+    try:
+        os.link(src, dst)
+    except OSError:
+        shutil.copy2(src, dst)
+
+
 def _with_config(references, task, layout, tmp_path, make):
+    """A copy of the reference whose config.yaml is made by make: its other files hard links to
+    the sample's (read, never written: config.yaml, the only file changed, is removed first)."""
     ref = str(tmp_path / "ref")
-    shutil.copytree(references[task][layout], ref)
+    shutil.copytree(references[task][layout], ref, copy_function=_link_or_copy)
     config = os.path.join(ref, "config.yaml")
     if os.path.lexists(config):
         os.remove(config)
