@@ -142,8 +142,17 @@ def test_pack_refuses_a_special_file_in_the_raw_reference(tmp_path, references, 
     assert not (tmp_path / "packed" / "packed.json").exists()   # nothing that looks packed
 
 
-@pytest.mark.parametrize("task", sorted(SUBMISSION_FILE))
-@pytest.mark.parametrize("kind", sorted(SPECIALS))
+# Both image tasks take their predictions through the same format, formats/label_png's
+# PngLabels (discover, then read: prediction._open_regular before any value is looked at), so a
+# special file in their submissions takes the same path: each kind is made for one of them in
+# turn, and for the VQA task's results file, a format of its own.
+SUBMISSION_CASES = [(kind, task) for k, kind in enumerate(sorted(SPECIALS))
+                    for task in sorted(SUBMISSION_FILE)
+                    if task == "planetscapes-vqa" or
+                    task == ("agriculture-vision", "planetscapes-semantic")[k % 2]]
+
+
+@pytest.mark.parametrize("kind,task", SUBMISSION_CASES)
 def test_a_special_file_in_a_submission_is_the_participants_error(tmp_path, references, task,
                                                                   kind):
     ids, folders = references[task]
