@@ -129,6 +129,22 @@ def bundle_in_process(argv, now=None):
                                        err.getvalue())
 
 
+def run_pack(*args, timeout=300):
+    """pack.py as a subprocess; returns CompletedProcess with text output."""
+    return subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py")] + [str(a) for a in args],
+                          capture_output=True, text=True, timeout=timeout)
+
+
+def pack_either(argv, real):
+    """pack.py on argv, as the real command (real=True: a subprocess) or in this process:
+    (exit code, stdout, stderr), as score_either."""
+    if real:
+        proc = run_pack(*argv)
+        return proc.returncode, proc.stdout, proc.stderr
+    from scoring.commands import pack as cli
+    return run_main(cli.main, argv)
+
+
 @pytest.fixture
 def score():
     return run_score

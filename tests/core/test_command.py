@@ -1,4 +1,5 @@
-"""End-to-end runs of the real command on CodaLab/Codabench-shaped folders."""
+"""End-to-end runs of the real command on CodaLab/Codabench-shaped folders (a test that runs it
+several times runs it once for real, the other times through the same main in this process)."""
 import json
 import os
 import random
@@ -9,7 +10,7 @@ import pytest
 import yaml
 
 import broken_cases
-from conftest import run_score
+from conftest import run_score, score_either
 from agrivision_data import random_image, write_reference
 from scoring import engine
 from scoring.submission.discovery import discover
@@ -68,8 +69,9 @@ def test_worker_form_writes_every_output(tmp_path, ref, shape):
     inp = worker_layout(tmp_path, ref, shape)
     out = tmp_path / "output"
     out.mkdir()
-    proc = run_score(inp, out)
-    assert proc.returncode == 0, proc.stderr
+    # The real command on the plain layout; the others through the same main in this process.
+    code, stdout, err = score_either([inp, out], real=shape == "plain")
+    assert code == 0, err
     assert sorted(os.listdir(str(out))) == ["detailed_results.html", "scores.json", "scores.txt"]
     text = (out / "scores.txt").read_text()
     v1 = parse_v1(text)
@@ -85,7 +87,7 @@ def test_worker_form_writes_every_output(tmp_path, ref, shape):
     page = (out / "detailed_results.html").read_text()
     assert "mIoU" in page and "<script" not in page
     for image_id in IDS:                   # no per-image information
-        assert image_id not in page and image_id not in proc.stdout
+        assert image_id not in page and image_id not in stdout
 
 
 def test_same_scores_for_folder_zip_and_worker_form(tmp_path, ref):
@@ -98,10 +100,11 @@ def test_same_scores_for_folder_zip_and_worker_form(tmp_path, ref):
         for i in IDS:
             zf.write(str(inp / "res" / (i + ".png")), "preds/" + i + ".png")
         zf.writestr("__MACOSX/preds/._x.png", b"junk")
-    proc = run_score("--ref", ref, "--res", z, "--out", tmp_path / "o2")
-    assert proc.returncode == 0, proc.stderr
+    code, stdout, err = score_either(["--ref", ref, "--res", z, "--out", tmp_path / "o2"],
+                                     real=False)   # the same main, in this process
+    assert code == 0, err
     assert (out / "scores.txt").read_text() == (tmp_path / "o2" / "scores.txt").read_text()
-    assert "mIoU" in proc.stdout and "weed_cluster" in proc.stdout   # the printed table
+    assert "mIoU" in stdout and "weed_cluster" in stdout   # the printed table
 
 
 def test_absent_class_is_omitted_not_nan(tmp_path):
@@ -133,16 +136,18 @@ def test_storm_policy_from_option_and_reference_config(tmp_path):
     from PIL import Image
     Image.fromarray(np.array([[6, 6]], np.uint8)).save(str(res / "a.png"))
 
-    def miou(*extra):
-        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "out", *extra)
-        assert proc.returncode == 0, proc.stderr
+    def miou(*extra, real=False):
+        # The real command once; the other runs through the same main in this process.
+        code, _, err = score_either(["--ref", ref, "--res", res, "--out", tmp_path / "out"] +
+                                    list(extra), real)
+        assert code == 0, err
         return parse_v1((tmp_path / "out" / "scores.txt").read_text())["miou"]
 
     assert miou() == 0.25                           # storm pixel is background, predicted water
     assert miou("--storm-damage", "ignore") == 1.0  # storm pixel not evaluated
     with open(os.path.join(ref, "config.yaml"), "w") as f:
         f.write("storm_damage: ignore\n")
-    assert miou() == 1.0
+    assert miou(real=True) == 1.0
     assert miou("--storm-damage", "background") == 0.25
 
 
@@ -153,8 +158,9 @@ def test_help_and_usage_errors(tmp_path):
         assert option in proc.stdout
     proc = run_score("--ref", tmp_path)
     assert proc.returncode == 2 and "--res" in proc.stderr and "Traceback" not in proc.stderr
-    proc = run_score("--ref", tmp_path, "--res", tmp_path / "nope.zip")
-    assert proc.returncode == 2 and "nope.zip" in proc.stderr
+    code, _, err = score_either(["--ref", tmp_path, "--res", tmp_path / "nope.zip"],
+                                real=False)   # the same main (the two above exit in argparse)
+    assert code == 2 and "nope.zip" in err
 
 
 def test_progress_lines(tmp_path, ref):
@@ -216,9 +222,11 @@ def test_problem_report_identical_for_any_worker_count(tmp_path, ref):
         Image.new("RGB", SIZE[::-1]).save(os.path.join(res, i + ".png"))
     messages = set()
     for workers in (1, 2, 3):
-        proc = run_score("--ref", ref, "--res", res, "--workers", workers)
-        assert proc.returncode == 1
-        messages.add(proc.stderr)
+        # The real command with a pool; the other counts through the same main in this process.
+        code, _, err = score_either(["--ref", ref, "--res", res, "--workers", workers],
+                                    real=workers == 2)
+        assert code == 1
+        messages.add(err)
     assert len(messages) == 1
 
 

@@ -16,7 +16,7 @@ import pytest
 from PIL import Image
 
 import broken_cases
-from conftest import PROGRAM, ROOT, run_main, run_score
+from conftest import PROGRAM, ROOT, run_main, run_score, score_either
 from agrivision_data import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 from scoring.commands import score as cli
 from scoring import zips as archive
@@ -100,8 +100,10 @@ def test_pillow_mode_1_and_4_bit_submissions_score_like_8_bit(tmp_path, ref):
                                                    broken_cases.pack_rows(p, 4), 4))
             else:
                 Image.fromarray(p * (255 if form == "1" else 1)).convert(form).save(path)
-        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / ("out-" + form))
-        assert proc.returncode == 0, proc.stderr
+        # The real command on the 1-bit PNGs; the others through the same main in this process.
+        code, _, err = score_either(["--ref", ref, "--res", res, "--out",
+                                     tmp_path / ("out-" + form)], real=form == "1")
+        assert code == 0, err
     assert Image.open(str(tmp_path / "1" / (IDS[0] + ".png"))).mode == "1"
     base = scores_of(tmp_path / "out-L")
     assert scores_of(tmp_path / "out-1") == base == scores_of(tmp_path / "out-gray4")
@@ -144,8 +146,8 @@ def test_size_cap_is_stated_and_scales_with_the_image(tmp_path, ref):
         f.write(broken_cases.png_bytes(w, h, rows, extra=broken_cases.png_chunk(
             b"prVt", bytes(room))))
     assert os.path.getsize(os.path.join(res, IDS[0] + ".png")) == max_prediction_bytes(h, w)
-    proc = run_score("--ref", ref, "--res", res)
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = score_either(["--ref", ref, "--res", res], real=False)   # the same main
+    assert code == 0, err
 
 
 def test_messages_hold_no_object_repr_and_are_identical_run_to_run(tmp_path, ref):
@@ -164,13 +166,13 @@ def test_messages_hold_no_object_repr_and_are_identical_run_to_run(tmp_path, ref
                 zf.write(os.path.join(folder, n), os.path.relpath(os.path.join(folder, n), ref))
     (tmp_path / "empty").mkdir()
     messages = set()
-    for _ in range(2):
-        proc = run_score("--ref", ref_zip, "--res", res)
-        assert proc.returncode == 1
-        assert " at 0x" not in proc.stderr and IDS[0] in proc.stderr
-        messages.add(proc.stderr)
-        proc = run_score("--ref", ref_zip, "--res", tmp_path / "empty")   # names the reference
-        messages.add(proc.stderr)
+    for real in (True, False):   # the real command, then the same main in this process
+        code, _, err = score_either(["--ref", ref_zip, "--res", res], real)
+        assert code == 1
+        assert " at 0x" not in err and IDS[0] in err
+        messages.add(err)
+        # names the reference
+        messages.add(score_either(["--ref", ref_zip, "--res", tmp_path / "empty"], real)[2])
     assert len(messages) == 2, messages
 
 
@@ -348,13 +350,15 @@ ZIPS = {
 def test_a_zip_that_cannot_be_unpacked_is_a_submission_problem(tmp_path, ref, manifest, case):
     build, phrase = ZIPS[case]
     path = build(tmp_path)
-    proc = run_score("--ref", ref, "--res", path, "--out", tmp_path / "out")
-    assert proc.returncode == 1, proc.stderr
-    assert "Traceback" not in proc.stderr and "Fix:" in proc.stderr
-    assert phrase in proc.stderr and "sub.zip" in proc.stderr
+    # The real command for the zip slip; the other zips through the same main in this process.
+    code, _, stderr = score_either(["--ref", ref, "--res", path, "--out", tmp_path / "out"],
+                                   real=case == "zip_slip")
+    assert code == 1, stderr
+    assert "Traceback" not in stderr and "Fix:" in stderr
+    assert phrase in stderr and "sub.zip" in stderr
     assert not (tmp_path / "out" / "scores.json").exists()
     code, _, err = run_main(check_submission.main, [path, "--manifest", manifest])
-    assert code == 1 and phrase in err and err.startswith(proc.stderr.split("\n\n")[0])
+    assert code == 1 and phrase in err and err.startswith(stderr.split("\n\n")[0])
     assert not os.path.exists("/tmp/" + IDS[0] + ".png") or case != "absolute"
 
 
@@ -409,7 +413,8 @@ def test_a_failed_run_leaves_no_scores_of_an_earlier_one(tmp_path, ref):
     res = str(tmp_path / "res")
     broken_cases.good(res, IDS, SIZE)
     out = tmp_path / "out"
-    assert run_score("--ref", ref, "--res", res, "--out", out).returncode == 0
+    # The scores of an earlier run (the same main, in this process); the failing run is real.
+    assert score_either(["--ref", ref, "--res", res, "--out", out], real=False)[0] == 0
     assert (out / "scores.json").exists() and (out / "scores.txt").exists()
     os.remove(os.path.join(res, IDS[0] + ".png"))
     proc = run_score("--ref", ref, "--res", res, "--out", out)
@@ -517,8 +522,9 @@ def test_usage_errors_for_output_paths(tmp_path, ref, manifest):
     assert proc.returncode == 2 and "not a folder" in proc.stderr
     assert "Traceback" not in proc.stderr
     assert (tmp_path / "file").read_text() == "x"
-    proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / "file" / "below")
-    assert proc.returncode == 2 and "cannot write into the output folder" in proc.stderr
+    code, _, err = score_either(["--ref", ref, "--res", res, "--out",
+                                 tmp_path / "file" / "below"], real=False)   # the same main
+    assert code == 2 and "cannot write into the output folder" in err
     (tmp_path / "folder").mkdir()
     for target in (tmp_path / "folder", tmp_path / "nowhere" / "sub.zip"):
         code, _, err = run_main(make_submission.main, [res, "-o", target, "--manifest", manifest])
@@ -545,9 +551,11 @@ def test_config_of_the_wrong_shape_is_the_organizers(tmp_path, ref, config, phra
     with open(os.path.join(bad, "config.yaml"), "w") as f:
         f.write(config)
     broken_cases.good(str(tmp_path / "res"), IDS, SIZE)
-    proc = run_score("--ref", bad, "--res", tmp_path / "res")
-    assert proc.returncode == 3, proc.stderr
-    assert "REFERENCE" in proc.stderr and "config.yaml" in proc.stderr and phrase in proc.stderr
+    # The real command for an unknown task; the other shapes through the same main.
+    code, _, err = score_either(["--ref", bad, "--res", tmp_path / "res"],
+                                real=config == "task: nonexistent\n")
+    assert code == 3, err
+    assert "REFERENCE" in err and "config.yaml" in err and phrase in err
 
 
 def test_config_inside_a_wrapped_reference_is_read(tmp_path):
@@ -562,13 +570,15 @@ def test_config_inside_a_wrapped_reference_is_read(tmp_path):
     proc = run_score("--ref", tmp_path / "wrap", "--res", res, "--out", tmp_path / "o1")
     assert proc.returncode == 0, proc.stderr
     assert scores_of(tmp_path / "o1")["miou"] == 0.25
+    # The other configs through the same main in this process.
     (wrapped / "config.yaml").write_text("storm_damage: ignore\n")
-    proc = run_score("--ref", tmp_path / "wrap", "--res", res, "--out", tmp_path / "o2")
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = score_either(["--ref", tmp_path / "wrap", "--res", res, "--out",
+                                 tmp_path / "o2"], real=False)
+    assert code == 0, err
     assert scores_of(tmp_path / "o2")["miou"] == 1.0
     (wrapped / "config.yaml").write_text("task: nonexistent\n")
-    proc = run_score("--ref", tmp_path / "wrap", "--res", res)
-    assert proc.returncode == 3 and "nonexistent" in proc.stderr
+    code, _, err = score_either(["--ref", tmp_path / "wrap", "--res", res], real=False)
+    assert code == 3 and "nonexistent" in err
 
 
 def test_a_fifo_given_as_the_submission_is_a_usage_error(tmp_path, ref):

@@ -8,11 +8,10 @@ memory blow-up fails the test instead of blocking the suite."""
 import os
 import stat
 import subprocess
-import sys
 
 import pytest
 
-from conftest import PROGRAM
+from conftest import pack_either
 from measured import run_measured
 from task_fixtures import FIXTURES
 
@@ -63,16 +62,16 @@ SUBMISSION_FILE = {"agriculture-vision": "{0}.png", "planetscapes-semantic": "{0
 
 @pytest.fixture(scope="module")
 def references(tmp_path_factory):
-    """task -> (ids, {layout: a pristine reference folder})."""
+    """task -> (ids, {layout: a pristine reference folder}); packed by pack.py's main in this
+    process (the real pack.py runs in test_pack_refuses_a_special_file_in_the_raw_reference)."""
     out = {}
     for task, fixtures in FIXTURES.items():
         base = tmp_path_factory.mktemp(task.replace("-", "_"))
         raw = str(base / "raw")
         ids = fixtures.make_reference(raw)
         packed = str(base / "packed")
-        proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), raw, packed],
-                              capture_output=True, text=True, timeout=120)
-        assert proc.returncode == 0, proc.stderr
+        code, _, err = pack_either([raw, packed], real=False)
+        assert code == 0, err
         out[task] = ids, {"raw": raw, "packed": packed}
     return out
 
@@ -97,10 +96,17 @@ def assert_refused(r, code, *phrases):
     assert r["wall"] < 30 and r["rss"] < 300, (r["wall"], r["rss"])
 
 
+# Every reference file is read through readers/reference_file.py or bounded_json.py, both
+# regular_file.read_bytes(..., follow_links=True): os.stat follows the link to /dev/zero and
+# sees the same character device as a device node of /dev/zero's numbers, so the two take the
+# same branch for every file (and the link's expected "device file" proves the link is
+# followed). The device node is made for the first file of each task and layout; the other
+# files get the FIFO and the link.
 REFERENCE_CASES = [(task, layout, rel, kind)
                    for task, layouts in sorted(REFERENCE_FILES.items())
                    for layout, rels in sorted(layouts.items())
-                   for rel in rels for kind in sorted(SPECIALS)]
+                   for rel in rels for kind in sorted(SPECIALS)
+                   if kind != "device" or rel == rels[0]]
 
 
 @pytest.mark.parametrize("task,layout,rel,kind", REFERENCE_CASES)
@@ -136,8 +142,17 @@ def test_pack_refuses_a_special_file_in_the_raw_reference(tmp_path, references, 
     assert not (tmp_path / "packed" / "packed.json").exists()   # nothing that looks packed
 
 
-@pytest.mark.parametrize("task", sorted(SUBMISSION_FILE))
-@pytest.mark.parametrize("kind", sorted(SPECIALS))
+# Both image tasks take their predictions through the same format, formats/label_png's
+# PngLabels (discover, then read: prediction._open_regular before any value is looked at), so a
+# special file in their submissions takes the same path: each kind is made for one of them in
+# turn, and for the VQA task's results file, a format of its own.
+SUBMISSION_CASES = [(kind, task) for k, kind in enumerate(sorted(SPECIALS))
+                    for task in sorted(SUBMISSION_FILE)
+                    if task == "planetscapes-vqa" or
+                    task == ("agriculture-vision", "planetscapes-semantic")[k % 2]]
+
+
+@pytest.mark.parametrize("kind,task", SUBMISSION_CASES)
 def test_a_special_file_in_a_submission_is_the_participants_error(tmp_path, references, task,
                                                                   kind):
     ids, folders = references[task]

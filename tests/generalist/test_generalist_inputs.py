@@ -1,10 +1,12 @@
 """Every broken input of the generalist ranking through the real command: exit 3 (2 for the
-command line), a message naming the file and the line, no traceback, nothing written."""
+command line), a message naming the file and the line, no traceback, nothing written. A test
+that loops over cases runs one of them as the real command, the others through the same main in
+this process."""
 import os
 
 import pytest
 
-from generalist_util import CONFIG, GOOD, rank_case, run_generalist, write_case
+from generalist_util import CONFIG, GOOD, generalist_either, rank_case, run_generalist, write_case
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -141,7 +143,7 @@ def test_broken_input(tmp_path, name):
     else:
         path = write_case(folder, config, files)
     out = tmp_path / "out"
-    proc = run_generalist(path, "--out", out)
+    proc = generalist_either(path, "--out", out, real=name == "model twice")
     _assert_clean_failure(proc, out, tmp_path)
     assert proc.stderr.startswith("ERROR: the generalist ranking cannot be computed")
     where = os.path.join(str(folder), named) + ("" if line is None else ", line {}:".format(line))
@@ -163,7 +165,7 @@ def test_every_problem_is_reported_at_once(tmp_path):
     for fragment in ("a.csv, line 2", "a.csv, line 3", "b.csv, line 2", "b.csv, line 4"):
         assert fragment in proc.stderr
     path = write_case(tmp_path / "case", CONFIG, files)
-    proc = run_generalist(path, "--out", tmp_path / "out")
+    proc = generalist_either(path, "--out", tmp_path / "out", real=False)   # the same main
     _assert_clean_failure(proc, tmp_path / "out", tmp_path)
     for fragment in ("a.csv, line 2", "a.csv, line 3", "b.csv, line 2", "b.csv, line 4"):
         assert fragment in proc.stderr
@@ -185,13 +187,15 @@ def test_a_broken_entry_s_file_is_read_in_the_same_run(tmp_path):
     assert "b.csv, line 4: rank 'third'" in problems[2]
     # Both a score and a rank column: the file is read for its rank column, said once.
     config = CONFIG.replace("rank_column: rank", "rank_column: rank\n    score_column: score")
-    proc = run_generalist(write_case(tmp_path / "case", config, files), "--out", tmp_path / "out")
+    proc = generalist_either(write_case(tmp_path / "case", config, files), "--out",
+                             tmp_path / "out", real=False)   # the same main, in this process
     _assert_clean_failure(proc, tmp_path / "out", tmp_path)
     problems = proc.stderr.splitlines()[1:]
     assert len(problems) == 2 and "not both" in problems[0] and "rank 'third'" in problems[1]
     # A broken entry whose file is missing says that too.
     config = CONFIG.replace("file: b.csv", "file: gone.csv\n    format: excel")
-    proc = run_generalist(write_case(tmp_path / "case", config, files), "--out", tmp_path / "out")
+    proc = generalist_either(write_case(tmp_path / "case", config, files), "--out",
+                             tmp_path / "out", real=False)
     _assert_clean_failure(proc, tmp_path / "out", tmp_path)
     assert "format must be one of" in proc.stderr and "gone.csv cannot be read" in proc.stderr
 
@@ -221,7 +225,7 @@ def test_usage_errors_exit_2(tmp_path):
     assert proc.returncode == 2 and "no configuration file" in proc.stderr
     path = write_case(tmp_path / "case", CONFIG, GOOD)
     (tmp_path / "afile").write_text("x", encoding="utf-8")
-    proc = run_generalist(path, "--out", tmp_path / "afile")
+    proc = generalist_either(path, "--out", tmp_path / "afile", real=False)   # the same main
     assert proc.returncode == 2 and "not a folder" in proc.stderr
     proc = run_generalist()
     assert proc.returncode == 2 and "usage" in proc.stderr

@@ -7,6 +7,7 @@ classes - 1; every case's wrong value is 9 or more, so a task with fewer classes
 CASES maps a name to (builder, the file the message must name, a phrase the message must
 contain).
 """
+import functools
 import io
 import os
 import struct
@@ -121,18 +122,25 @@ def png_chunk(kind, data):
             struct.pack(">I", zlib.crc32(kind + data) & 0xFFFFFFFF))
 
 
+@functools.lru_cache(maxsize=16)
+def _second_ihdr_bytes(width, height, color_type, bit_depth, size):
+    """The file _second_ihdr writes (made once per process: compressing the 81 MB of a
+    9000 x 9000 image takes half a second, and several tests write it)."""
+    h, w = size
+    first = png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
+    ww, hh = width or w, height or h
+    channels = 3 if color_type == 2 else 1
+    rows = b"".join(b"\0" + bytes((ww * channels * bit_depth + 7) // 8) for _ in range(hh))
+    data = png_bytes(ww, hh, rows, bit_depth, color_type)
+    return data[:8] + first + data[8:]
+
+
 def _second_ihdr(width, height, color_type=0, bit_depth=8):
     """First IHDR says the expected size and 8-bit grayscale; a second one, which Pillow obeys,
     says width x height of another colour type: the data decodes to that."""
     def write(path, size):
-        h, w = size
-        first = png_chunk(b"IHDR", struct.pack(">IIBBBBB", w, h, 8, 0, 0, 0, 0))
-        ww, hh = width or w, height or h
-        channels = 3 if color_type == 2 else 1
-        rows = b"".join(b"\0" + bytes((ww * channels * bit_depth + 7) // 8) for _ in range(hh))
-        data = png_bytes(ww, hh, rows, bit_depth, color_type)
         with open(path, "wb") as f:
-            f.write(data[:8] + first + data[8:])
+            f.write(_second_ihdr_bytes(width, height, color_type, bit_depth, tuple(size)))
     return write
 
 

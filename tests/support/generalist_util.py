@@ -34,6 +34,19 @@ def run_generalist(*args, cwd=None):
                           capture_output=True, text=True, timeout=60)
 
 
+def generalist_either(*args, real=True):
+    """The command on args as a CompletedProcess: the real one (a subprocess) if real, else its
+    main in this process (the same parsing, messages and exit codes; for tests that loop over
+    cases, one of them real). Not for argparse's own errors, which exit the process."""
+    if real:
+        return run_generalist(*args)
+    from conftest import run_main
+    from scoring.commands import generalist as cli
+    argv = [str(a) for a in args]
+    code, out, err = run_main(cli.main, argv)
+    return subprocess.CompletedProcess([sys.executable, COMMAND] + argv, code, out, err)
+
+
 def write_case(folder, config, files):
     """config: YAML text (dedented); files: name -> text (str, written as UTF-8) or bytes."""
     os.makedirs(str(folder), exist_ok=True)
@@ -48,11 +61,12 @@ def write_case(folder, config, files):
     return path
 
 
-def rank_case(tmp_path, config, files):
-    """Run the command on a case; returns (process, ranking.json as a dict)."""
+def rank_case(tmp_path, config, files, real=True):
+    """Run the command on a case (the real one, or its main in this process if not real);
+    returns (process, ranking.json as a dict)."""
     path = write_case(tmp_path / "case", config, files)
     out = tmp_path / "out"
-    proc = run_generalist(path, "--out", out)
+    proc = generalist_either(path, "--out", out, real=real)
     assert proc.returncode == 0, proc.stderr
     with open(str(out / "ranking.json"), encoding="utf-8") as f:
         return proc, json.load(f)

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import broken_cases
-from conftest import PROGRAM, run_score
+from conftest import PROGRAM, pack_either, run_score, score_either
 from agrivision_data import PATTERNS, layered_image, random_image, write_reference
 from scoring import engine
 from scoring.submission.discovery import discover
@@ -101,9 +101,11 @@ def test_pack_command_and_scores_identical_for_any_workers(tmp_path):
     for ref in ("raw", "packed"):
         for workers in ("1", "2", "3"):
             out = tmp_path / ("out-" + ref + workers)
-            proc = run_score("--ref", tmp_path / ref, "--res", tmp_path / "res", "--out", out,
-                             "--workers", workers)
-            assert proc.returncode == 0, proc.stderr
+            # The real command with a pool; the other counts through the same main, in process.
+            code, _, err = score_either(["--ref", tmp_path / ref, "--res", tmp_path / "res",
+                                         "--out", out, "--workers", workers],
+                                        real=workers == "2")
+            assert code == 0, err
             outputs.add((out / "scores.txt").read_text())
     assert len(outputs) == 1
     assert "packed" in (tmp_path / "out-packed1" / "detailed_results.html").read_text()
@@ -113,8 +115,8 @@ def test_pack_refuses_non_empty_output_and_broken_raw(tmp_path):
     make_set(tmp_path, np.random.RandomState(3), 2, 8, 8)
     (tmp_path / "busy").mkdir()
     (tmp_path / "busy" / "x").write_text("x")
-    proc = pack(tmp_path / "raw", tmp_path / "busy")
-    assert proc.returncode == 2 and "not empty" in proc.stderr
+    code, _, err = pack_either([tmp_path / "raw", tmp_path / "busy"], real=False)  # same main
+    assert code == 2 and "not empty" in err
     os.remove(str(tmp_path / "raw" / "labels" / "water" / "F01_0-0-8-8.png"))
     proc = pack(tmp_path / "raw", tmp_path / "packed")
     assert proc.returncode == 3 and "REFERENCE" in proc.stderr
@@ -133,10 +135,12 @@ def test_broken_packed_reference_blames_the_reference(tmp_path, breakage):
         target.write_bytes(target.read_bytes()[:40])
     else:
         (tmp_path / "packed" / "packed.json").write_text(json.dumps({"format": "other"}))
-    proc = run_score("--ref", tmp_path / "packed", "--res", tmp_path / "res")
-    assert proc.returncode == 3, proc.stderr
-    assert "REFERENCE" in proc.stderr and "Traceback" not in proc.stderr
-    assert (ids[1] if breakage != "bad_manifest" else "packed.json") in proc.stderr
+    # The real command for the missing image; the other breakages through the same main.
+    code, _, err = score_either(["--ref", tmp_path / "packed", "--res", tmp_path / "res"],
+                                real=breakage == "missing_image")
+    assert code == 3, err
+    assert "REFERENCE" in err and "Traceback" not in err
+    assert (ids[1] if breakage != "bad_manifest" else "packed.json") in err
 
 
 def test_packed_reference_wrapped_in_a_folder_is_found(tmp_path):
@@ -237,10 +241,12 @@ def test_a_packed_table_not_as_the_format_says_is_the_organizers(tmp_path, break
         assert sorted(set(map(int, changed))) == list(map(int, changed))
         data = _rebuild(data, ",".join(changed), keep_crc=True)
     target.write_bytes(data)
-    proc = run_score("--ref", tmp_path / "packed", "--res", tmp_path / "res", "--workers", "1")
-    assert proc.returncode == 3, proc.stdout + proc.stderr
-    assert "REFERENCE" in proc.stderr and phrase in proc.stderr and ids[0] in proc.stderr
-    assert "Traceback" not in proc.stderr
+    # The real command for the CRC; the other breakages through the same main in this process.
+    code, out, err = score_either(["--ref", tmp_path / "packed", "--res", tmp_path / "res",
+                                   "--workers", "1"], real=breakage == "bad_crc")
+    assert code == 3, out + err
+    assert "REFERENCE" in err and phrase in err and ids[0] in err
+    assert "Traceback" not in err
 
 
 def test_a_16_bit_packed_image_with_codes_beyond_10_bits_is_refused(tmp_path):

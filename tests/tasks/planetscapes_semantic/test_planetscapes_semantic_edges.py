@@ -14,7 +14,7 @@ import yaml
 from PIL import Image
 
 import planetscapes_oracle as oracle
-from conftest import PROGRAM, ROOT, run_score, score_either
+from conftest import PROGRAM, ROOT, pack_either, run_main, run_score, score_either
 from planetscapes_util import save_16bit, write_case, write_predictions, write_reference
 from scoring.registry import TASKS
 from scoring.task_api import PredictionProblem
@@ -26,7 +26,11 @@ pytestmark = pytest.mark.compat
 
 TASK = TASKS["planetscapes-semantic"]
 PACK = os.path.join(PROGRAM, "pack.py")
-CHECK_SUBMISSION = os.path.join(ROOT, "starting_kit", "check_submission.py")
+KIT = os.path.join(ROOT, "starting_kit")
+CHECK_SUBMISSION = os.path.join(KIT, "check_submission.py")
+if KIT not in sys.path:
+    sys.path.insert(0, KIT)
+import check_submission  # noqa: E402
 
 
 def _row(name, i, category, instances=False, ignored=False):
@@ -34,9 +38,10 @@ def _row(name, i, category, instances=False, ignored=False):
             "ignore_in_eval": ignored}
 
 
-def _pack(raw, out, workers=2):
-    return subprocess.run([sys.executable, PACK, raw, out, "--workers", str(workers)],
-                          capture_output=True, text=True)
+def _pack(raw, out, workers=2, real=False):
+    """pack.py RAW OUT --workers N: (exit status, stdout, stderr); the real command (a
+    subprocess) if real, else its main in this process."""
+    return pack_either([raw, out, "--workers", workers], real)
 
 
 def _scores(out_dir):
@@ -141,8 +146,8 @@ def reference_255(tmp_path_factory):
     raw = str(base / "raw")
     write_reference(raw, ROWS_255, [("a", lab, inst), ("b", lab, inst)])
     write_predictions(str(base / "res"), sorted(preds.items()))
-    proc = _pack(raw, str(base / "packed"))
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = _pack(raw, str(base / "packed"))
+    assert code == 0, err
     want = oracle.scores(ROWS_255, [(lab, inst, preds["a"]), (lab, inst, preds["b"])])
     return raw, str(base / "packed"), str(base / "res"), lab, want
 
@@ -154,8 +159,10 @@ def test_id_255_through_the_command(reference_255, tmp_path, layout):
     texts = set()
     for workers in (1, 2, 3):
         out = tmp_path / "out{}".format(workers)
-        proc = run_score("--ref", ref, "--res", res, "--out", out, "--workers", workers)
-        assert proc.returncode == 0, proc.stderr
+        # The real command with a pool; the other counts in this process (the same main).
+        code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--workers",
+                                     workers], real=workers == 2)
+        assert code == 0, err
         _assert_equal_to_oracle(_scores(out), want)
         texts.add((out / "scores.txt").read_text())
     assert len(texts) == 1
@@ -167,10 +174,12 @@ def test_id_255_table_refuses_an_unknown_id_with_exit_1(reference_255, tmp_path,
     bad = lab.copy()
     bad[0, 0] = 254
     write_predictions(str(tmp_path / "res"), [("a", lab), ("b", bad)])
-    proc = run_score("--ref", raw if layout == "raw" else pk, "--res", tmp_path / "res")
-    assert proc.returncode == 1, proc.stderr
-    assert "b.png" in proc.stderr and "values 254" in proc.stderr
-    assert "2, 5, 255" in proc.stderr and "Traceback" not in proc.stderr
+    # The real command on the packed layout, the raw one through the same main in this process.
+    code, _, err = score_either(["--ref", raw if layout == "raw" else pk, "--res",
+                                 tmp_path / "res"], real=layout == "packed")
+    assert code == 1, err
+    assert "b.png" in err and "values 254" in err
+    assert "2, 5, 255" in err and "Traceback" not in err
 
 
 def test_id_255_table_in_the_starting_kit_check(reference_255, tmp_path):
@@ -185,10 +194,10 @@ def test_id_255_table_in_the_starting_kit_check(reference_255, tmp_path):
     bad = lab.copy()
     bad[1, 1] = 7
     write_predictions(str(tmp_path / "bad"), [("a", lab), ("b", bad)])
-    proc = subprocess.run([sys.executable, CHECK_SUBMISSION, str(tmp_path / "bad"), "--manifest",
-                           str(manifest)], capture_output=True, text=True)
-    assert proc.returncode == 1, proc.stdout + proc.stderr
-    assert "values 7" in proc.stderr and "Traceback" not in proc.stderr + proc.stdout
+    # The refusal through the kit's main in this process (the real script ran above).
+    code, out, err = run_main(check_submission.main, [tmp_path / "bad", "--manifest", manifest])
+    assert code == 1, out + err
+    assert "values 7" in err and "Traceback" not in err + out
 
 
 # --- item 3: average_instance_size of any value -----------------------------------------------
@@ -201,8 +210,8 @@ def sized(tmp_path_factory):
     ids = ["s%d" % k for k in range(4)]
     images = random_images(np.random.RandomState(21), ROWS, len(ids), 12, 15)
     raw, res = write_case(base, ROWS, ids, images)
-    proc = _pack(raw, str(base / "packed"))
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = _pack(raw, str(base / "packed"))
+    assert code == 0, err
     return raw, str(base / "packed"), res, images
 
 
@@ -235,18 +244,22 @@ REFUSED_SIZES = {
 @pytest.mark.parametrize("name", sorted(REFUSED_SIZES))
 def test_unusable_average_size_is_exit_3_naming_the_class(sized, tmp_path, name):
     raw, pk, res, _ = sized
+    # The real commands (score.py on both layouts, pack.py) for infinity; the other values
+    # through the same mains in this process.
+    real = name == "inf"
     for layout, src in (("raw", raw), ("packed", pk)):
         ref = _with_sizes(src, tmp_path / layout, REFUSED_SIZES[name])
-        proc = run_score("--ref", ref, "--res", res, "--out", tmp_path / ("out-" + layout))
-        assert proc.returncode == 3, (layout, proc.stderr)
+        code, out, err = score_either(["--ref", ref, "--res", res, "--out",
+                                       tmp_path / ("out-" + layout)], real)
+        assert code == 3, (layout, err)
         assert "average_instance_size: 'rock' must be a positive number of pixels" in \
-            proc.stderr, proc.stderr
-        assert "Traceback" not in proc.stderr + proc.stdout and len(proc.stderr) < 2000
+            err, err
+        assert "Traceback" not in err + out and len(err) < 2000
         assert not (tmp_path / ("out-" + layout) / "scores.txt").exists()
-    proc = _pack(_with_sizes(raw, tmp_path / "topack", REFUSED_SIZES[name]),
-                 str(tmp_path / "packed-out"))
-    assert proc.returncode == 3 and "'rock'" in proc.stderr, proc.stderr
-    assert "Traceback" not in proc.stderr
+    code, _, err = _pack(_with_sizes(raw, tmp_path / "topack", REFUSED_SIZES[name]),
+                         str(tmp_path / "packed-out"), real=real)
+    assert code == 3 and "'rock'" in err, err
+    assert "Traceback" not in err
 
 
 def test_integer_too_long_for_text_is_exit_3(sized, tmp_path):
@@ -273,10 +286,11 @@ def test_extreme_valid_average_sizes_score_every_key(sized, tmp_path, size):
         ref = _with_sizes(src, tmp_path / layout, "  rock: {}\n  probe: {}\n".format(size, size))
         for workers in (1, 2, 3):
             out = tmp_path / "{}-{}".format(layout, workers)
-            # The real command with a pool; the other counts in this process (the same main,
-            # without an interpreter's start and imports each time).
+            # The real command with a pool for 850 pixels (both layouts); the other counts and
+            # sizes in this process (the same main, without an interpreter's start and imports
+            # each time).
             code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--workers",
-                                         workers], real=workers == 2)
+                                         workers], real=workers == 2 and size == 850)
             assert code == 0, err
             got = _scores(out)
             _assert_equal_to_oracle(got, want)
@@ -336,17 +350,18 @@ def _edited(src, dst, image, instances, bits=16):
     return str(dst)
 
 
-def _refused_on_both_paths(ref, res, tmp_path, *phrases):
-    """exit 3 naming the phrases from score.py on the raw reference and from pack.py."""
-    for argv in ([sys.executable, os.path.join(PROGRAM, "score.py"), "--ref", ref, "--res", res,
-                  "--workers", "2"],
-                 [sys.executable, PACK, ref, str(tmp_path / "packed"), "--workers", "2"]):
-        proc = subprocess.run(argv, capture_output=True, text=True)
-        assert proc.returncode == 3, (argv[1], proc.stderr)
-        assert proc.stderr.startswith("ERROR: the REFERENCE data"), proc.stderr
+def _refused_on_both_paths(ref, res, tmp_path, *phrases, real=True):
+    """exit 3 naming the phrases from score.py on the raw reference and from pack.py: the real
+    commands (subprocesses) if real, else their mains in this process."""
+    for command, run in (("score.py", score_either), ("pack.py", pack_either)):
+        argv = ["--ref", ref, "--res", res, "--workers", "2"] if command == "score.py" else \
+            [ref, tmp_path / "packed", "--workers", "2"]
+        code, out, err = run(argv, real)
+        assert code == 3, (command, err)
+        assert err.startswith("ERROR: the REFERENCE data"), err
         for phrase in phrases:
-            assert phrase in proc.stderr, (phrase, proc.stderr)
-        assert "Traceback" not in proc.stderr + proc.stdout
+            assert phrase in err, (phrase, err)
+        assert "Traceback" not in err + out
     assert not os.path.exists(str(tmp_path / "packed" / "packed.json"))
 
 
@@ -369,21 +384,25 @@ def test_instance_image_that_cannot_hold_instances_is_exit_3(instance_case, tmp_
     raw, res, images = instance_case
     change, bits, phrase = BROKEN_INSTANCES[name]
     ref = _edited(raw, tmp_path / "ref", INSTANCE_IDS[2], change(images[2][1]), bits)
+    # The real commands for the palette image; the other images through their mains in process.
     _refused_on_both_paths(ref, res, tmp_path, "instances/{}.png".format(INSTANCE_IDS[2]),
-                           phrase)
+                           phrase, real=name == "8-bit palette")
 
 
-def _accepted_everywhere(ref, res, tmp_path, images):
-    """exit 0 on the raw reference and its pack, 1 to 3 workers, scores equal to the oracle."""
+def _accepted_everywhere(ref, res, tmp_path, images, real_pack=False):
+    """exit 0 on the raw reference and its pack, 1 to 3 workers, scores equal to the oracle.
+    The real score.py on the raw reference with 2 workers (and the real pack.py if real_pack);
+    the rest through the same mains in this process."""
     want = oracle.scores(INSTANCE_ROWS, images)
-    proc = _pack(ref, str(tmp_path / "packed"))
-    assert proc.returncode == 0, proc.stderr
+    code, _, err = _pack(ref, str(tmp_path / "packed"), real=real_pack)
+    assert code == 0, err
     texts = set()
     for layout in (ref, str(tmp_path / "packed")):
         for workers in (1, 2, 3):
             out = tmp_path / "out-{}-{}".format(len(texts), workers)
             code, _, err = score_either(["--ref", layout, "--res", res, "--out", out,
-                                         "--workers", workers], real=workers == 2)
+                                         "--workers", workers],
+                                        real=workers == 2 and layout == ref)
             assert code == 0, err
             _assert_equal_to_oracle(_scores(out), want)
             texts.add((out / "scores.txt").read_text())
@@ -392,7 +411,7 @@ def _accepted_everywhere(ref, res, tmp_path, images):
 
 def test_valid_instances_are_accepted(instance_case, tmp_path):
     raw, res, images = instance_case
-    _accepted_everywhere(raw, res, tmp_path, images)
+    _accepted_everywhere(raw, res, tmp_path, images, real_pack=True)
 
 
 def test_crowd_only_image_in_16_bits_is_accepted(instance_case, tmp_path):

@@ -1,13 +1,14 @@
 """Every results-file problem and every broken-reference case through the real command
-(scoring_program/score.py in a subprocess): exit status, the message, no traceback, and never a
-hidden answer in what is printed."""
+(scoring_program/score.py in a subprocess; a test over several values runs one of them so, the
+others through the same main in this process): exit status, the message, no traceback, and never
+a hidden answer in what is printed."""
 import json
 import os
 import zipfile
 
 import pytest
 
-from conftest import run_score
+from conftest import run_score, score_either
 from vqa_util import write_vqa_reference
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -58,16 +59,17 @@ def submit(tmp_path, content, name="results.json", sub=None):
     return str(folder)
 
 
-def refused(ref, res, *expected, code=1):
-    """Run the command; check it refused the submission cleanly; return stderr."""
-    proc = run_score("--ref", ref, "--res", res)
-    out = proc.stdout + proc.stderr
-    assert proc.returncode == code, out
+def refused(ref, res, *expected, code=1, real=True):
+    """Run the command (the real one, or its main in this process if not real); check it
+    refused the submission cleanly; return stderr."""
+    rc, stdout, stderr = score_either(["--ref", ref, "--res", res], real)
+    out = stdout + stderr
+    assert rc == code, out
     assert "Traceback" not in out and "INTERNAL ERROR" not in out
     assert SECRET not in out
     for text in expected:
-        assert text.lower() in proc.stderr.lower(), proc.stderr
-    return proc.stderr
+        assert text.lower() in stderr.lower(), stderr
+    return stderr
 
 
 def test_good_results_are_scored(tmp_path, ref):
@@ -113,7 +115,8 @@ def test_not_utf8(tmp_path, ref):
 @pytest.mark.parametrize("doc, phrase", [({"results": []}, "an object"), ("yes", "a string"),
                                          (None, "null")])
 def test_not_a_list(tmp_path, ref, doc, phrase):
-    refused(ref, submit(tmp_path, json.dumps(doc)), "not a JSON list", phrase)
+    refused(ref, submit(tmp_path, json.dumps(doc)), "not a JSON list", phrase,
+            real=doc is None)
 
 
 def test_entry_not_an_object(tmp_path, ref):
@@ -133,7 +136,7 @@ def test_question_id_not_an_integer(tmp_path, ref, bad, phrase, missing):
     entries = good_results()
     entries[0] = {"question_id": bad, "answer": "yes"}
     err = refused(ref, submit(tmp_path, entries), "question_id is not an integer (1)",
-                  "entry 01: question_id is " + phrase)
+                  "entry 01: question_id is " + phrase, real=bad == "1000")
     assert ("test questions without an answer (1)" in err.lower()) == missing
     assert ("question_id 1000" in err) == missing
 
@@ -150,7 +153,7 @@ def test_answer_not_a_string(tmp_path, ref, bad, phrase):
     entries = good_results()
     entries[3]["answer"] = bad
     refused(ref, submit(tmp_path, entries), "answer is not a string (1)",
-            "entry 04 (question_id 1003): answer is " + phrase)
+            "entry 04 (question_id 1003): answer is " + phrase, real=bad == 2)
 
 
 def test_missing_keys(tmp_path, ref):

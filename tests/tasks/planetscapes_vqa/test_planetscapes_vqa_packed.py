@@ -18,7 +18,8 @@ from hypothesis import strategies as st
 
 import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
-from conftest import PROGRAM, ROOT, SEM_REF, VQA_KIT, VQA_REF, run_score, score_either
+from conftest import (PROGRAM, ROOT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_score,
+                      score_either)
 from scoring.problems import BrokenReference
 from scoring.registry import TASKS
 from scoring.tasks.planetscapes_vqa import packed
@@ -221,12 +222,14 @@ def test_command_scores_both_layouts_identically(pair, tmp_path, which):
     else:
         raw, res = SAMPLE_REF, SAMPLE_SUB
         pk = str(tmp_path / "sample-packed")
-        assert run_pack(raw, pk).returncode == 0
+        assert pack_either([raw, pk], real=False)[0] == 0    # pack.py's main (real in `pair`)
     outs = {}
     for layout, ref in (("raw", raw), ("packed", pk)):
         out = tmp_path / layout
-        proc = run_score("--ref", ref, "--res", res, "--out", out)
-        assert proc.returncode == 0, proc.stderr
+        # The real command on the raw layout; the packed one through the same main.
+        code, _, err = score_either(["--ref", ref, "--res", res, "--out", out],
+                                    real=layout == "raw")
+        assert code == 0, err
         outs[layout] = out
     for name in ("scores.txt", "scores.json"):
         assert (outs["raw"] / name).read_text() == (outs["packed"] / name).read_text()
@@ -252,8 +255,8 @@ def test_pack_refuses_a_non_empty_or_packed_folder(pair, tmp_path):
     (tmp_path / "out" / "x").write_text("x")
     proc = run_pack(raw, tmp_path / "out")
     assert proc.returncode == 2 and "not empty" in proc.stderr
-    proc = run_pack(pk, tmp_path / "again")
-    assert proc.returncode == 2 and "already packed" in proc.stderr
+    code, _, err = pack_either([pk, tmp_path / "again"], real=False)   # the same main
+    assert code == 2 and "already packed" in err
 
 
 def _break_nine_answers(folder):
@@ -282,11 +285,13 @@ def test_pack_refuses_a_broken_raw_reference_with_the_scorers_message(pair, tmp_
                                                                       phrase):
     raw = shutil.copytree(pair[0], str(tmp_path / "raw"))
     breaker(raw)
-    scored = run_score("--ref", raw, "--res", pair[2])
-    proc = run_pack(raw, tmp_path / "out")
-    assert proc.returncode == scored.returncode == 3, proc.stderr
-    assert proc.stderr == scored.stderr and phrase in proc.stderr
-    assert "Traceback" not in proc.stderr + proc.stdout
+    # The real commands for nine answers; the other breakages through the same mains.
+    real = breaker is _break_nine_answers
+    s_code, _, s_err = score_either(["--ref", raw, "--res", pair[2]], real)
+    code, out, err = pack_either([raw, tmp_path / "out"], real)
+    assert code == s_code == 3, err
+    assert err == s_err and phrase in err
+    assert "Traceback" not in err + out
     assert not os.path.exists(str(tmp_path / "out" / packed.MANIFEST))
 
 
@@ -464,8 +469,10 @@ def test_bundle_ships_the_packed_vqa_reference_and_scores_like_raw(tmp_path):
     scores = {}
     for layout, ref in (("packed", tmp_path / "ref.zip"), ("raw", SAMPLE_REF)):
         out = tmp_path / layout
-        proc = run_score("--ref", ref, "--res", SAMPLE_SUB, "--out", out)
-        assert proc.returncode == 0, proc.stderr
+        # The real command on the bundle's packed zip; the raw sample through the same main.
+        code, _, err = score_either(["--ref", ref, "--res", SAMPLE_SUB, "--out", out],
+                                    real=layout == "packed")
+        assert code == 0, err
         scores[layout] = (out / "scores.txt").read_text()
     assert scores["packed"] == scores["raw"]
     outcomes = []
