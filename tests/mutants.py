@@ -686,7 +686,7 @@ MUTATIONS = [
      'scoring_program/score.py',
      '    deps.exit_if_missing(exc)',
      '    raise',
-     'tests/core/test_entry_points.py -k "without_pyyaml and score"'),
+     'tests/core/test_entry_points.py -k "missing_when and score"'),
     ('pack.py: OUT_DIR not checked before the work',
      SP + 'commands/pack.py',
      '    _check_paths(args.raw, args.out)',

@@ -87,6 +87,17 @@ def test_a_pairs_resamples_do_not_depend_on_a_third_submission(data, n):
     assert beside[:2] == alone
 
 
+def test_a_pair_the_group_sampler_would_draw_alone_gets_the_same_resamples_beside_a_third():
+    """The case the random one above reaches too rarely: a and b take 2 joint rows over 200
+    units (2 x 64 <= 200: the joint sampler drew them by groups), the third takes 31 values
+    (by units): the pair's resamples must not change when the third is compared too."""
+    a = model([0] * 100 + [30] * 100)
+    b = model([0] * 100 + [30] * 100)
+    c = model([k % 31 for k in range(200)])
+    alone = paired.resample_values([a, b], resamples=100)
+    assert paired.resample_values([a, b, c], resamples=100)[:2] == alone
+
+
 def test_the_map_marks_by_the_adjusted_p_value():
     """a against b and a against c: the difference is <= 0 in 2 of 100 resamples, p = 0.04 each
     (significant alone); b against c: p = 1. Holm over the 3 pairs: 3 x 0.04 = 0.12, no mark."""

@@ -126,6 +126,38 @@ def _one_line(proc, pip_name, minimum):
         sys.executable, pip_name, minimum)), lines[0]
 
 
+_IMPORT_FAILS = """
+import importlib.abc, sys
+
+
+class _Fails(importlib.abc.MetaPathFinder):
+    def find_spec(self, name, path=None, target=None):
+        if name == {module!r}:
+            raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
+        return None
+
+
+sys.meta_path.insert(0, _Fails())
+"""
+
+
+@pytest.mark.parametrize("command", ["score", "pack", "compare", "consensus", "verify",
+                                     "generalist"])
+def test_a_package_missing_when_the_command_is_imported_is_one_line(tmp_path, command):
+    """The entry points' own guard: today the commands import no third-party package at
+    import time (the frame explains one a task needs), so a command module that fails as a
+    top-level `import yaml` would (a sitecustomize makes it so) must still give one line."""
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "sitecustomize.py").write_text(
+        _IMPORT_FAILS.format(module="scoring.commands." + command))
+    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, command + ".py"), "--help"],
+                          capture_output=True, text=True, timeout=60,
+                          env=dict(os.environ, PYTHONPATH=str(blocker)))
+    _one_line(proc, "PyYAML", "5.1")
+    assert proc.stdout == ""
+
+
 @pytest.mark.parametrize("command", ["score.py", "pack.py"])
 def test_without_pyyaml(tmp_path, command):
     ref, res = sample("planetscapes-vqa")

@@ -12,7 +12,7 @@ import sys
 import zipfile
 
 import pytest
-from hypothesis import given, settings, strategies as st
+from hypothesis import example, given, settings, strategies as st
 
 import torch_files
 from conftest import PROGRAM
@@ -233,6 +233,9 @@ views = st.builds(lambda size, stride, offset: (size, stride, offset),
 
 @settings(max_examples=60, deadline=None)
 @given(st.lists(st.tuples(st.sampled_from("ab"), views), min_size=1, max_size=5))
+# Two dense views that overlap in part ([0, 3) and [2, 5): 5 elements, not 6), which the random
+# cases reach too rarely to hold the interval union every run.
+@example([("a", ([3], [1, 1, 1], 0)), ("a", ([3], [1, 1, 1], 2))])
 def test_tensors_sharing_a_storage_are_counted_once(tmp_path_factory, specs):
     tmp = tmp_path_factory.mktemp("views")
     tensors = []
