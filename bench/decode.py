@@ -27,7 +27,9 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scoring_program"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
 
+from make_planetscapes_sample import save_16bit  # noqa: E402
 from scoring.formats.label_png.pillow_array import load_array  # noqa: E402
 
 
@@ -48,11 +50,9 @@ def _write_instances(folder, count, rng):
     """16-bit instance maps (values about class id * 1000 + instance)."""
     paths = []
     for i in range(count):
-        a = (np.kron(rng.randint(0, 40, (64, 128)), np.ones((16, 16))) + 26000).astype("<u2")
+        a = np.kron(rng.randint(0, 40, (64, 128)), np.ones((16, 16))) + 26000
         path = os.path.join(folder, "i%04d.png" % i)
-        # Pillow writes mode 'I;16' as a 16-bit grayscale PNG (6.1 cannot from an array).
-        Image.frombuffer("I;16", (a.shape[1], a.shape[0]), a.tobytes(), "raw", "I;16", 0,
-                         1).save(path)
+        save_16bit(a, path)
         paths.append(path)
     return paths
 
