@@ -97,6 +97,15 @@ def built_once(tmp_path_factory, name, build):
 _BUILT_ONCE = {}  # name -> value, this process's
 
 
+def built_twice(tmp_path_factory, name, build):
+    """built_once of a build(folder) that returns [first CompletedProcess (completed()), second,
+    first's folder, second's folder], decoded: (CompletedProcess, CompletedProcess, Path,
+    Path)."""
+    import pathlib
+    first, second, a, b = built_once(tmp_path_factory, name, build)
+    return as_completed(first), as_completed(second), pathlib.Path(a), pathlib.Path(b)
+
+
 def completed(proc):
     """A CompletedProcess as a JSON value (built_once), and back: as_completed."""
     return {"args": [str(a) for a in proc.args], "returncode": proc.returncode,

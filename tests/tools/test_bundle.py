@@ -16,7 +16,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, TESTS as HERE  # noqa: E402
-from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
+from conftest import as_completed, built_once, built_twice, bundle_in_process, completed  # noqa: E402
 from conftest import score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
@@ -77,8 +77,7 @@ def build_twice(folder):
 def builds(tmp_path_factory):
     """build_twice, once for the whole run (conftest.built_once: by one xdist worker for all;
     the tests only read what it made)."""
-    first, second, a, b = built_once(tmp_path_factory, "agrivision-bundles", build_twice)
-    return as_completed(first), as_completed(second), pathlib.Path(a), pathlib.Path(b)
+    return built_twice(tmp_path_factory, "agrivision-bundles", build_twice)
 
 
 def test_builds_all_four_bundles_and_says_so(builds):

@@ -18,7 +18,7 @@ import pytest
 import yaml
 
 from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, TESTS as HERE  # noqa: E402
-from conftest import as_completed, built_once, completed, score_either  # noqa: E402
+from conftest import built_twice, completed, score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -101,8 +101,7 @@ def build_twice(folder):
 def builds(tmp_path_factory):
     """build_twice, once for the whole run (conftest.built_once: by one xdist worker for all;
     the tests only read what it made)."""
-    first, second, a, b = built_once(tmp_path_factory, "planetscapes-bundles", build_twice)
-    return as_completed(first), as_completed(second), pathlib.Path(a), pathlib.Path(b)
+    return built_twice(tmp_path_factory, "planetscapes-bundles", build_twice)
 
 
 @pytest.fixture(scope="module")
