@@ -136,7 +136,11 @@ def group_counts(groups: Dict[Row, int], resamples: int = RESAMPLES,
 
 def group_sums(groups: Dict[Row, int], resamples: int = RESAMPLES, seed: int = SEED) -> Sums:
     """Column sums of each resample, from the distinct rows and how many units have each."""
-    ordered, drawn = group_counts(groups, resamples, seed)
+    return sums_of_counts(*group_counts(groups, resamples, seed))
+
+
+def sums_of_counts(ordered: List[Row], drawn: List[List[int]]) -> Sums:
+    """Per resample, the column sums of the distinct rows weighted by their counts."""
     width = len(ordered[0]) if ordered else 0
     return [[sum(c * row[j] for c, row in zip(counts, ordered) if c) for j in range(width)]
             for counts in drawn]
@@ -187,10 +191,21 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
             raise OverflowError("bootstrap sums would overflow int64")
         # float64 is exact while every partial sum is an integer < 2**53 (and uses BLAS)
         exact.append(rows.astype(np.float64 if peak < 1 << 53 else np.int64))
+    out: List[Sums] = [[] for _ in tables]
+    for _, counts in unit_count_blocks(n, resamples, seed):
+        for table, sums in zip(exact, out):
+            block_sums = counts.astype(table.dtype).dot(table)
+            sums.extend([int(v) for v in s] for s in block_sums.tolist())
+    return out
+
+
+def unit_count_blocks(n: int, resamples: int = RESAMPLES, seed: int = SEED):
+    """The unit draws in numpy, a block of resamples at a time: (index of the block's first
+    resample, counts[b, n]: how often each unit is drawn). The array is reused between blocks."""
+    import numpy as np
     state = np.random.RandomState([seed])
     block = max(1, BLOCK_DRAWS // n)
     counts = np.empty((min(block, resamples), n), dtype=np.int64)
-    out: List[Sums] = [[] for _ in tables]
     for start in range(0, resamples, block):
         b = min(block, resamples - start)
         drawn = state.random_sample(b * n)
@@ -198,10 +213,7 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
         drawn = drawn.astype(np.intp).reshape(b, n)
         for i in range(b):
             counts[i] = np.bincount(drawn[i], minlength=n)
-        for table, sums in zip(exact, out):
-            block_sums = counts[:b].astype(table.dtype).dot(table)
-            sums.extend([int(v) for v in s] for s in block_sums.tolist())
-    return out
+        yield start, counts[:b]
 
 
 def paired_sums(tables: List[Any], resamples: int = RESAMPLES, seed: int = SEED) -> List[Sums]:
