@@ -5,10 +5,11 @@ docs/confidence.md for the method and its limits.
 Only the two ends of each interval leave this module (as <key>_ci_low and <key>_ci_high): never
 a unit's row nor a resample's score.
 """
+import math
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 from .config import CONFIG_FILE
-from .metrics import bootstrap
+from .metrics import bootstrap, spread
 from .problems import REF_CONFIG, BrokenReference, ProblemLog
 from .resample_units import collapse
 
@@ -58,15 +59,6 @@ def enabled(ref_config: Dict[str, Any]) -> bool:
     return value
 
 
-def from_sums(keys: Sequence[str], noun: str, units: int, scores, sums: bootstrap.Sums,
-              level_permille: int = bootstrap.LEVEL_PERMILLE) -> Confidence:
-    """The percentile intervals of keys from the column sums of every resample."""
-    values = [scores(s) for s in sums]
-    intervals = [(key, bootstrap.percentile_interval([v[i] for v in values], level_permille))
-                 for i, key in enumerate(keys)]
-    return Confidence(intervals, noun, units, len(sums), level_permille)
-
-
 def basic_interval(values: Sequence[Optional[float]], point: Optional[float],
                    bounds: Tuple[float, float] = (0.0, 1.0),
                    level_permille: int = bootstrap.LEVEL_PERMILLE
@@ -81,20 +73,41 @@ def basic_interval(values: Sequence[Optional[float]], point: Optional[float],
     if ends is None or point is None:
         return None
     lo, hi = 2 * point - ends[1], 2 * point - ends[0]
+    return _within(lo, hi, bounds)
+
+
+def _within(lo: float, hi: float, bounds: Tuple[float, float]) -> Tuple[float, float]:
     return min(max(lo, bounds[0]), bounds[1]), min(max(hi, bounds[0]), bounds[1])
 
 
-def basic_from_sums(keys: Sequence[str], noun: str, units: int, scores, sums: bootstrap.Sums,
-                    total: Sequence[int], bounds: Tuple[float, float],
-                    level_permille: int = bootstrap.LEVEL_PERMILLE, members: int = 0,
-                    member_noun: str = "") -> Confidence:
-    """The basic intervals of keys from every resample's column sums and the full sums."""
-    values = [scores(s) for s in sums]
-    point = scores(list(total))
-    intervals = [(key, basic_interval([v[i] for v in values], point[i], bounds,
-                                      level_permille))
-                 for i, key in enumerate(keys)]
-    return Confidence(intervals, noun, units, len(sums), level_permille, members, member_noun)
+def studentized_interval(values: Sequence[Optional[float]], spreads: Sequence[Optional[float]],
+                         point: Optional[float], spread0: Optional[float],
+                         bounds: Tuple[float, float] = (0.0, 1.0),
+                         level_permille: int = bootstrap.LEVEL_PERMILLE
+                         ) -> Optional[Tuple[float, float]]:
+    """The studentized (bootstrap-t) interval (Davison and Hinkley 1997, 5.2.1; Efron and
+    Tibshirani 1993, 12.5): with z* = (t* - t) / se* over the resamples (se*: each resample's
+    own standard error, the square root of its spread, metrics/spread.py) and z_lo, z_hi its
+    percentile ends, (t - z_hi se, t - z_lo se), within the score's bounds. A resample with no
+    spread counts as 0 if it scores t, else as an infinite z on its side. A test set with no
+    spread of its own (a single unit) gets the basic interval. None if any score is
+    undefined."""
+    if point is None or spread0 is None or any(v is None for v in values):
+        return None
+    if spread0 <= 0.0:
+        return basic_interval(values, point, bounds, level_permille)
+    z = []
+    for v, s in zip(values, spreads):
+        assert v is not None
+        if s is not None and s > 0.0:
+            z.append((v - point) / math.sqrt(s))
+        else:
+            z.append(0.0 if v == point else math.copysign(math.inf, v - point))
+    ends = bootstrap.percentile_interval(z, level_permille)
+    assert ends is not None
+    se = math.sqrt(spread0)
+    lo, hi = point - ends[1] * se, point - ends[0] * se
+    return _within(lo, hi, bounds)
 
 
 def _total(rows: Any = None, groups: Optional[Dict[Tuple[int, ...], int]] = None) -> List[int]:
@@ -121,21 +134,46 @@ def compute(task: Any, state: Any, summary: Any, config: Any,
 
 def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESAMPLES,
                   seed: int = bootstrap.SEED) -> Confidence:
-    """The basic intervals of a task_api.Resampling: over its clusters when it names them
-    (res.group), else over its units."""
+    """The intervals of a task_api.Resampling, over its clusters when it names them
+    (res.group), else over its units: studentized where the task gives its scores' gradient,
+    else basic; then widened by the task for what the test set cannot show (res.widen)."""
+    noun, units, members, member_noun = res.noun, res.units, 0, ""
+    rows: Any = None
+    groups = None
     if res.group is not None:
-        ids, rows = res.rows()
-        clusters, rows = collapse(ids, rows, res.group)
-        sums = bootstrap.resample_sums(rows, resamples=resamples, seed=seed)
-        return basic_from_sums(keys, res.group_noun, len(clusters), res.scores, sums,
-                               _total(rows), res.bounds, members=res.units,
-                               member_noun=res.noun)
-    if res.distinct is not None:  # the rows are built only if the unit sampler needs them
-        sums = bootstrap.resample_sums(groups=res.distinct, rows_of=lambda: res.rows()[1],
-                                       resamples=resamples, seed=seed)
-        total = _total(groups=res.distinct)
+        ids, unit_rows = res.rows()
+        clusters, rows = collapse(ids, unit_rows, res.group)
+        noun, units, members, member_noun = res.group_noun, len(clusters), res.units, res.noun
+        total = _total(rows)
+    elif res.distinct is not None:  # the rows are built only if the unit sampler needs them
+        groups = res.distinct
+        total = _total(groups=groups)
     else:
         rows = res.rows()[1]
-        sums = bootstrap.resample_sums(rows, resamples=resamples, seed=seed)
         total = _total(rows)
-    return basic_from_sums(keys, res.noun, res.units, res.scores, sums, total, res.bounds)
+    spreads = spread0 = None
+    if res.gradient is not None:
+        sums, spreads = spread.resample_spreads(
+            res.gradient, len(keys), rows=rows, resamples=resamples, seed=seed, groups=groups,
+            rows_of=lambda: res.rows()[1])
+        spread0 = spread.full_spread(res.gradient, total, rows=rows, groups=groups)
+    elif groups is not None:
+        sums = bootstrap.resample_sums(groups=groups, rows_of=lambda: res.rows()[1],
+                                       resamples=resamples, seed=seed)
+    else:
+        sums = bootstrap.resample_sums(rows, resamples=resamples, seed=seed)
+    values = [res.scores(s) for s in sums]
+    point = res.scores(list(total))
+    intervals = []
+    for i, key in enumerate(keys):
+        column = [v[i] for v in values]
+        if spreads is not None and spread0 is not None:
+            ends = studentized_interval(column, [s[i] for s in spreads], point[i], spread0[i],
+                                        res.bounds)
+        else:
+            ends = basic_interval(column, point[i], res.bounds)
+        if ends is not None and res.widen is not None:
+            ends = res.widen(i, ends, total)
+        intervals.append((key, ends))
+    return Confidence(intervals, noun, units, len(sums), bootstrap.LEVEL_PERMILLE, members,
+                      member_noun)

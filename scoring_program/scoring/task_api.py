@@ -167,6 +167,14 @@ class Resampling(NamedTuple):
     group: Optional[Callable[[Any], Any]] = None
     group_noun: str = ""  # the clusters, plural: "fields"
     bounds: Tuple[float, float] = (0.0, 1.0)  # every score's range (an interval stays inside)
+    # column sums -> per key the gradient of its score with respect to the sums (None where
+    # undefined): each resample's own standard error, for the studentized interval
+    # (metrics/spread.py); None: the basic interval
+    gradient: Optional[Callable[[Sequence[int]], Sequence[Optional[Sequence[float]]]]] = None
+    # (key index, interval, the test set's column sums) -> the interval allowing what the test
+    # set holds no evidence for (metrics/unseen.py: a class without reference pixels)
+    widen: Optional[Callable[[int, Tuple[float, float], Sequence[int]],
+                             Tuple[float, float]]] = None
 
 
 class Reference(abc.ABC):

@@ -17,16 +17,16 @@ pytestmark = pytest.mark.compat
 
 SAMPLES = {
     "agriculture-vision": ("reference_data", "starting_kit/sample_submission",
-                           {"miou_ci_low": 0.5099236534, "miou_ci_high": 0.7048306334}),
+                           {"miou_ci_low": 0.3745183878, "miou_ci_high": 0.7753493753}),
     "planetscapes-semantic": ("competitions/planetscapes/reference_data/semantic",
                               "competitions/planetscapes/starting_kit/semantic/sample_submission",
-                              {"iou_class_ci_low": 0.5705185134,
-                               "iou_class_ci_high": 0.6993811404,
-                               "iiou_class_ci_low": 0.4270060909,
-                               "iiou_class_ci_high": 0.5842456569}),
+                              {"iou_class_ci_low": 0.5738736991,
+                               "iou_class_ci_high": 0.7482624635,
+                               "iiou_class_ci_low": 0.4264442699,
+                               "iiou_class_ci_high": 0.5780783173}),
     "planetscapes-vqa": ("competitions/planetscapes/reference_data/vqa",
                          "competitions/planetscapes/starting_kit/vqa/sample_submission",
-                         {"accuracy_ci_low": 67.6, "accuracy_ci_high": 77.2}),
+                         {"accuracy_ci_low": 67.3162273296, "accuracy_ci_high": 76.9578430861}),
 }
 
 

@@ -8,10 +8,11 @@ from ..report.html import _num, _text, _text_width, _truncate
 
 
 NOTES = [
-    "Each score's interval is the 95% basic bootstrap interval of that submission alone (as "
-    "score.py writes it): 1,000 test sets drawn with replacement from the test's independent "
-    "units (Agriculture-Vision: fields, all their tiles together), the middle 95% of their "
-    "scores mirrored about the score.",
+    "Each score's interval is the 95% studentized bootstrap interval of that submission alone "
+    "(as score.py writes it): 1,000 test sets drawn with replacement from the test's "
+    "independent units (Agriculture-Vision: fields, all their tiles together), each scored "
+    "and set against its own standard error; classes the test set holds no reference pixel "
+    "of may score anything from 0 to 1 (docs/confidence.md).",
     "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
     "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
     "share of the 1,000 resamples in which the row scores strictly higher than the column "

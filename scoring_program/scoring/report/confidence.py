@@ -33,8 +33,9 @@ def explanation_html(conf) -> str:
         return ""
     return ('<p class="lead">{} confidence interval: where the score of this submission on '
             'the whole population of {} lies, from {:,} test sets each drawn with replacement '
-            'from these {} (basic bootstrap over whole {}: the middle {} of the resampled '
-            'scores, mirrored about the score).</p>'.format(
+            'from these {} (studentized bootstrap over whole {}: how far each resampled '
+            'score lies from this one in units of its own standard error, the middle {} of '
+            'those distances times this score\'s standard error).</p>'.format(
                 html.escape(conf.level), html.escape(conf.member_noun or conf.noun),
                 conf.resamples, html.escape(_units(conf)), html.escape(conf.noun),
                 html.escape(conf.level)))

@@ -1,7 +1,7 @@
 """The mIoU's confidence interval through the real command (score.py, pack.py in subprocesses),
 against the naive oracle: per-image confusion matrices walked pixel by pixel
 (agrivision_oracle), resampled images from the same seed (bootstrap_oracle), each resample's
-mIoU in exact fractions."""
+mIoU in exact fractions, its linearized variance written out, the studentized interval."""
 import json
 import os
 import subprocess
@@ -26,15 +26,22 @@ def _lists(a):
     return None if a is None else np.asarray(a).tolist()
 
 
-def make_set(root, res, images, policy="background", copies=1, seed=5, extra_config=""):
+def make_set(root, res, images, policy="background", copies=1, seed=5, extra_config="",
+             absent=(), unpredicted=()):
     """A raw reference and a submission; with copies > 1 each random image appears that many
-    times under other ids. Returns {image id: the oracle's 9 x 9 matrix}."""
+    times under other ids; classes named in absent have no reference pixel, class ids in
+    unpredicted are never predicted (background instead). Returns {image id: the oracle's 9 x 9
+    matrix}."""
     rng = np.random.RandomState(seed)
     os.makedirs(res, exist_ok=True)
     mats = {}
     from PIL import Image
     for k in range(images):
         b, m, labels, storm, pred = random_image(rng, *SIZE, density=0.6)
+        for name in absent:
+            labels[name][...] = 0
+        for c in unpredicted:
+            pred[pred == c] = 0
         mat = oracle.confusion_one(_lists(b), _lists(m), {c: _lists(v) for c, v in labels.items()},
                                    _lists(storm), _lists(pred), policy)
         for j in range(copies):
@@ -68,14 +75,27 @@ def field(image_id):
     return image_id[:image_id.rindex("_")]
 
 
+def _terms(ms):
+    """Per class its (TP, union) over the images ms: the mIoU's ratios."""
+    row = tuple(map(sum, zip(*map(row_of, ms))))
+    return [(row[c], row[9 + c]) for c in range(9)]
+
+
 def oracle_interval(mats, by_field=True):
-    """The basic bootstrap interval; by_field: fields (every tile of one) are the units."""
+    """The studentized bootstrap interval, then the classes without a reference pixel set
+    free; by_field: fields (every tile of one) are the units."""
     units = bootstrap_oracle.clusters(mats.items(), field if by_field else (lambda i: i))
-    values = []
+    values, spreads = [], []
     for sample in bootstrap_oracle.resamples(
             units, lambda ms: tuple(map(sum, zip(*map(row_of, ms))))):
         values.append(_miou([m for ms in sample for m in ms]))
-    return bootstrap_oracle.basic_interval(values, _miou(list(mats.values())))
+        spreads.append(bootstrap_oracle.ratio_spread(sample, _terms))
+    every = [ms for _, ms in units]
+    ends = bootstrap_oracle.studentized_interval(values, spreads, _miou(list(mats.values())),
+                                                 bootstrap_oracle.ratio_spread(every, _terms))
+    reference = [sum(m[x][c] for m in mats.values() for x in range(9)) for c in range(9)]
+    union = [sum(row_of(m)[9 + c] for m in mats.values()) for c in range(9)]
+    return bootstrap_oracle.opened(ends, reference, union)
 
 
 def scored(ref, res, out, *extra):
@@ -97,6 +117,43 @@ def test_interval_equals_the_oracle(tmp_path, policy):
            "9 fields of 9 images)".format(low, high) in proc.stdout
     page = (tmp_path / "out" / "detailed_results.html").read_text()
     assert "95% CI {:.4f}\u2013{:.4f} over 9 fields".format(low, high) in page
+
+
+def _core_interval(mats):
+    """oracle_interval without setting any class free (to check the widening by hand)."""
+    units = bootstrap_oracle.clusters(mats.items(), field)
+    values, spreads = [], []
+    for sample in bootstrap_oracle.resamples(
+            units, lambda ms: tuple(map(sum, zip(*map(row_of, ms))))):
+        values.append(_miou([m for ms in sample for m in ms]))
+        spreads.append(bootstrap_oracle.ratio_spread(sample, _terms))
+    return bootstrap_oracle.studentized_interval(
+        values, spreads, _miou(list(mats.values())),
+        bootstrap_oracle.ratio_spread([ms for _, ms in units], _terms))
+
+
+def test_a_class_the_reference_lacks_is_set_free_in_the_interval(tmp_path):
+    """No reference pixel of water (class 6) on any image: its IoU is 0 whatever the
+    predictions, and the test set says nothing of the population's. The interval lets that
+    term be anything up to 1: its high end rises by 1/9, worked out by hand from the interval
+    of the same resamples; never predicted either, water leaves the mean (8 terms) and joins
+    the interval anywhere in [0, 1]: (8 lo / 9, (8 hi + 1) / 9)."""
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    mats = make_set(ref, res, 9, absent=("water",))
+    scores, _ = scored(ref, res, tmp_path / "out")
+    assert scores["iou_water"] == 0.0
+    low, high = _core_interval(mats)
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx(
+        (low, (9 * high + 1) / 9), abs=1e-10)
+    assert (low, (9 * high + 1) / 9) == pytest.approx(oracle_interval(mats), abs=1e-12)
+
+    ref2, res2 = str(tmp_path / "ref2"), str(tmp_path / "res2")
+    mats = make_set(ref2, res2, 9, absent=("water",), unpredicted=(6,))
+    scores, _ = scored(ref2, res2, tmp_path / "out2")
+    assert "iou_water" not in scores or scores["iou_water"] is None
+    low, high = _core_interval(mats)
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx(
+        (8 * low / 9, (8 * high + 1) / 9), abs=1e-10)
 
 
 def test_interval_of_many_identical_images_uses_the_group_sampler(tmp_path):

@@ -3,6 +3,7 @@
 others through the same main in this process): exit status, the message, no traceback, and never
 a hidden answer in what is printed."""
 import json
+import math
 import os
 import zipfile
 
@@ -77,10 +78,14 @@ def test_good_results_are_scored(tmp_path, ref):
     proc = run_score("--ref", ref, "--res", submit(tmp_path, good_results()), "--out", out)
     assert proc.returncode == 0, proc.stderr
     scores = json.loads((out / "scores.json").read_text())
-    # 6 of 12 questions right: a resample's accuracy is Binomial(12, 1/2) / 12, whose 2.5% and
-    # 97.5% quantiles are 3/12 and 9/12.
+    # 6 of 12 questions right (100 or 0 each). A resample with k right scores 100 k / 12 with
+    # standard error (100 / 12) sqrt(k (12 - k) / 12), so z = (k - 6) / sqrt(k (12 - k) / 12);
+    # k ~ Binomial(12, 1/2), whose 2.5% and 97.5% quantiles are 3 and 9: z = -2 and 2. The
+    # test set's own standard error is (100 / 12) sqrt(3): 50 -+ 2 (100 / 12) sqrt(3).
+    half = 2 * 100 / 12 * math.sqrt(3)
     assert scores == {"accuracy": 50.0, "accuracy_yes_no": 100.0, "accuracy_other": 0.0,
-                      "accuracy_ci_low": 25.0, "accuracy_ci_high": 75.0}
+                      "accuracy_ci_low": round(50 - half, 10),
+                      "accuracy_ci_high": round(50 + half, 10)}
     assert SECRET not in (out / "detailed_results.html").read_text()
     assert SECRET not in proc.stdout
 

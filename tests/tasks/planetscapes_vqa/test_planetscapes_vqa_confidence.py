@@ -46,13 +46,17 @@ def make_set(tmp_path, questions, seed=4, config=""):
 
 
 def oracle_interval(per_question):
-    values = []
+    """The studentized interval: each resample's accuracy, a mean of its questions' (a ratio
+    of their accuracy in percent to 1 per question for the spread)."""
+    values, spreads = [], []
     for sample in bootstrap_oracle.resamples(list(per_question.items()),
                                              lambda acc: (int(acc * 30),)):
         values.append(float(100 * sum(sample) / len(sample)))
+        spreads.append(bootstrap_oracle.ratio_spread(sample, lambda a: [(100 * a, 1)]))
     accuracies = list(per_question.values())
-    return bootstrap_oracle.basic_interval(values, float(100 * sum(accuracies) / len(accuracies)),
-                                           (0.0, 100.0))
+    return bootstrap_oracle.studentized_interval(
+        values, spreads, float(100 * sum(accuracies) / len(accuracies)),
+        bootstrap_oracle.ratio_spread(accuracies, lambda a: [(100 * a, 1)]), (0.0, 100.0))
 
 
 @pytest.mark.parametrize("questions", [40, 900])
@@ -117,14 +121,19 @@ def test_questions_of_one_image_resampled_together(tmp_path):
     scores = json.loads((out / "scores.json").read_text())
     image = {90000 + 37 * k: str(k // 3) for k in range(40)}  # clusters in the order of their key as text
     units = bootstrap_oracle.clusters(per_question.items(), image.__getitem__)
-    values = []
+    values, spreads = [], []
+
+    def terms(accs):  # an image: its questions' accuracies in percent over its question count
+        return [(100 * sum(accs), len(accs))]
     for sample in bootstrap_oracle.resamples(
             units, lambda accs: (len(accs), sum(int(a * 30) for a in accs))):
         accs = [a for group in sample for a in group]
         values.append(float(100 * sum(accs) / len(accs)))
+        spreads.append(bootstrap_oracle.ratio_spread(sample, terms))
     accuracies = list(per_question.values())
-    low, high = bootstrap_oracle.basic_interval(
-        values, float(100 * sum(accuracies) / len(accuracies)), (0.0, 100.0))
+    low, high = bootstrap_oracle.studentized_interval(
+        values, spreads, float(100 * sum(accuracies) / len(accuracies)),
+        bootstrap_oracle.ratio_spread([accs for _, accs in units], terms), (0.0, 100.0))
     assert scores["accuracy_ci_low"] == pytest.approx(low, abs=1e-9)
     assert scores["accuracy_ci_high"] == pytest.approx(high, abs=1e-9)
     assert "1,000 resamples of the 14 images of 40 questions" in proc.stdout

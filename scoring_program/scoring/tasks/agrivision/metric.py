@@ -151,6 +151,21 @@ def miou_of_sums(sums: Sequence[int]) -> Optional[float]:
     return sum(ious) / len(ious) if ious else None
 
 
+def miou_gradient(sums: Sequence[int]) -> List[Optional[List[float]]]:
+    """[the gradient of miou_of_sums at sums] (None where it is undefined): for a class with a
+    union, d/dTP = 1 / (D U), d/dU = -TP / (D U^2), D the classes with a union."""
+    unions = sums[N_CLASSES:]
+    defined = [c for c in range(N_CLASSES) if unions[c]]
+    if not defined:
+        return [None]
+    grad = [0.0] * (2 * N_CLASSES)
+    for c in defined:
+        u = unions[c]
+        grad[c] = 1.0 / (len(defined) * u)
+        grad[N_CLASSES + c] = -sums[c] / (len(defined) * u * u)
+    return [grad]
+
+
 def confusion(counts: np.ndarray, storm_policy: str) -> List[List[int]]:
     """M[x][y] (x predicted, y reference) as Python ints, by the challenge's rule."""
     m = [[0] * N_CLASSES for _ in range(N_CLASSES)]

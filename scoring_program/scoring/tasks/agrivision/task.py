@@ -2,6 +2,7 @@
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple, cast
 
 from ... import resample_units
+from ...metrics import unseen
 from ...formats.label_png.manifest import image_manifest, image_sizes
 from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
@@ -102,10 +103,16 @@ class AgricultureVision(Task[metric.LabelSetHistogram, CodedReference, Settings]
         if len(state.unit_ids) != state.images:
             return None
         rule = config.resample_by
+        counts = summary.details
+        blind = unseen.blind_terms(  # classes without a reference pixel: their IoU is unknown
+            [t + f for t, f in zip(counts.tp, counts.fn)],
+            [t + p + f for t, p, f in zip(counts.tp, counts.fp, counts.fn)])
         return Resampling("images", state.images, state.unit_table,
                           lambda sums: [metric.miou_of_sums(sums)],
                           group=resample_units.key_of(rule, "image"),
-                          group_noun="fields" if rule == "field" else "groups")
+                          group_noun="fields" if rule == "field" else "groups",
+                          gradient=metric.miou_gradient,
+                          widen=lambda _, ends, __: unseen.open_mean(ends, *blind))
 
     def run_facts(self, state: metric.LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]

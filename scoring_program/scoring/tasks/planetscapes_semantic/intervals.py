@@ -14,6 +14,7 @@ from typing import Dict, List, Optional, Sequence
 
 import numpy as np
 
+from ...metrics import unseen
 from .labels import LabelTable
 
 FIXED_POINT_BITS = 24
@@ -76,3 +77,49 @@ def scores_of_sums(layout: RowLayout, averages: Dict[int, float],
         den = itp + fps[c] + ifn
         iious.append(itp / den if den else None)
     return [_mean(ious), _mean(iious)]
+
+
+def gradient_of_sums(layout: RowLayout, averages: Dict[int, float],
+                     sums: Sequence[int]) -> List[Optional[List[float]]]:
+    """The gradients of scores_of_sums' two means with respect to the sums (None where the
+    mean is undefined). IoU = TP / U, U = TP + FP + FN: d/dTP = (FP + FN) / U^2, d/dFP = d/dFN
+    = -TP / U^2; iIoU = a w / (a N + FP), w = W / 2^24: d/dW = a / 2^24 / den,
+    d/dN = -a^2 w / den^2, d/dFP = -a w / den^2; each over the mean's number of terms."""
+    width = len(sums)
+    g_iou = [0.0] * width
+    defined = [k for k in range(len(layout.evaluated)) if sum(sums[3 * k:3 * k + 3])]
+    for k in defined:
+        tp, fp, fn = sums[3 * k:3 * k + 3]
+        u2 = float(tp + fp + fn) ** 2 * len(defined)
+        g_iou[3 * k], g_iou[3 * k + 1], g_iou[3 * k + 2] = (fp + fn) / u2, -tp / u2, -tp / u2
+    column = {c: k for k, c in enumerate(layout.evaluated)}
+    base = 3 * len(layout.evaluated)
+    scale = float(1 << FIXED_POINT_BITS)
+    terms = []
+    for k, c in enumerate(layout.instance):
+        count, w = sums[base + 2 * k], sums[base + 2 * k + 1] / scale
+        avg = averages.get(c, 0.0)
+        den = avg * count + sums[3 * column[c] + 1]  # iTP + FP + iFN
+        if den:
+            terms.append((k, c, avg, w, den))
+    g_iiou = [0.0] * width
+    for k, c, avg, w, den in terms:
+        d = len(terms)
+        g_iiou[base + 2 * k + 1] = avg / scale / den / d
+        g_iiou[base + 2 * k] = -avg * avg * w / (den * den) / d
+        g_iiou[3 * column[c] + 1] = -avg * w / (den * den) / d
+    return [g_iou if defined else None, g_iiou if terms else None]
+
+
+def blind_terms(layout: RowLayout, averages: Dict[int, float], sums: Sequence[int]):
+    """Per mean (iou_class, iiou_class) its (terms, unseen, missing) (metrics/unseen.py): a
+    class without reference pixels; an instance class without instances."""
+    n = len(layout.evaluated)
+    ref = [sums[3 * k] + sums[3 * k + 2] for k in range(n)]
+    union = [sum(sums[3 * k:3 * k + 3]) for k in range(n)]
+    column = {c: k for k, c in enumerate(layout.evaluated)}
+    base = 3 * n
+    counts = [sums[base + 2 * k] for k in range(len(layout.instance))]
+    dens = [averages.get(c, 0.0) * counts[k] + sums[3 * column[c] + 1]
+            for k, c in enumerate(layout.instance)]
+    return [unseen.blind_terms(ref, union), unseen.blind_terms(counts, dens)]

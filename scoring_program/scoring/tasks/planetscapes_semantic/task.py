@@ -5,6 +5,7 @@ from ...formats.label_png.manifest import image_manifest, image_sizes
 from ...formats.label_png.prediction import PngLabels
 from ...problems import BrokenReference, ProblemLog
 from ... import resample_units
+from ...metrics import unseen
 from ...task_api import Resampling, RunFacts, Summary, Task
 from . import intervals, metric, report
 from . import labels as ps_labels
@@ -114,7 +115,11 @@ class PlanetscapesSemantic(Task[metric.SemanticState, AnyReference, Settings]):
         return Resampling("images", state.units, lambda: intervals.unit_table(state),
                           lambda sums: intervals.scores_of_sums(layout, averages, sums),
                           group=resample_units.key_of(config.resample_by,
-                                                      "image"), group_noun="groups")
+                                                      "image"), group_noun="groups",
+                          gradient=lambda sums: intervals.gradient_of_sums(layout, averages,
+                                                                           sums),
+                          widen=lambda key, ends, total: unseen.open_mean(
+                              ends, *intervals.blind_terms(layout, averages, total)[key]))
 
     def summarize(self, state: metric.SemanticState, reference: AnyReference,
                   config: Settings) -> Summary:

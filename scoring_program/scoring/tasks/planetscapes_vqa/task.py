@@ -13,7 +13,7 @@ from ... import resample_units
 from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Summary, \
     Task
 from . import packed, report
-from .metric import AccuracyState, percent, summary_scores
+from .metric import STEPS, AccuracyState, percent, summary_scores
 from .files import UNIT, WORDS, find_results
 from .normalize import Normalizer
 from .reference import Truth, find_root, read_annotations, read_questions
@@ -136,11 +136,12 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
             return Resampling("questions", questions, rows,
                               lambda sums: [percent((sums[0], sums[1])) if sums[0] else None],
                               group=lambda q: str(image_of[q]), group_noun="images",
-                              bounds=(0.0, 100.0))
+                              bounds=(0.0, 100.0), gradient=ratio_gradient)
         return Resampling("questions", questions, state.question_table,
                           lambda sums: [percent((questions, sums[0]))],
                           {(n,): c for n, c in state.distribution().items()},
-                          bounds=(0.0, 100.0))
+                          bounds=(0.0, 100.0),
+                          gradient=lambda sums: [[100.0 / (STEPS * questions)]])
 
     def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
         return [("Questions scored", state.questions())]
@@ -169,3 +170,12 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
     def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[VQAReference, ResultsFormat]:
         ids = frozenset(int(i) for i in manifest["question_ids"])
         return VQAReference(None, ids, None, "manifest"), ResultsFormat()
+
+
+def ratio_gradient(sums: Sequence[int]) -> List[Optional[List[float]]]:
+    """The gradient of percent((questions, n)) with respect to (questions, n) (None without
+    questions): the accuracy of a resample of images, 100 n / (30 q)."""
+    q, n = sums
+    if not q:
+        return [None]
+    return [[-100.0 * n / (STEPS * q * q), 100.0 / (STEPS * q)]]
