@@ -48,14 +48,19 @@ import confidence_populations as pops  # noqa: E402
 from scoring import confidence, resample_units  # noqa: E402
 from scoring.compare import pair_tests, paired  # noqa: E402
 from scoring.metrics import bootstrap  # noqa: E402
+from scoring.metrics import unseen  # noqa: E402
 from scoring.task_api import Resampling  # noqa: E402
+from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
+from scoring.tasks.planetscapes_semantic import intervals as ps_intervals  # noqa: E402
+from scoring.tasks.planetscapes_vqa import task as vqa_task  # noqa: E402
 
 Interval = Optional[Tuple[float, float]]
 
 
 # --- the methods under test --------------------------------------------------------------------
 
-def today_intervals(rows, clusters, scores, resamples: int) -> List[Interval]:
+def today_intervals(rows, clusters, scores, resamples: int, reference=None
+                    ) -> List[Interval]:
     """The interval of every key as score.py computed it before issue 27: a percentile bootstrap
     over the units (tiles, questions), the clusters ignored."""
     sums = bootstrap.resample_sums(rows, resamples=resamples)
@@ -165,23 +170,52 @@ def today_p(tables, clusters, scores, resamples: int) -> float:
     return sum(x > y for x, y in zip(a, b)) / len(a)
 
 
-def _resampling(rows, clusters, scores, grouped: bool):
+def _gradient_and_widen(scores, reference):
+    """What each task's resampling() gives the engine beside its scores: the gradient of the
+    scores (the studentized interval) and the widening for classes the test set does not show
+    (metrics/unseen.py), for the populations' rows."""
+    if scores is pops.miou:
+        def widen(_, ends, total):
+            return unseen.open_mean(ends, *unseen.blind_terms(reference, total[9:]))
+        return av_metric.miou_gradient, (widen if reference is not None else None)
+    if scores is pops.vqa_accuracy:
+        return vqa_task.ratio_gradient, None
+    averages = {c: pops.PS_AVERAGE_SIZE for c in pops.PS_INSTANCE}
+    return (lambda sums: ps_intervals.gradient_of_sums(pops.Layout, averages, sums),
+            lambda key, ends, total: unseen.open_mean(
+                ends, *ps_intervals.blind_terms(pops.Layout, averages, total)[key]))
+
+
+def _resampling(rows, clusters, scores, grouped: bool, reference=None, studentized=True):
     ids = ["F{:06d}_{:06d}".format(c, i) for i, c in enumerate(clusters)]
     order = sorted(range(len(ids)), key=ids.__getitem__)
+    gradient, widen = _gradient_and_widen(scores, reference) if studentized else (None, None)
     return Resampling("units", len(ids), lambda: ([ids[i] for i in order], rows[order]), scores,
                       group=resample_units.field_of if grouped else None, group_noun="clusters",
-                      bounds=(0.0, 100.0 if scores is pops.vqa_accuracy else 1.0))
+                      bounds=(0.0, 100.0 if scores is pops.vqa_accuracy else 1.0),
+                      gradient=gradient, widen=widen)
 
 
-def scorer_intervals(rows, clusters, scores, resamples: int) -> List[Interval]:
-    """The scorer's intervals now (confidence.of_resampling): basic bootstrap over the
-    clusters."""
+def scorer_intervals(rows, clusters, scores, resamples: int, reference=None) -> List[Interval]:
+    """The scorer's intervals now (confidence.of_resampling): studentized bootstrap over the
+    clusters, widened for the classes the test set does not show."""
     conf = confidence.of_resampling(["k"] * len(scores(rows[0].tolist())),
-                                    _resampling(rows, clusters, scores, True), resamples)
+                                    _resampling(rows, clusters, scores, True, reference),
+                                    resamples)
     return [ends for _, ends in conf.intervals]
 
 
-def percentile_clusters(rows, clusters, scores, resamples: int) -> List[Interval]:
+def basic_clusters(rows, clusters, scores, resamples: int, reference=None) -> List[Interval]:
+    """The basic interval over the clusters (the scorer's from issue 27's first change until
+    the studentized interval replaced it)."""
+    conf = confidence.of_resampling(["k"] * len(scores(rows[0].tolist())),
+                                    _resampling(rows, clusters, scores, True,
+                                                studentized=False), resamples)
+    return [ends for _, ends in conf.intervals]
+
+
+def percentile_clusters(rows, clusters, scores, resamples: int, reference=None
+                        ) -> List[Interval]:
     """The percentile interval over the clusters (issue 27 part 1 alone, for comparison)."""
     _, table = resample_units.collapse(["F{:06d}".format(c) for c in clusters], rows,
                                        lambda u: u)
@@ -189,7 +223,7 @@ def percentile_clusters(rows, clusters, scores, resamples: int) -> List[Interval
 
 
 METHODS = {"today": today_intervals, "percentile-clusters": percentile_clusters,
-           "scorer": scorer_intervals}
+           "basic-clusters": basic_clusters, "scorer": scorer_intervals}
 MAPS = {"today": today_map, "bootstrap-holm": bootstrap_map,
         "shifted-bootstrap": shifted_map, "randomization": randomization_map,
         "scorer": scorer_map}
@@ -213,7 +247,8 @@ def coverage(pop, n: int, draws: int, resamples: int, method: str, seed: int) ->
         tables, clusters = pop.units(rng, n)
         rows = tables[0]
         point = pop.scores(rows.sum(0).tolist())
-        ends = METHODS[method](rows, clusters, pop.scores, resamples)
+        ends = METHODS[method](rows, clusters, pop.scores, resamples,
+                               reference=pop.last_reference)
         for k in range(keys):
             truth = pop.truth[0][k]
             if ends[k] is None or point[k] is None:
@@ -248,9 +283,10 @@ def duplicated_width(draws: int, resamples: int, method: str, seed: int) -> Tupl
     for _ in range(draws):
         tables, clusters = pop.units(rng, 60)
         rows = tables[0]
-        a = METHODS[method](rows, clusters, pop.scores, resamples)[0]
+        a = METHODS[method](rows, clusters, pop.scores, resamples,
+                            reference=pop.last_reference)[0]
         b = METHODS[method](np.tile(rows, (4, 1)), np.tile(clusters, 4), pop.scores,
-                            resamples)[0]
+                            resamples, reference=pop.last_reference)[0]
         if a and b:
             once.append(a[1] - a[0])
             four.append(b[1] - b[0])

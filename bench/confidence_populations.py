@@ -78,6 +78,13 @@ class Population:
         # whatever the truth): the diagnosis of the coverage table
         self.last_absent = bool((content["areas"].sum(0) == 0).any()) if "areas" in content \
             else False
+        # the reference's pixels per class (Agriculture-Vision: background first), which the
+        # task reads from its counts and the bench's rows do not hold
+        self.last_reference = None
+        if "areas" in content and content["areas"].shape[1] == 8:
+            areas = content["areas"]
+            self.last_reference = [int(AV_PIXELS * len(areas) - areas.sum())] + \
+                [int(v) for v in areas.sum(0)]
         return tables, content["cluster"]
 
 
