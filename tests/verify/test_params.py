@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import pickle
+import shutil
 import struct
 import subprocess
 import sys
@@ -381,3 +382,29 @@ def test_a_torch_object_the_counter_cannot_size_is_refused_as_unreadable(tmp_pat
     got = params.count_file(_ckpt(tmp_path, [("w", w.pickle()), ("q", q)], [w]), "m.pth")
     assert got.status == params.REFUSED
     assert got.reason.startswith("not readable: the pickle uses torch._utils._rebuild_qtensor")
+
+
+def test_an_onnx_models_external_data_is_counted_with_it_not_left_uncounted(tmp_path):
+    """weights.bin beside model.onnx holds bare tensor bytes: counted through the model, so the
+    count is complete; a checkpoint an ONNX file names as its external data is not hidden by
+    it."""
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(FIXTURES, "onnx_external"), str(models))
+    census = params.count_package(str(tmp_path))
+    by_path = {f.path: f for f in census.files}
+    assert by_path["models/weights.bin"].status == params.IGNORED
+    assert by_path["models/weights.bin"].reason == \
+        "the external data of models/model.onnx, counted with it"
+    assert census.complete
+    assert census.counted == COUNTS["onnx_external/model.onnx"]["parameters"]
+    # An ONNX file whose external data is a checkpoint (4 float32 elements = 16 bytes of its
+    # bytes, offset 0): the checkpoint keeps its own status.
+    other = tmp_path / "other" / "models"
+    other.mkdir(parents=True)
+    shutil.copy(os.path.join(FIXTURES, "scripted.pt"), str(other / "w.bin"))
+    (other / "model.onnx").write_bytes(_onnx_external("w.bin", 16))
+    census = params.count_package(str(tmp_path / "other"))
+    by_path = {f.path: f for f in census.files}
+    assert by_path["models/model.onnx"].status == params.COUNTED
+    assert by_path["models/w.bin"].status == params.NOT_COUNTED
+    assert "TorchScript" in by_path["models/w.bin"].reason and not census.complete

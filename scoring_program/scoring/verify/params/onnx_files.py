@@ -9,7 +9,7 @@ traversal of CVE-2022-25882 and CVE-2024-27318), a regular file long enough for 
 """
 import os
 import stat
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from ...problems import shown
 from ...quoting import brief
@@ -41,6 +41,7 @@ class _Count:
         self.r, self.folder = reader, folder
         self.figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
         self.tensors = 0
+        self.data_files: Set[str] = set()
 
     def graph(self, start: int, length: int, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -164,6 +165,7 @@ class _Count:
             raise FileRefused("tensor {} needs {:,} bytes of external data, but {} gives {:,} at "
                           "offset {:,} of a {:,}-byte file".format(
                               brief(label), need, shown(where), length, offset, st.st_size))
+        self.data_files.add("/".join(p for p in parts if p not in ("", ".")))
 
 
 def count(path: str, shown_path: str) -> FileCount:
@@ -178,4 +180,5 @@ def count(path: str, shown_path: str) -> FileCount:
                 graphs += 1
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
-    return counted(shown_path, FORMAT, c.figures, c.tensors)
+    return counted(shown_path, FORMAT, c.figures, c.tensors)._replace(
+        data_files=tuple(sorted(c.data_files)))

@@ -60,6 +60,8 @@ class FileCount(NamedTuple):
     tensors: int = 0
     shared: int = 0          # tensors that view a storage another tensor of theirs also views
     duplicate_of: str = ""   # the same bytes as this earlier file: counted once
+    data_files: tuple = ()   # files it reads its tensors from (ONNX external data), posix
+                             # paths relative to its folder
 
     def as_json(self) -> Dict[str, Any]:
         doc: Dict[str, Any] = {"path": self.path, "format": self.format, "status": self.status,
