@@ -6,6 +6,8 @@ predictions (the platform's engine)."""
 import json
 import os
 import shutil
+import stat
+import struct
 import subprocess
 import sys
 import zipfile
@@ -207,6 +209,87 @@ def test_a_hostile_package_is_refused_by_name_and_nothing_lands_outside_out(tmp_
     assert sorted(os.listdir(str(tmp_path))) == sorted(before + ["out"])
     assert not (tmp_path.parent / "escaped.txt").exists()
     assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def _patch_zip(path, offset_in_header, value_bytes):
+    """Set a field in every local and central header (offset_in_header: the field's offset in
+    the local header; the central header's is 2 bytes further)."""
+    data = bytearray(path.read_bytes())
+    for sig, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
+        pos = data.find(sig)
+        while pos >= 0:
+            at = pos + offset_in_header + shift
+            data[at:at + len(value_bytes)] = value_bytes
+            pos = data.find(sig, pos + 4)
+    path.write_bytes(bytes(data))
+
+
+def _encrypted(tmp_path):
+    path = package(tmp_path)
+    _patch_zip(path, 6, struct.pack("<H", 1))            # general purpose flag: encrypted
+    return path, "is encrypted (password-protected)"
+
+
+def _bomb(tmp_path):
+    path = tmp_path / "final.zip"
+    with zipfile.ZipFile(str(path), "w", zipfile.ZIP_STORED) as zf:
+        for k in range(5):
+            zf.writestr("submission/results/z{}.png".format(k), bytes(10))
+    _patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))  # each declares 4 GiB: 20 GiB in all
+    return path, "it unpacks to more than 17,179,869,184 bytes (16 GiB), the limit"
+
+
+def _absolute(tmp_path):
+    path = package(tmp_path)
+    with zipfile.ZipFile(str(path), "a") as zf:   # ZipInfo keeps the leading / as given
+        zf.writestr(zipfile.ZipInfo(str(tmp_path / "escaped_abs.txt")), b"gotcha")
+    return path, "'{}' points outside the archive".format(tmp_path / "escaped_abs.txt")
+
+
+@pytest.mark.parametrize("build", [_encrypted, _bomb, _absolute])
+def test_every_hostile_zip_is_refused_by_name_before_anything_is_written(tmp_path, ref, build):
+    pkg, words = build(tmp_path)
+    before = sorted(os.listdir(str(tmp_path)))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    c = check(verdict(tmp_path / "out"), "package")
+    assert c["status"] == "fail" and words in c["summary"], c["summary"]
+    assert "final.zip cannot be unpacked safely" in c["summary"]
+    assert sorted(os.listdir(str(tmp_path))) == sorted(before + ["out"])
+    assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
+    """A folder package: a link to a real checkpoint and a FIFO in models/ are named, not
+    counted (a FIFO opened for reading would block the command forever). A zip's link entry
+    is unpacked as the plain file zipfile makes of it, holding the target's name: never a
+    link."""
+    pkg = package(tmp_path, as_zip=False)
+    models = pkg / "submission" / "models"
+    os.symlink(os.path.join(FIXTURES, "state_dict.pth"), str(models / "linked.pth"))
+    os.mkfifo(str(models / "pipe.pt"))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", real=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/linked.pth"]["reason"] == \
+        "a symbolic link, not a regular file: never followed or read"
+    assert files["models/pipe.pt"]["reason"] == \
+        "a FIFO (named pipe), not a regular file: never followed or read"
+    assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
+    assert doc["parameters"]["complete"] is False and doc["warnings"] == ["parameters"]
+    zipped = package(tmp_path, name="z")
+    with zipfile.ZipFile(str(zipped), "a") as zf:
+        info = zipfile.ZipInfo("submission/models/link.pth")
+        info.create_system = 3                               # unix: the mode below is read
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, os.path.join(FIXTURES, "state_dict.pth"))
+    proc = run(zipped, "--ref", ref, "--out", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out2")
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/link.pth"]["status"] == "not counted"
+    assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
 
 
 def test_a_model_whose_pickle_would_run_code_fails_and_nothing_runs(tmp_path, ref):
