@@ -504,3 +504,23 @@ def test_every_path_is_checked_before_any_work(tmp_path, ref):
                tmp_path / "nowhere")
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rescored,claimed,match,shown", [
+    (0.61328837, "0.6133", True, "0.6133"),     # the example
+    (0.61328837, "0.6134", False, "0.6133"),
+    (0.61324, "0.6133", False, "0.6132"),
+    (0.61328837, "0.613", True, "0.613"),
+    (0.61328837, "0.61328837", True, "0.61328837"),
+    (0.61328837, "0.6132883700", True, "0.6132883700"),
+    (0.61328837, "1", True, "1"),               # a leaderboard showing no decimals
+    (0.61328837, "61.33", False, "0.61"),
+])
+def test_the_rounding_rule(rescored, claimed, match, shown):
+    from scoring.verify import leaderboard
+    m = leaderboard.compare(rescored, leaderboard.claimed_value(claimed))
+    assert (m.match, m.rescored_shown) == (match, shown)
+    assert m.rule.startswith("the rescored value {!r} rounded to the claimed value's".format(
+        round(rescored, 10)))
+    assert m.rule.endswith("(a percentage? the leaderboard shows fractions)") == \
+        (claimed == "61.33")
