@@ -408,3 +408,14 @@ def test_an_onnx_models_external_data_is_counted_with_it_not_left_uncounted(tmp_
     assert by_path["models/model.onnx"].status == params.COUNTED
     assert by_path["models/w.bin"].status == params.NOT_COUNTED
     assert "TorchScript" in by_path["models/w.bin"].reason and not census.complete
+
+
+@pytest.mark.parametrize("name", ["keras_weights.h5", "model.keras"])
+def test_without_h5py_keras_files_are_not_counted_with_the_install_command(monkeypatch, name):
+    """Whether or not h5py is installed here: without it, the file is not counted and the
+    reason is the command that installs it for this Python."""
+    monkeypatch.setitem(sys.modules, "h5py", None)      # import h5py raises ImportError
+    got = params.count_file(os.path.join(FIXTURES, name), name)
+    assert got.status == params.NOT_COUNTED
+    assert got.reason == ("reading HDF5 weights needs the h5py package, which is not "
+                          "installed: {} -m pip install h5py".format(sys.executable))
