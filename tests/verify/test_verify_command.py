@@ -325,6 +325,10 @@ def test_the_limit_and_an_incomplete_count(tmp_path, ref):
     doc = verdict(tmp_path / "out2")
     assert doc["parameters"]["complete"] is False and doc["warnings"] == ["parameters"]
     assert "INCOMPLETE" in proc.stdout and "TorchScript" in json.dumps(doc)
+    assert "VALID: no rule is broken (the parameter count is incomplete: 1 file not counted; " \
+        "warnings: parameters" in proc.stdout
+    assert "the parameter count is incomplete: 1 file not counted" in \
+        (tmp_path / "out2" / "verdict.html").read_text()
 
 
 def _change(folder, image, pixels):
