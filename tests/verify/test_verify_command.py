@@ -528,3 +528,33 @@ def test_the_rounding_rule(rescored, claimed, match, shown):
         round(rescored, 10)))
     assert m.rule.endswith("(a percentage? the leaderboard shows fractions)") == \
         (claimed == "61.33")
+
+
+def test_the_leaderboard_submission_is_compared_by_content_image_by_image(tmp_path, ref):
+    """A re-encoded PNG is the same prediction; an image missing from the platform's zip and
+    one of another size are named, each with its note."""
+    pkg = package(tmp_path, as_zip=False)
+    results = pkg / "submission" / "results"
+    scored = tmp_path / "scored"
+    shutil.copytree(str(results), str(scored))
+    same = str(scored / (SMALL_IDS[0] + ".png"))
+    before = open(same, "rb").read()
+    Image.open(same).save(same, compress_level=0)           # other bytes, same labels
+    assert open(same, "rb").read() != before
+    os.remove(str(scored / (SMALL_IDS[1] + ".png")))
+    h, w = SMALL_SIZE
+    Image.fromarray(np.zeros((h, w + 1), np.uint8)).save(str(scored / (SMALL_IDS[2] + ".png")))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard-submission", scored)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    c = check(verdict(tmp_path / "out"), "leaderboard submission")
+    assert c["status"] == "fail"
+    assert c["summary"] == "2 of {} images differ from the submission the platform " \
+        "scored".format(len(SMALL_IDS))
+    assert c["figures"]["differing_images"] == [
+        {"image": SMALL_IDS[1], "pixels": 0, "of": 0,
+         "note": "missing in the leaderboard submission"},
+        {"image": SMALL_IDS[2], "pixels": h * w, "of": h * w,
+         "note": "sizes differ ({}x{} and {}x{})".format(w, h, w + 1, h)}]
+    assert c["figures"]["compared"] == len(SMALL_IDS) - 1
+    assert c["figures"]["identical"] == len(SMALL_IDS) - 2
+    assert "{}: missing in the leaderboard submission".format(SMALL_IDS[1]) in c["evidence"]
