@@ -167,7 +167,14 @@ def _codabench(path, rows):
     return path
 
 
-@pytest.mark.parametrize("export", [_codalab, _codabench])
+def _plain(path, rows):
+    lines = ["Rank,Team,mIoU"] + ["{},{},{}".format(i + 1, user, value)
+                                  for i, (user, value) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("export", [_codalab, _codabench, _plain])
 def test_the_teams_leaderboard_row_is_read_from_the_platforms_exports(tmp_path, ref, export):
     pkg = package(tmp_path)
     miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
@@ -183,6 +190,16 @@ def test_the_teams_leaderboard_row_is_read_from_the_platforms_exports(tmp_path, 
     assert proc.returncode == 3
     assert "team 'carol' is not on the leaderboard" in proc.stderr and "alice" in proc.stderr
     assert not (tmp_path / "out3" / "verdict.json").exists()
+
+
+def test_a_plain_csv_without_a_team_column_is_the_organizers(tmp_path, ref):
+    board = tmp_path / "board.csv"
+    board.write_text("who,mIoU\nalice,0.5\nbob,0.4\n")
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out", "--leaderboard",
+               board, "--team", "alice")
+    assert proc.returncode == 3
+    assert "is a plain CSV whose header names no team column (one of team, team name, user, " \
+        "username, participant, model, name): 'who,mIoU'" in proc.stderr
 
 
 def test_each_missing_part_is_named(tmp_path, ref):
