@@ -20,6 +20,7 @@ from PIL import Image
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import PROGRAM, run_main
+from scoring.commands import compare as compare_cli
 from scoring.commands import score as score_cli
 from scoring.commands import verify as cli
 
@@ -387,6 +388,17 @@ def test_a_reproduction_beyond_the_tolerance_fails_with_its_interval(tmp_path, r
     assert r["reproduced"] is False
     low, high = r["difference_ci"]
     assert low <= high and r["resamples"] == 1000
+    # The interval is compare.py's for the same pair (the same paired bootstrap, the same
+    # images drawn for both): the oracle is that command on the two folders.
+    code, _, err = run_main(compare_cli.main, ["--ref", ref, "--out", tmp_path / "cmp", "-q",
+                                               "--workers", "1",
+                                               tmp_path / "final" / "submission" / "results",
+                                               rep])
+    assert code == 0, err
+    pair = [p for p in json.load(open(str(tmp_path / "cmp" / "comparison.json")))["pairs"]
+            if p["a"] == "rep"][0]
+    assert r["difference_ci"] == [round(v, 10) for v in pair["diff_ci"]]
+    assert r["difference"] == round(pair["diff"], 10)
     assert check(doc, "reproduction")["status"] == "fail"
     # a tolerance that covers the difference: reproduced
     proc = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--reproduced", rep,
