@@ -587,3 +587,26 @@ def test_the_leaderboard_submission_is_compared_by_content_image_by_image(tmp_pa
     assert c["figures"]["compared"] == len(SMALL_IDS) - 1
     assert c["figures"]["identical"] == len(SMALL_IDS) - 2
     assert "{}: missing in the leaderboard submission".format(SMALL_IDS[1]) in c["evidence"]
+
+
+def test_a_planetscapes_semantic_package_is_verified_by_its_own_task(tmp_path):
+    """Any image task the reference names: Planetscapes semantic labeling's results/ scored by
+    its own engine (the oracle: score.py on the same predictions), its ranking score compared
+    and reproduced."""
+    from conftest import SEM_KIT, SEM_REF
+    pkg = package(tmp_path, results=False, as_zip=False)
+    shutil.copytree(os.path.join(SEM_KIT, "sample_submission"),
+                    str(pkg / "submission" / "results"))
+    code, _, err = run_main(score_cli.main, ["--ref", SEM_REF, "--res",
+                                             pkg / "submission" / "results", "--out",
+                                             tmp_path / "scored", "-q", "--workers", "1"])
+    assert code == 0, err
+    iou = json.load(open(str(tmp_path / "scored" / "scores.json")))["iou_class"]
+    proc = run(pkg, "--ref", SEM_REF, "--out", tmp_path / "out", "--claimed",
+               "{:.4f}".format(iou), "--reproduced", pkg / "submission" / "results", real=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    assert doc["task"] == "planetscapes-semantic" and doc["key"] == "iou_class"
+    assert doc["score"]["results"] == iou and doc["score"]["match"] is True
+    assert doc["reproduction"]["reproduced"] is True and doc["reproduction"]["resamples"] == 1000
+    assert "Planetscapes pixel-level semantic labeling" in proc.stdout
