@@ -125,6 +125,12 @@ def test_a_valid_package_passes_with_the_platforms_score_and_identical_outputs(t
     assert "VALID: no rule is broken" in proc.stdout and "Counting rule:" in proc.stdout
     page = (tmp_path / "out" / "verdict.html").read_text()
     assert page.index("VALID") < page.index("Check: layout")
+    # The rules the jury applies are named, on the page too, as not checked by the program.
+    for name in ("datasets declared", "training reproducible"):
+        c = check(doc, name)
+        assert (c["status"], c["evidence"]) == ("not-checked", ["not checked by the program"])
+    assert page.count("not checked by the program") == 2
+    assert "must be named in challenge_report.pdf: the jury&#x27;s to read" in page
     # identical inputs, another worker count (and in this process): byte-identical outputs,
     # no temporary path
     again = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--claimed", claimed,
