@@ -431,6 +431,9 @@ def test_broken_results_and_a_report_that_is_no_pdf(tmp_path, ref):
     (["--claimed", "sixty"], "--claimed 'sixty'"),
     (["--claimed", "0.6", "--leaderboard", "x.csv", "--team", "a"], "not both"),
     (["--max-params", "0"], "--max-params must be a positive integer"),
+    (["--tolerance", "-0.01"], "--tolerance must be a non-negative number"),
+    (["--tolerance", "nan"], "--tolerance must be a non-negative number"),
+    (["--table", "2"], "--table N (a positive integer) picks one table of a CodaLab export"),
 ])
 def test_a_bad_command_line_is_exit_2_in_one_line(tmp_path, ref, args, words):
     proc = run(tmp_path, "--ref", ref, "--out", tmp_path / "out", *args,
