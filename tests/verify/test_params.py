@@ -419,3 +419,42 @@ def test_without_h5py_keras_files_are_not_counted_with_the_install_command(monke
     assert got.status == params.NOT_COUNTED
     assert got.reason == ("reading HDF5 weights needs the h5py package, which is not "
                           "installed: {} -m pip install h5py".format(sys.executable))
+
+
+def test_a_file_holding_only_an_ema_copy_counts_it_as_the_model(tmp_path):
+    """An EMA copy beside the model is reported apart (training_checkpoint.ckpt above); a file
+    whose only weights are an EMA copy holds the model itself: counted, or the count would be
+    0. The same state dict pickled under "ema" and, by reference, under "model" too."""
+    tf = torch_files
+    w, rm = tf.T("0", (3, 2)), tf.T("1", (2,))
+    ema = tf.dict_of([(tf.text("conv.weight"), w.pickle()),
+                      (tf.text("bn.running_mean"), rm.pickle())])
+    want = {"parameters": 6, "buffers": 2, "optimizer_state": 0, "ema": 0}
+    got = params.count_file(_ckpt(tmp_path, [("state_dict_ema", ema)], [w, rm]), "m.pth")
+    assert got.status == params.COUNTED, got.reason
+    assert {c: got.figures[c] for c in CATS} == want and got.reason == rule.EMA_ONLY
+    shared = tf.PROTO + tf.EMPTY_DICT + tf.MARK + tf.text("ema") + ema + b"q\x01" + \
+        tf.text("model") + b"h\x01" + tf.SETITEMS + tf.STOP
+    path = str(tmp_path / "shared.pth")
+    tf.write(path, shared, tf.records_for([w, rm]))
+    got = params.count_file(path, "shared.pth")
+    assert {c: got.figures[c] for c in CATS} == want and got.reason == rule.EMA_ONLY
+    header = {"ema.w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}
+    got = params.count_file(_safetensors(tmp_path / "e.safetensors", header, 16), "e")
+    assert got.figures["parameters"] == 4 and got.reason == rule.EMA_ONLY
+    # beside the model's own parameters, the EMA copy stays apart
+    header["w"] = {"dtype": "F32", "shape": [1], "data_offsets": [16, 20]}
+    got = params.count_file(_safetensors(tmp_path / "f.safetensors", header, 20), "f")
+    assert (got.figures["parameters"], got.figures["ema"], got.reason) == (1, 4, "")
+
+
+def test_files_that_hold_no_parameter_are_a_warning_not_a_pass(tmp_path):
+    import numpy as np
+    from scoring.verify import param_check
+    (tmp_path / "models").mkdir()
+    np.save(str(tmp_path / "models" / "index.npy"), np.arange(5))
+    c = param_check.check(params.count_package(str(tmp_path)), 150000000)
+    assert c.status == "warn"
+    assert c.summary == ("0 parameters counted: the model files hold no floating-point weights "
+                         "the rule counts (5 buffers, 0 optimizer state, 0 EMA); the jury "
+                         "decides whether models/ holds the final model")

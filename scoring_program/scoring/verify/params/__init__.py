@@ -13,11 +13,13 @@ import posixpath
 from typing import Dict, List, NamedTuple, Optional
 
 from .detect import UNKNOWN_FORMAT, count_file, might_hold_weights
-from .result import CATEGORIES, COUNTED, IGNORED, NOT_COUNTED, PARAMETERS, REFUSED, FileCount
+from .result import (BUFFERS, CATEGORIES, COUNTED, EMA, IGNORED, NOT_COUNTED, OPTIMIZER,
+                     PARAMETERS, REFUSED, FileCount)
 from .rule import RULE
 
 __all__ = ["Census", "count_file", "count_package", "RULE", "COUNTED", "REFUSED",
-           "NOT_COUNTED", "IGNORED", "PARAMETERS", "CATEGORIES", "FileCount"]
+           "NOT_COUNTED", "IGNORED", "PARAMETERS", "BUFFERS", "OPTIMIZER", "EMA", "CATEGORIES",
+           "FileCount"]
 
 
 class Census(NamedTuple):

@@ -15,7 +15,7 @@ from ...problems import shown
 from ...quoting import brief
 from . import rule
 from .protobuf import MAX_DEPTH, SPAN, VARINT, Reader, signed64
-from .result import CATEGORIES, FileCount, FileRefused, counted
+from .result import FileCount, FileRefused, counted
 
 FORMAT = "ONNX"
 # TensorProto.DataType -> (name, bits per element)
@@ -39,7 +39,7 @@ SPARSE_VALUES = 1
 class _Count:
     def __init__(self, reader: Reader, folder: str) -> None:
         self.r, self.folder = reader, folder
-        self.figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
+        self.figures = rule.Figures()
         self.tensors = 0
         self.data_files: Set[str] = set()
 
@@ -132,7 +132,7 @@ class _Count:
         elif raw is None and (floats or doubles) and floats + doubles != numel:
             raise FileRefused("tensor {} declares {:,} elements but holds {:,}".format(
                 brief(label), numel, floats + doubles))
-        self.figures[rule.category((label,), kind, False)] += numel
+        self.figures.add((label,), kind, False, numel)
         self.tensors += 1
 
     def external(self, label: str, keys: Dict[str, str], need: int) -> None:
@@ -180,5 +180,6 @@ def count(path: str, shown_path: str) -> FileCount:
                 graphs += 1
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
-    return counted(shown_path, FORMAT, c.figures, c.tensors)._replace(
+    result, note = c.figures.result()
+    return counted(shown_path, FORMAT, result, c.tensors, note=note)._replace(
         data_files=tuple(sorted(c.data_files)))

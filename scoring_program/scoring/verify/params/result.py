@@ -75,8 +75,9 @@ class FileCount(NamedTuple):
 
 
 def counted(path: str, fmt: str, figures: Dict[str, int], tensors: int,
-            shared: int = 0) -> FileCount:
-    return FileCount(path, fmt, COUNTED, "", dict(figures), tensors, shared)
+            shared: int = 0, note: str = "") -> FileCount:
+    """A counted file; note: how it was counted, when that needs saying (rule.EMA_ONLY)."""
+    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared)
 
 
 def with_list(items: List[str], limit: int = 5) -> str:
