@@ -424,7 +424,7 @@ def test_without_h5py_keras_files_are_not_counted_with_the_install_command(monke
 def test_a_file_holding_only_an_ema_copy_counts_it_as_the_model(tmp_path):
     """An EMA copy beside the model is reported apart (training_checkpoint.ckpt above); a file
     whose only weights are an EMA copy holds the model itself: counted, or the count would be
-    0. The same state dict pickled under "ema" and, by reference, under "model" too."""
+    0."""
     tf = torch_files
     w, rm = tf.T("0", (3, 2)), tf.T("1", (2,))
     ema = tf.dict_of([(tf.text("conv.weight"), w.pickle()),
@@ -432,12 +432,6 @@ def test_a_file_holding_only_an_ema_copy_counts_it_as_the_model(tmp_path):
     want = {"parameters": 6, "buffers": 2, "optimizer_state": 0, "ema": 0}
     got = params.count_file(_ckpt(tmp_path, [("state_dict_ema", ema)], [w, rm]), "m.pth")
     assert got.status == params.COUNTED, got.reason
-    assert {c: got.figures[c] for c in CATS} == want and got.reason == rule.EMA_ONLY
-    shared = tf.PROTO + tf.EMPTY_DICT + tf.MARK + tf.text("ema") + ema + b"q\x01" + \
-        tf.text("model") + b"h\x01" + tf.SETITEMS + tf.STOP
-    path = str(tmp_path / "shared.pth")
-    tf.write(path, shared, tf.records_for([w, rm]))
-    got = params.count_file(path, "shared.pth")
     assert {c: got.figures[c] for c in CATS} == want and got.reason == rule.EMA_ONLY
     header = {"ema.w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}
     got = params.count_file(_safetensors(tmp_path / "e.safetensors", header, 16), "e")
@@ -458,3 +452,22 @@ def test_files_that_hold_no_parameter_are_a_warning_not_a_pass(tmp_path):
     assert c.summary == ("0 parameters counted: the model files hold no floating-point weights "
                          "the rule counts (5 buffers, 0 optimizer state, 0 EMA); the jury "
                          "decides whether models/ holds the final model")
+
+
+def test_one_state_dict_under_ema_and_by_reference_under_model_is_the_models_too(tmp_path):
+    """The pickle writes a dict once and refers to it again (BINGET): the walk sees it by
+    every path that says something else of it, so naming its first occurrence "ema" hides
+    nothing (here beside a decoy tensor, which alone would be counted otherwise)."""
+    tf = torch_files
+    w, rm, tiny = tf.T("0", (3, 2)), tf.T("1", (2,)), tf.T("2", (1,))
+    ema = tf.dict_of([(tf.text("conv.weight"), w.pickle()),
+                      (tf.text("bn.running_mean"), rm.pickle())])
+    shared = tf.PROTO + tf.EMPTY_DICT + tf.MARK + tf.text("ema") + ema + b"q\x01" + \
+        tf.text("decoy") + tiny.pickle() + tf.text("model") + b"h\x01" + tf.SETITEMS + tf.STOP
+    path = str(tmp_path / "shared.pth")
+    tf.write(path, shared, tf.records_for([w, rm, tiny]))
+    got = params.count_file(path, "shared.pth")
+    assert got.status == params.COUNTED, got.reason
+    assert {c: got.figures[c] for c in CATS} == {"parameters": 7, "buffers": 2,
+                                                  "optimizer_state": 0, "ema": 8}
+    assert got.reason == ""

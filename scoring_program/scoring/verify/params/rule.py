@@ -19,7 +19,7 @@ a storage (tied weights) are counted once. Identical files are counted once; the
 over the files, compared with the limit.
 """
 import re
-from typing import Dict, Sequence, Tuple
+from typing import Dict, Optional, Sequence, Tuple
 
 from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS
 
@@ -47,6 +47,17 @@ def _words(key: str) -> Sequence[str]:
     return [w for w in _WORDS.split(key.lower()) if w]
 
 
+def container_category(key: str) -> Optional[str]:
+    """What a key says of everything under it: OPTIMIZER (`optimizer`, `lr_scheduler`...), EMA
+    (`model_ema`, `ema`...) or None."""
+    low = key.lower()
+    if low.startswith("optim") or low in _TRAINING_STATE:
+        return OPTIMIZER
+    if _EMA_WORDS.intersection(_words(key)):
+        return EMA
+    return None
+
+
 def category(path: Sequence, dtype: str, optimizer_ancestor: bool, ema: bool = True) -> str:
     """The category of a tensor reached through path (keys and list indices); optimizer_ancestor:
     a dict on the way holds both `state` and `param_groups`; ema=False: an EMA copy is not told
@@ -55,11 +66,9 @@ def category(path: Sequence, dtype: str, optimizer_ancestor: bool, ema: bool = T
     if optimizer_ancestor:
         return OPTIMIZER
     for key in keys[:-1] if keys else ():
-        low = key.lower()
-        if low.startswith("optim") or low in _TRAINING_STATE:
-            return OPTIMIZER
-        if ema and _EMA_WORDS.intersection(_words(key)):
-            return EMA
+        found = container_category(key)
+        if found == OPTIMIZER or (found == EMA and ema):
+            return found
     # The tensor's own name: a state-dict key such as "layer1.0.bn1.running_mean", or a
     # safetensors/npz/Keras name ("bn/moving_mean:0").
     name = keys[-1] if keys else ""
