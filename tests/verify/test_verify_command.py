@@ -619,3 +619,24 @@ def test_a_planetscapes_semantic_package_is_verified_by_its_own_task(tmp_path):
     assert doc["score"]["results"] == iou and doc["score"]["match"] is True
     assert doc["reproduction"]["reproduced"] is True and doc["reproduction"]["resamples"] == 1000
     assert "Planetscapes pixel-level semantic labeling" in proc.stdout
+
+
+def test_a_duplicate_ema_only_file_is_counted_once_and_the_page_says_both(tmp_path, ref):
+    pkg = package(tmp_path, model_file=None, as_zip=False)
+    models = pkg / "submission" / "models"
+    w = torch_files.T("0", (3, 2))
+    torch_files.write(str(models / "a.pth"), torch_files.state_dict(
+        [("state_dict_ema", torch_files.dict_of([(torch_files.text("conv.weight"),
+                                                  w.pickle())]))]),
+        torch_files.records_for([w]))
+    shutil.copy(str(models / "a.pth"), str(models / "copy.pth"))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    assert doc["parameters"]["counted"] == 6
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/copy.pth"]["duplicate_of"] == "models/a.pth"
+    assert "; the same file as models/a.pth, counted once; it holds an EMA copy" in \
+        " ".join(check(doc, "parameters")["evidence"])
+    page = (tmp_path / "out" / "verdict.html").read_text()
+    assert "the EMA copy is the model, counted; same file as models/a.pth" in page
