@@ -194,6 +194,9 @@ for _m in _NUMPY:
     CALLS[(_m, "_reconstruct")] = _numpy_reconstruct
 VALUES = {("numpy", "ndarray"), ("argparse", "Namespace")}
 VALUES.update(("torch", name) for name in STORAGE_DTYPES)
+# What torch.save writes for the dtypes with no typed storage (float8, uint16...): the untyped
+# storage by its defining module, with _rebuild_tensor_v3 naming the dtype.
+VALUES.add(("torch.storage", "UntypedStorage"))
 
 
 def _hint(g: Global) -> str:
@@ -403,7 +406,8 @@ def _storage(pid: Any, storages: Dict[str, Storage], what: str) -> Storage:
         raise FileRefused("{} has a persistent id that is not a torch storage ({})".format(
             what, brief(pid)))
     _, kind, key, location, numel = pid
-    if not (isinstance(kind, Global) and kind.module == "torch" and kind.name in STORAGE_DTYPES):
+    if not (isinstance(kind, Global) and (kind.module, kind.name) in VALUES and
+            kind.name in STORAGE_DTYPES):
         raise FileRefused("{}: a storage of unknown type {}".format(what, brief(str(kind))))
     if not isinstance(key, str) or type(numel) is not int or numel < 0:
         raise FileRefused("{}: a malformed storage record ({})".format(what, brief(pid)))
