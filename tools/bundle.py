@@ -136,6 +136,20 @@ def open_reference(ref_dir: str):
     return TASKS[name], reference, config
 
 
+def final_rules(ref_dir: str):
+    """The final-submission rules the reference's config.yaml states (`final_submission:`,
+    scoring/verify/rules.py), as verify.py and the kit's check_final.py will apply them: the
+    terms page says the same limit ({{max_params}}), and a broken block is refused now rather
+    than when the winners are verified."""
+    from scoring.config import read_config
+    from scoring.problems import ScoringError
+    from scoring.verify import rules
+    try:
+        return rules.read(read_config(ref_dir))
+    except ScoringError as exc:
+        raise Refused(exc.message().strip()) from None
+
+
 # What only organizers run (on their own machines): left out of the program the worker receives,
 # which runs score.py alone (tests/core/test_import_layers.py: nothing score.py imports reaches
 # these). The starting kit keeps the whole program: its check_final.py counts parameters.
@@ -188,6 +202,7 @@ class TrackParts(NamedTuple):
     manifest: Optional[bytes]
     test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
     dev_reference_zip: str = ""          # the Development phase's (--dev-reference), or ""
+    max_params: int = 150000000          # the final submission's limit (final_rules)
 
 
 def reference_config_file(ref_dir: str) -> Optional[str]:
@@ -270,6 +285,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     share its zip); dev_reference: the Development phase's labels (--dev-reference)."""
     data = source.data(track.name)
     task, ref, config = open_reference(reference)
+    max_params = final_rules(reference).max_params
     count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
     test_set = (count, noun, data.task_name or track.name)
     if data.sample_submission and not same_folder(reference, data.sample_reference):
@@ -284,7 +300,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         say("  sample_submission/ for the kit: a placeholder, {:,} {} (the repository's "
             "sample fits the sample reference only)".format(made_count, what))
         data = data._replace(sample_submission=folder)
-    track = fill_in(track, page_context(track, [test_set]))
+    track = fill_in(track, page_context(track, [test_set], max_params))
     if ("reference", reference) not in made:
         say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(
             shown(reference), count, noun, task.name,
@@ -329,13 +345,13 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
             made[("reference", dev_reference)] = dev_zip
     entries, generated = kit_contents(data, track, reference, ref.root, manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
-                      test_set, dev_zip)
+                      test_set, dev_zip, max_params)
 
 
-def page_context(track: bundle_yaml.Track,
-                 test_sets: List[Tuple[int, str, str]]) -> bundle_pages.PageContext:
+def page_context(track: bundle_yaml.Track, test_sets: List[Tuple[int, str, str]],
+                 max_params: int = 150000000) -> bundle_pages.PageContext:
     """What the template tokens of a bundle's pages and texts say: its phases as dated, its
-    deadline and its bundled test set(s)."""
+    deadline, its bundled test set(s) and the final submission's parameter limit."""
     doc = track.v15
     phases = sorted(doc["phases"].values(), key=lambda ph: ph["phasenumber"])
     limits = [bundle_pages.Limits(str(ph.get("label", ph["phasenumber"])),
@@ -346,7 +362,7 @@ def page_context(track: bundle_yaml.Track,
     return bundle_pages.context(bundle_dates.spans(doc, False), track.deadline, test_sets,
                                 limits, rule,
                                 bundle_settings.fact_sheet_items(track.codabench.get("fact_sheet")),
-                                bool(track.codabench.get("queue")))
+                                bool(track.codabench.get("queue")), max_params)
 
 
 def fill_in(track: bundle_yaml.Track, ctx: bundle_pages.PageContext) -> bundle_yaml.Track:
@@ -419,7 +435,7 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     files = [{"scoring_program": "scoring_program_{}.zip".format(p.track.name),
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]
-    ctx = page_context(parts[0].track, [p.test_set for p in parts])
+    ctx = page_context(parts[0].track, [p.test_set for p in parts], parts[0].max_params)
     try:
         doc = bundle_yaml.merge_v2([p.track for p in parts],
                                    [p.data.task_name for p in parts], files,
@@ -534,7 +550,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         if part.dev_reference_zip:
             zips.append((bundle_yaml.DEV_REFERENCE_ZIP, part.dev_reference_zip))
         shared, pages = bundle_files(source, track.v15, zips, "{} track".format(track.name),
-                                     page_context(track, [part.test_set]))
+                                     page_context(track, [part.test_set], part.max_params))
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:

@@ -19,6 +19,9 @@ edition's timeline or test set:
                           (bundle.sh --leaderboard)
     {{fact_sheet}}        the questions Codabench asks at every submission (the source's
                           fact sheet), an HTML paragraph and list; empty without one
+    {{max_params}}        the final submission's parameter limit, as the reference's
+                          config.yaml states it (`final_submission: max_params`, 150M by
+                          default): "150M", or "123,456,789" when not whole millions
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.
@@ -32,7 +35,7 @@ from bundle_dates import Span
 
 TOKEN = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline", "limits",
-          "leaderboard_rule", "fact_sheet")
+          "leaderboard_rule", "fact_sheet", "max_params")
 # Codabench's default queue runs no submission longer (competitions/tasks.py:117, 126).
 CODABENCH_QUEUE_CAP = 600
 
@@ -58,6 +61,7 @@ class PageContext(NamedTuple):
     rule: str = ""                          # the leaderboard rule, as participants are told
     fact_sheet: List[str] = []              # one line per question (bundle_settings)
     queue: bool = False                     # the organizer's own Codabench queue: no cap
+    max_params: int = 150000000             # the final submission's limit (verify.py's rules)
 
 
 def year_of(phases: List[Span], deadline: Optional[datetime.datetime]) -> int:
@@ -162,7 +166,13 @@ def values(ctx: PageContext) -> Dict[str, str]:
     return {"year": str(year_of(ctx.phases, ctx.deadline)), "test_set": test_set(ctx),
             "timeline": timeline(ctx), "challenge_period": challenge_period(ctx),
             "deadline": moment(ctx.deadline) if ctx.deadline else "none",
-            "limits": limits(ctx), "leaderboard_rule": rule, "fact_sheet": fact_sheet(ctx)}
+            "limits": limits(ctx), "leaderboard_rule": rule, "fact_sheet": fact_sheet(ctx),
+            "max_params": millions(ctx.max_params)}
+
+
+def millions(n: int) -> str:
+    """150000000 -> '150M' (as the challenge writes it); other counts in full."""
+    return "{:,}M".format(n // 10 ** 6) if n % 10 ** 6 == 0 else "{:,}".format(n)
 
 
 def render(text: str, ctx: PageContext, where: str) -> str:
@@ -205,6 +215,6 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
 def context(phases: List[Span], deadline: Optional[datetime.datetime],
             test_sets: List[Tuple[int, str, str]], limits: Optional[List[Limits]] = None,
             rule: str = "", fact_sheet: Optional[List[str]] = None,
-            queue: bool = False) -> PageContext:
+            queue: bool = False, max_params: int = 150000000) -> PageContext:
     return PageContext(phases, deadline, [TestSet(*t) for t in test_sets], limits or [], rule,
-                       fact_sheet or [], queue)
+                       fact_sheet or [], queue, max_params)

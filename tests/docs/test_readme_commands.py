@@ -73,3 +73,15 @@ def new_files(clone):
             if path not in tracked and path != ".venv":
                 out.append(path)
     return sorted(out)
+
+
+def test_the_organizers_section_ends_with_the_final_verification():
+    """Issue 24: the organizer's path ends where the prize is decided, with verify.py and its
+    document (its block runs above like every other)."""
+    with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
+        text = f.read()
+    section = text.split("\n## For organizers", 1)[1].split("\n## ", 1)[0]
+    last = section.strip().split("\n\n")[-1]
+    assert "check_final.py" in last and "[docs/verify.md](docs/verify.md)" in last
+    block = sh_blocks()[[i for i, b in enumerate(sh_blocks()) if "verify.py" in b][-1]]
+    assert section.rindex("```sh") == section.index(block) - len("```sh\n")

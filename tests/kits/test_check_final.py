@@ -122,3 +122,26 @@ def test_the_rules_of_the_kits_reference_config(tmp_path):
     (kit / "reference_config.yaml").write_text("final_submission:\n  max_params: many\n")
     proc = run(final_package(tmp_path / "b"), tool=str(kit / "check_final.py"))
     assert proc.returncode == 3 and "max_params must be a positive integer" in proc.stderr
+
+
+def test_without_pyyaml_the_defaults_apply_and_it_says_so(tmp_path):
+    """The kit's checkers need only numpy and Pillow: without PyYAML, reference_config.yaml's
+    rules cannot be read, and the challenge's defaults apply, said in one note."""
+    kit = tmp_path / "kit"
+    kit.mkdir()
+    for name in ("check_final.py", "find_scoring.py", "manifest.json"):
+        shutil.copy(os.path.join(ROOT, "starting_kit", name), str(kit))
+    os.symlink(os.path.join(ROOT, "scoring_program"), str(kit / "scoring_program"))
+    (kit / "reference_config.yaml").write_text("final_submission:\n  max_params: 300\n")
+    blocker = tmp_path / "blocker"
+    blocker.mkdir()
+    (blocker / "yaml.py").write_text(
+        "raise ModuleNotFoundError(\"No module named 'yaml'\", name='yaml')\n")
+    proc = subprocess.run([sys.executable, str(kit / "check_final.py"),
+                           str(final_package(tmp_path))], capture_output=True, text=True,
+                          timeout=300, env=dict(os.environ, PYTHONPATH=str(blocker)))
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert proc.stdout.startswith("note: PyYAML is not installed, so the rules of "
+                                  "reference_config.yaml were not read; the challenge's "
+                                  "defaults apply\n")
+    assert "within the limit of 150,000,000" in proc.stdout

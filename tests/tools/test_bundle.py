@@ -326,6 +326,9 @@ def build_future(folder):
     tiny reference of 3 images, dry-run through every bundle."""
     tmp = pathlib.Path(folder)
     _, preds = tiny_reference(tmp)
+    # The reference states the final submission's rules: the terms must say its limit.
+    (tmp / "reference" / "config.yaml").write_text("final_submission:\n  max_params: "
+                                                   "100000000\n")
     proc = run_bundle("--reference", tmp / "reference", "--smoke", preds, "--start",
                       "2027-03-01", "--end", "2027-05-31", "--out", tmp / "out", now=FUTURE_NOW)
     return [completed(proc), str(tmp / "out")]
@@ -424,6 +427,8 @@ def test_pages_and_titles_tell_the_bundles_own_dates_and_test_set(future):
         assert "Agriculture-Vision Prize Challenge 2027 &mdash;" in overview
         terms = _page(bundle, "competition/{}terms.html".format("semi-supervised/" if semi else ""))
         assert "runs from 2027-03-01 00:00 UTC to the deadline, 2027-05-31 23:59:59 UTC." in terms
+        # How winners are verified, with the limit of the reference's final_submission: block
+        assert "How winners are verified" in terms and "must be below 100M)" in terms
         assert "the test set (3 images)" in _page(bundle, "competition/data.html")
         with zipfile.ZipFile(str(bundle)) as zf:
             pages = [n for n in zf.namelist() if n.endswith(".html")]
@@ -651,6 +656,10 @@ def test_the_page_template_fills_every_token_from_the_phases_and_the_test_sets()
     assert bundle_pages.year_of(phases, None) == 2026
     # Every date the template writes is a phase's start or end: the check accepts the page.
     assert bundle_dates.stray_dates(bundle_pages.render(text, ctx, "page"), phases) == []
+    # The final submission's limit: 150M by default, as the challenge writes it
+    assert bundle_pages.render("{{max_params}}", ctx, "page") == "150M"
+    assert [bundle_pages.millions(n) for n in (100000000, 1500000000, 123456789)] == \
+        ["100M", "1,500M", "123,456,789"]
     with pytest.raises(ValueError, match=r"page: unknown template token \{\{timline\}\}"):
         bundle_pages.render("{{timline}}", ctx, "page")
 
@@ -693,3 +702,21 @@ def test_a_reference_whose_task_is_not_a_task_name_is_refused(tmp_path, task):
     (ref / "config.yaml").write_text("task: {}\n".format(task))
     with pytest.raises(bundle.Refused, match="unknown task"):
         bundle.open_reference(str(ref))
+
+
+def test_the_terms_say_how_winners_are_verified_with_the_default_limit(builds):
+    _, _, a, _ = builds
+    for name in NAMES:
+        terms = _page(a / name, "competition/{}terms.html".format(
+            "semi-supervised/" if "semi" in name else ""))
+        assert "How winners are verified" in terms and "must be below 150M)" in terms
+        assert "check_final.py" in terms
+
+
+def test_a_broken_final_submission_block_is_refused_when_bundling(tmp_path):
+    tiny_reference(tmp_path)
+    ref = tmp_path / "reference"
+    assert bundle.final_rules(str(ref)).max_params == 150000000
+    (ref / "config.yaml").write_text("final_submission:\n  max_params: lots\n")
+    with pytest.raises(bundle.Refused, match="max_params must be a positive integer"):
+        bundle.final_rules(str(ref))

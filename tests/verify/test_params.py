@@ -6,6 +6,7 @@ import itertools
 import json
 import os
 import pickle
+import shutil
 import struct
 import subprocess
 import sys
@@ -381,3 +382,92 @@ def test_a_torch_object_the_counter_cannot_size_is_refused_as_unreadable(tmp_pat
     got = params.count_file(_ckpt(tmp_path, [("w", w.pickle()), ("q", q)], [w]), "m.pth")
     assert got.status == params.REFUSED
     assert got.reason.startswith("not readable: the pickle uses torch._utils._rebuild_qtensor")
+
+
+def test_an_onnx_models_external_data_is_counted_with_it_not_left_uncounted(tmp_path):
+    """weights.bin beside model.onnx holds bare tensor bytes: counted through the model, so the
+    count is complete; a checkpoint an ONNX file names as its external data is not hidden by
+    it."""
+    models = tmp_path / "models"
+    shutil.copytree(os.path.join(FIXTURES, "onnx_external"), str(models))
+    census = params.count_package(str(tmp_path))
+    by_path = {f.path: f for f in census.files}
+    assert by_path["models/weights.bin"].status == params.IGNORED
+    assert by_path["models/weights.bin"].reason == \
+        "the external data of models/model.onnx, counted with it"
+    assert census.complete
+    assert census.counted == COUNTS["onnx_external/model.onnx"]["parameters"]
+    # An ONNX file whose external data is a checkpoint (4 float32 elements = 16 bytes of its
+    # bytes, offset 0): the checkpoint keeps its own status.
+    other = tmp_path / "other" / "models"
+    other.mkdir(parents=True)
+    shutil.copy(os.path.join(FIXTURES, "scripted.pt"), str(other / "w.bin"))
+    (other / "model.onnx").write_bytes(_onnx_external("w.bin", 16))
+    census = params.count_package(str(tmp_path / "other"))
+    by_path = {f.path: f for f in census.files}
+    assert by_path["models/model.onnx"].status == params.COUNTED
+    assert by_path["models/w.bin"].status == params.NOT_COUNTED
+    assert "TorchScript" in by_path["models/w.bin"].reason and not census.complete
+
+
+@pytest.mark.parametrize("name", ["keras_weights.h5", "model.keras"])
+def test_without_h5py_keras_files_are_not_counted_with_the_install_command(monkeypatch, name):
+    """Whether or not h5py is installed here: without it, the file is not counted and the
+    reason is the command that installs it for this Python."""
+    monkeypatch.setitem(sys.modules, "h5py", None)      # import h5py raises ImportError
+    got = params.count_file(os.path.join(FIXTURES, name), name)
+    assert got.status == params.NOT_COUNTED
+    assert got.reason == ("reading HDF5 weights needs the h5py package, which is not "
+                          "installed: {} -m pip install h5py".format(sys.executable))
+
+
+def test_a_file_holding_only_an_ema_copy_counts_it_as_the_model(tmp_path):
+    """An EMA copy beside the model is reported apart (training_checkpoint.ckpt above); a file
+    whose only weights are an EMA copy holds the model itself: counted, or the count would be
+    0."""
+    tf = torch_files
+    w, rm = tf.T("0", (3, 2)), tf.T("1", (2,))
+    ema = tf.dict_of([(tf.text("conv.weight"), w.pickle()),
+                      (tf.text("bn.running_mean"), rm.pickle())])
+    want = {"parameters": 6, "buffers": 2, "optimizer_state": 0, "ema": 0}
+    got = params.count_file(_ckpt(tmp_path, [("state_dict_ema", ema)], [w, rm]), "m.pth")
+    assert got.status == params.COUNTED, got.reason
+    assert {c: got.figures[c] for c in CATS} == want and got.reason == rule.EMA_ONLY
+    header = {"ema.w": {"dtype": "F32", "shape": [2, 2], "data_offsets": [0, 16]}}
+    got = params.count_file(_safetensors(tmp_path / "e.safetensors", header, 16), "e")
+    assert got.figures["parameters"] == 4 and got.reason == rule.EMA_ONLY
+    # beside the model's own parameters, the EMA copy stays apart
+    header["w"] = {"dtype": "F32", "shape": [1], "data_offsets": [16, 20]}
+    got = params.count_file(_safetensors(tmp_path / "f.safetensors", header, 20), "f")
+    assert (got.figures["parameters"], got.figures["ema"], got.reason) == (1, 4, "")
+
+
+def test_files_that_hold_no_parameter_are_a_warning_not_a_pass(tmp_path):
+    import numpy as np
+    from scoring.verify import param_check
+    (tmp_path / "models").mkdir()
+    np.save(str(tmp_path / "models" / "index.npy"), np.arange(5))
+    c = param_check.check(params.count_package(str(tmp_path)), 150000000)
+    assert c.status == "warn"
+    assert c.summary == ("0 parameters counted: the model files hold no floating-point weights "
+                         "the rule counts (5 buffers, 0 optimizer state, 0 EMA); the jury "
+                         "decides whether models/ holds the final model")
+
+
+def test_one_state_dict_under_ema_and_by_reference_under_model_is_the_models_too(tmp_path):
+    """The pickle writes a dict once and refers to it again (BINGET): the walk sees it by
+    every path that says something else of it, so naming its first occurrence "ema" hides
+    nothing (here beside a decoy tensor, which alone would be counted otherwise)."""
+    tf = torch_files
+    w, rm, tiny = tf.T("0", (3, 2)), tf.T("1", (2,)), tf.T("2", (1,))
+    ema = tf.dict_of([(tf.text("conv.weight"), w.pickle()),
+                      (tf.text("bn.running_mean"), rm.pickle())])
+    shared = tf.PROTO + tf.EMPTY_DICT + tf.MARK + tf.text("ema") + ema + b"q\x01" + \
+        tf.text("decoy") + tiny.pickle() + tf.text("model") + b"h\x01" + tf.SETITEMS + tf.STOP
+    path = str(tmp_path / "shared.pth")
+    tf.write(path, shared, tf.records_for([w, rm, tiny]))
+    got = params.count_file(path, "shared.pth")
+    assert got.status == params.COUNTED, got.reason
+    assert {c: got.figures[c] for c in CATS} == {"parameters": 7, "buffers": 2,
+                                                  "optimizer_state": 0, "ema": 8}
+    assert got.reason == ""

@@ -6,6 +6,8 @@ predictions (the platform's engine)."""
 import json
 import os
 import shutil
+import stat
+import struct
 import subprocess
 import sys
 import zipfile
@@ -18,6 +20,7 @@ from PIL import Image
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import PROGRAM, run_main
+from scoring.commands import compare as compare_cli
 from scoring.commands import score as score_cli
 from scoring.commands import verify as cli
 
@@ -122,6 +125,12 @@ def test_a_valid_package_passes_with_the_platforms_score_and_identical_outputs(t
     assert "VALID: no rule is broken" in proc.stdout and "Counting rule:" in proc.stdout
     page = (tmp_path / "out" / "verdict.html").read_text()
     assert page.index("VALID") < page.index("Check: layout")
+    # The rules the jury applies are named, on the page too, as not checked by the program.
+    for name in ("datasets declared", "training reproducible"):
+        c = check(doc, name)
+        assert (c["status"], c["evidence"]) == ("not-checked", ["not checked by the program"])
+    assert page.count("not checked by the program") == 2
+    assert "must be named in challenge_report.pdf: the jury&#x27;s to read" in page
     # identical inputs, another worker count (and in this process): byte-identical outputs,
     # no temporary path
     again = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--claimed", claimed,
@@ -165,7 +174,14 @@ def _codabench(path, rows):
     return path
 
 
-@pytest.mark.parametrize("export", [_codalab, _codabench])
+def _plain(path, rows):
+    lines = ["Rank,Team,mIoU"] + ["{},{},{}".format(i + 1, user, value)
+                                  for i, (user, value) in enumerate(rows)]
+    path.write_text("\n".join(lines) + "\n")
+    return path
+
+
+@pytest.mark.parametrize("export", [_codalab, _codabench, _plain])
 def test_the_teams_leaderboard_row_is_read_from_the_platforms_exports(tmp_path, ref, export):
     pkg = package(tmp_path)
     miou = rescored(ref, tmp_path / "final" / "submission" / "results", tmp_path)
@@ -181,6 +197,16 @@ def test_the_teams_leaderboard_row_is_read_from_the_platforms_exports(tmp_path, 
     assert proc.returncode == 3
     assert "team 'carol' is not on the leaderboard" in proc.stderr and "alice" in proc.stderr
     assert not (tmp_path / "out3" / "verdict.json").exists()
+
+
+def test_a_plain_csv_without_a_team_column_is_the_organizers(tmp_path, ref):
+    board = tmp_path / "board.csv"
+    board.write_text("who,mIoU\nalice,0.5\nbob,0.4\n")
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out", "--leaderboard",
+               board, "--team", "alice")
+    assert proc.returncode == 3
+    assert "is a plain CSV whose header names no team column (one of team, team name, user, " \
+        "username, participant, model, name): 'who,mIoU'" in proc.stderr
 
 
 def test_each_missing_part_is_named(tmp_path, ref):
@@ -207,6 +233,87 @@ def test_a_hostile_package_is_refused_by_name_and_nothing_lands_outside_out(tmp_
     assert sorted(os.listdir(str(tmp_path))) == sorted(before + ["out"])
     assert not (tmp_path.parent / "escaped.txt").exists()
     assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def _patch_zip(path, offset_in_header, value_bytes):
+    """Set a field in every local and central header (offset_in_header: the field's offset in
+    the local header; the central header's is 2 bytes further)."""
+    data = bytearray(path.read_bytes())
+    for sig, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
+        pos = data.find(sig)
+        while pos >= 0:
+            at = pos + offset_in_header + shift
+            data[at:at + len(value_bytes)] = value_bytes
+            pos = data.find(sig, pos + 4)
+    path.write_bytes(bytes(data))
+
+
+def _encrypted(tmp_path):
+    path = package(tmp_path)
+    _patch_zip(path, 6, struct.pack("<H", 1))            # general purpose flag: encrypted
+    return path, "is encrypted (password-protected)"
+
+
+def _bomb(tmp_path):
+    path = tmp_path / "final.zip"
+    with zipfile.ZipFile(str(path), "w", zipfile.ZIP_STORED) as zf:
+        for k in range(5):
+            zf.writestr("submission/results/z{}.png".format(k), bytes(10))
+    _patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))  # each declares 4 GiB: 20 GiB in all
+    return path, "it unpacks to more than 17,179,869,184 bytes (16 GiB), the limit"
+
+
+def _absolute(tmp_path):
+    path = package(tmp_path)
+    with zipfile.ZipFile(str(path), "a") as zf:   # ZipInfo keeps the leading / as given
+        zf.writestr(zipfile.ZipInfo(str(tmp_path / "escaped_abs.txt")), b"gotcha")
+    return path, "'{}' points outside the archive".format(tmp_path / "escaped_abs.txt")
+
+
+@pytest.mark.parametrize("build", [_encrypted, _bomb, _absolute])
+def test_every_hostile_zip_is_refused_by_name_before_anything_is_written(tmp_path, ref, build):
+    pkg, words = build(tmp_path)
+    before = sorted(os.listdir(str(tmp_path)))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    c = check(verdict(tmp_path / "out"), "package")
+    assert c["status"] == "fail" and words in c["summary"], c["summary"]
+    assert "final.zip cannot be unpacked safely" in c["summary"]
+    assert sorted(os.listdir(str(tmp_path))) == sorted(before + ["out"])
+    assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
+
+
+def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
+    """A folder package: a link to a real checkpoint and a FIFO in models/ are named, not
+    counted (a FIFO opened for reading would block the command forever). A zip's link entry
+    is unpacked as the plain file zipfile makes of it, holding the target's name: never a
+    link."""
+    pkg = package(tmp_path, as_zip=False)
+    models = pkg / "submission" / "models"
+    os.symlink(os.path.join(FIXTURES, "state_dict.pth"), str(models / "linked.pth"))
+    os.mkfifo(str(models / "pipe.pt"))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", real=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/linked.pth"]["reason"] == \
+        "a symbolic link, not a regular file: never followed or read"
+    assert files["models/pipe.pt"]["reason"] == \
+        "a FIFO (named pipe), not a regular file: never followed or read"
+    assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
+    assert doc["parameters"]["complete"] is False and doc["warnings"] == ["parameters"]
+    zipped = package(tmp_path, name="z")
+    with zipfile.ZipFile(str(zipped), "a") as zf:
+        info = zipfile.ZipInfo("submission/models/link.pth")
+        info.create_system = 3                               # unix: the mode below is read
+        info.external_attr = (stat.S_IFLNK | 0o777) << 16
+        zf.writestr(info, os.path.join(FIXTURES, "state_dict.pth"))
+    proc = run(zipped, "--ref", ref, "--out", tmp_path / "out2")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out2")
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/link.pth"]["status"] == "not counted"
+    assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
 
 
 def test_a_model_whose_pickle_would_run_code_fails_and_nothing_runs(tmp_path, ref):
@@ -242,6 +349,10 @@ def test_the_limit_and_an_incomplete_count(tmp_path, ref):
     doc = verdict(tmp_path / "out2")
     assert doc["parameters"]["complete"] is False and doc["warnings"] == ["parameters"]
     assert "INCOMPLETE" in proc.stdout and "TorchScript" in json.dumps(doc)
+    assert "VALID: no rule is broken (the parameter count is incomplete: 1 file not counted; " \
+        "warnings: parameters" in proc.stdout
+    assert "the parameter count is incomplete: 1 file not counted" in \
+        (tmp_path / "out2" / "verdict.html").read_text()
 
 
 def _change(folder, image, pixels):
@@ -283,6 +394,17 @@ def test_a_reproduction_beyond_the_tolerance_fails_with_its_interval(tmp_path, r
     assert r["reproduced"] is False
     low, high = r["difference_ci"]
     assert low <= high and r["resamples"] == 1000
+    # The interval is compare.py's for the same pair (the same paired bootstrap, the same
+    # images drawn for both): the oracle is that command on the two folders.
+    code, _, err = run_main(compare_cli.main, ["--ref", ref, "--out", tmp_path / "cmp", "-q",
+                                               "--workers", "1",
+                                               tmp_path / "final" / "submission" / "results",
+                                               rep])
+    assert code == 0, err
+    pair = [p for p in json.load(open(str(tmp_path / "cmp" / "comparison.json")))["pairs"]
+            if p["a"] == "rep"][0]
+    assert r["difference_ci"] == [round(v, 10) for v in pair["diff_ci"]]
+    assert r["difference"] == round(pair["diff"], 10)
     assert check(doc, "reproduction")["status"] == "fail"
     # a tolerance that covers the difference: reproduced
     proc = run(pkg, "--ref", ref, "--out", tmp_path / "out2", "--reproduced", rep,
@@ -309,6 +431,9 @@ def test_broken_results_and_a_report_that_is_no_pdf(tmp_path, ref):
     (["--claimed", "sixty"], "--claimed 'sixty'"),
     (["--claimed", "0.6", "--leaderboard", "x.csv", "--team", "a"], "not both"),
     (["--max-params", "0"], "--max-params must be a positive integer"),
+    (["--tolerance", "-0.01"], "--tolerance must be a non-negative number"),
+    (["--tolerance", "nan"], "--tolerance must be a non-negative number"),
+    (["--table", "2"], "--table N (a positive integer) picks one table of a CodaLab export"),
 ])
 def test_a_bad_command_line_is_exit_2_in_one_line(tmp_path, ref, args, words):
     proc = run(tmp_path, "--ref", ref, "--out", tmp_path / "out", *args,
@@ -421,3 +546,97 @@ def test_every_path_is_checked_before_any_work(tmp_path, ref):
                tmp_path / "nowhere")
     assert proc.returncode == 2 and "no such file or folder" in proc.stderr
     assert not (tmp_path / "out").exists()
+
+
+@pytest.mark.parametrize("rescored,claimed,match,shown", [
+    (0.61328837, "0.6133", True, "0.6133"),     # the issue's example
+    (0.61328837, "0.6134", False, "0.6133"),
+    (0.61324, "0.6133", False, "0.6132"),
+    (0.61328837, "0.613", True, "0.613"),
+    (0.61328837, "0.61328837", True, "0.61328837"),
+    (0.61328837, "0.6132883700", True, "0.6132883700"),
+    (0.61328837, "1", True, "1"),               # a leaderboard showing no decimals
+    (0.61328837, "61.33", False, "0.61"),
+])
+def test_the_rounding_rule(rescored, claimed, match, shown):
+    from scoring.verify import leaderboard
+    m = leaderboard.compare(rescored, leaderboard.claimed_value(claimed))
+    assert (m.match, m.rescored_shown) == (match, shown)
+    assert m.rule.startswith("the rescored value {!r} rounded to the claimed value's".format(
+        round(rescored, 10)))
+    assert m.rule.endswith("(a percentage? the leaderboard shows fractions)") == \
+        (claimed == "61.33")
+
+
+def test_the_leaderboard_submission_is_compared_by_content_image_by_image(tmp_path, ref):
+    """A re-encoded PNG is the same prediction; an image missing from the platform's zip and
+    one of another size are named, each with its note."""
+    pkg = package(tmp_path, as_zip=False)
+    results = pkg / "submission" / "results"
+    scored = tmp_path / "scored"
+    shutil.copytree(str(results), str(scored))
+    same = str(scored / (SMALL_IDS[0] + ".png"))
+    before = open(same, "rb").read()
+    Image.open(same).save(same, compress_level=0)           # other bytes, same labels
+    assert open(same, "rb").read() != before
+    os.remove(str(scored / (SMALL_IDS[1] + ".png")))
+    h, w = SMALL_SIZE
+    Image.fromarray(np.zeros((h, w + 1), np.uint8)).save(str(scored / (SMALL_IDS[2] + ".png")))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out", "--leaderboard-submission", scored)
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    c = check(verdict(tmp_path / "out"), "leaderboard submission")
+    assert c["status"] == "fail"
+    assert c["summary"] == "2 of {} images differ from the submission the platform " \
+        "scored".format(len(SMALL_IDS))
+    assert c["figures"]["differing_images"] == [
+        {"image": SMALL_IDS[1], "pixels": 0, "of": 0,
+         "note": "missing in the leaderboard submission"},
+        {"image": SMALL_IDS[2], "pixels": h * w, "of": h * w,
+         "note": "sizes differ ({}x{} and {}x{})".format(w, h, w + 1, h)}]
+    assert c["figures"]["compared"] == len(SMALL_IDS) - 1
+    assert c["figures"]["identical"] == len(SMALL_IDS) - 2
+    assert "{}: missing in the leaderboard submission".format(SMALL_IDS[1]) in c["evidence"]
+
+
+def test_a_planetscapes_semantic_package_is_verified_by_its_own_task(tmp_path):
+    """Any image task the reference names: Planetscapes semantic labeling's results/ scored by
+    its own engine (the oracle: score.py on the same predictions), its ranking score compared
+    and reproduced."""
+    from conftest import SEM_KIT, SEM_REF
+    pkg = package(tmp_path, results=False, as_zip=False)
+    shutil.copytree(os.path.join(SEM_KIT, "sample_submission"),
+                    str(pkg / "submission" / "results"))
+    code, _, err = run_main(score_cli.main, ["--ref", SEM_REF, "--res",
+                                             pkg / "submission" / "results", "--out",
+                                             tmp_path / "scored", "-q", "--workers", "1"])
+    assert code == 0, err
+    iou = json.load(open(str(tmp_path / "scored" / "scores.json")))["iou_class"]
+    proc = run(pkg, "--ref", SEM_REF, "--out", tmp_path / "out", "--claimed",
+               "{:.4f}".format(iou), "--reproduced", pkg / "submission" / "results", real=True)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    assert doc["task"] == "planetscapes-semantic" and doc["key"] == "iou_class"
+    assert doc["score"]["results"] == iou and doc["score"]["match"] is True
+    assert doc["reproduction"]["reproduced"] is True and doc["reproduction"]["resamples"] == 1000
+    assert "Planetscapes pixel-level semantic labeling" in proc.stdout
+
+
+def test_a_duplicate_ema_only_file_is_counted_once_and_the_page_says_both(tmp_path, ref):
+    pkg = package(tmp_path, model_file=None, as_zip=False)
+    models = pkg / "submission" / "models"
+    w = torch_files.T("0", (3, 2))
+    torch_files.write(str(models / "a.pth"), torch_files.state_dict(
+        [("state_dict_ema", torch_files.dict_of([(torch_files.text("conv.weight"),
+                                                  w.pickle())]))]),
+        torch_files.records_for([w]))
+    shutil.copy(str(models / "a.pth"), str(models / "copy.pth"))
+    proc = run(pkg, "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    doc = verdict(tmp_path / "out")
+    assert doc["parameters"]["counted"] == 6
+    files = {f["path"]: f for f in doc["parameters"]["files"]}
+    assert files["models/copy.pth"]["duplicate_of"] == "models/a.pth"
+    assert "; the same file as models/a.pth, counted once; it holds an EMA copy" in \
+        " ".join(check(doc, "parameters")["evidence"])
+    page = (tmp_path / "out" / "verdict.html").read_text()
+    assert "the EMA copy is the model, counted; same file as models/a.pth" in page

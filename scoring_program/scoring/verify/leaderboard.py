@@ -8,6 +8,8 @@ decimals), rounded to the leaderboard's precision. So the rescored value, rounde
 decimals and then to as many decimals as the claimed value shows, must equal the claimed value:
 a claimed 0.6133 matches a rescored 0.61328837 (0.6133), not 0.61324 (0.6132).
 """
+import csv
+import io
 import re
 from decimal import Decimal, InvalidOperation
 from typing import List, NamedTuple, Optional
@@ -15,6 +17,7 @@ from typing import List, NamedTuple, Optional
 from ..generalist import boards
 from ..generalist.config import BoardSpec
 from ..generalist.problems import Collector
+from .. import regular_file
 from ..problems import shown
 from ..quoting import brief
 from ..report.scores_file import DECIMALS
@@ -43,6 +46,31 @@ def claimed_value(text: str) -> Claim:
     return Claim(value, "--claimed")
 
 
+# A plain CSV names its teams in one of these columns (case-insensitive), in this order of
+# preference; the exports' own columns are the generalist reader's (exports.py).
+TEAM_COLUMNS = ("team", "team name", "user", "username", "participant", "model", "name")
+_PLAIN_NEEDS_MODEL = "a plain CSV needs model_column"
+
+
+def _team_column(path: str) -> str:
+    """The team column of a plain CSV, from its header row."""
+    try:
+        raw = regular_file.read_bytes(path, boards.MAX_BOARD_BYTES, follow_links=True)
+    except regular_file.Refused as exc:
+        raise LeaderboardProblem("the leaderboard file {} cannot be read: {}".format(
+            shown(path), exc.reason)) from None
+    text = raw.decode("utf-8-sig", "replace")
+    header = next(csv.reader(io.StringIO(text)), [])
+    by_name = {cell.strip().casefold(): cell for cell in header}
+    for name in TEAM_COLUMNS:
+        if name in by_name:
+            return by_name[name]
+    raise LeaderboardProblem("the leaderboard file {} is a plain CSV whose header names no team "
+                             "column (one of {}): {}".format(
+                                 shown(path), ", ".join(TEAM_COLUMNS),
+                                 shown(brief(",".join(header)))))
+
+
 def read_claim(path: str, team: str, columns: List[str], table: Optional[int] = None) -> Claim:
     """The team's best row's score; LeaderboardProblem naming the file's problem otherwise.
     table: which table of a CodaLab export with several (one per leaderboard group)."""
@@ -53,6 +81,11 @@ def read_claim(path: str, team: str, columns: List[str], table: Optional[int] = 
                          rank_column=None, duplicates="best", missing="absent")
         found = Collector()
         board = boards.read(spec, {}, found, config_path=path)
+        if board is None and any(_PLAIN_NEEDS_MODEL in text for _, _, text in found.problems):
+            # No platform's export: the teams are in a column the header names.
+            spec = spec._replace(model_column=_team_column(path))
+            found = Collector()
+            board = boards.read(spec, {}, found, config_path=path)
         if board is not None:
             return _team(board, path, team, column)
         # The generalist's words for its configuration, in this command's terms.

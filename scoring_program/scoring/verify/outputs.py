@@ -39,6 +39,13 @@ def headline(doc: Dict[str, Any]) -> str:
         return "INVALID: {} of {} checks failed ({})".format(
             len(failed), len(checks), ", ".join(c["name"] for c in failed))
     notes = []
+    p = doc["parameters"]
+    if p["counted"] is not None and not p["complete"]:
+        # Not a broken rule (nothing counted exceeds the limit), but the jury must know the
+        # total may be larger: said in the verdict itself, not only among the checks.
+        missing = [f for f in p["files"] if f["status"] == "not counted"]
+        notes.append("the parameter count is incomplete: {} file{} not counted".format(
+            len(missing), "" if len(missing) == 1 else "s"))
     if doc["warnings"]:
         notes.append("warnings: " + ", ".join(doc["warnings"]))
     if doc["not_checked"]:

@@ -57,8 +57,10 @@ def render(doc: Dict[str, Any]) -> str:
     for f in p["files"]:
         rows.append([f["path"], f["format"], f["status"], f["parameters"], f["buffers"],
                      f["optimizer_state"], f["ema"],
-                     f["reason"] or ("same file as " + f["duplicate_of"] if f["duplicate_of"]
-                                     else "")])
+                     # both: a counted file's note (an EMA copy counted) and that it is a
+                     # duplicate, counted once
+                     "; ".join(n for n in (f["reason"], "same file as " + f["duplicate_of"]
+                                           if f["duplicate_of"] else "") if n)])
     if rows:
         sections.append(("Model files", html.counts_table(
             ["File", "Format", "Status", "Parameters", "Buffers", "Optimizer state", "EMA",

@@ -3,7 +3,8 @@ under the counting rule (params.RULE) against the limit, each file's figures as 
 
 fail: a file is refused (it would run code when loaded, or its header lies), the total is above
 the limit (an incomplete count can only grow), or there is no model file at all; warn: within
-the limit but some file could not be counted; pass: within the limit, every file counted.
+the limit but some file could not be counted, or the files hold no parameter at all (only
+buffers, optimizer state: the jury decides); pass: within the limit, every file counted.
 """
 from . import params
 from .checks import FAIL, PASS, WARN, Check
@@ -19,12 +20,13 @@ def check(census: params.Census, limit: int) -> Check:
     for f in census.files:
         if f.status == params.COUNTED:
             evidence.append("{}: {} - {:,} parameters; {:,} buffers, {:,} optimizer state, "
-                            "{:,} EMA not counted{}{}".format(
+                            "{:,} EMA not counted{}{}{}".format(
                                 f.path, f.format, f.figures["parameters"], f.figures["buffers"],
                                 f.figures["optimizer_state"], f.figures["ema"],
                                 "; {} tensors share storage".format(f.shared) if f.shared
                                 else "", "; the same file as {}, counted once".format(
-                                    f.duplicate_of) if f.duplicate_of else ""))
+                                    f.duplicate_of) if f.duplicate_of else "",
+                                "; " + f.reason if f.reason else ""))
         else:
             evidence.append("{}: {} - {}".format(f.path, f.status, f.reason))
     figures = {"counted": counted, "limit": limit, "complete": census.complete}
@@ -41,6 +43,14 @@ def check(census: params.Census, limit: int) -> Check:
     if not files and not missing:
         return Check(name, FAIL, "no model file found: models/ must hold the final model",
                      evidence, figures)
+    if files and counted == 0 and not missing:
+        # Files were read, but nothing in them counts: a model has parameters. Integer
+        # (quantized) weights are buffers under the rule: the jury decides.
+        return Check(name, WARN, "0 parameters counted: the model files hold no floating-point "
+                     "weights the rule counts ({:,} buffers, {:,} optimizer state, {:,} EMA); "
+                     "the jury decides whether models/ holds the final model".format(
+                         census.totals[params.BUFFERS], census.totals[params.OPTIMIZER],
+                         census.totals[params.EMA]), evidence, figures)
     if missing:
         return Check(name, WARN, "{:,} parameters counted (limit {:,}), but the count is "
                      "incomplete: {} file{} not counted ({})".format(

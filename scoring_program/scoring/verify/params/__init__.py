@@ -9,14 +9,17 @@ headers and h5py (optional) for HDF5.
 """
 import hashlib
 import os
+import posixpath
 from typing import Dict, List, NamedTuple, Optional
 
-from .detect import count_file, might_hold_weights
-from .result import CATEGORIES, COUNTED, IGNORED, NOT_COUNTED, PARAMETERS, REFUSED, FileCount
+from .detect import UNKNOWN_FORMAT, count_file, might_hold_weights
+from .result import (BUFFERS, CATEGORIES, COUNTED, EMA, IGNORED, NOT_COUNTED, OPTIMIZER,
+                     PARAMETERS, REFUSED, FileCount)
 from .rule import RULE
 
 __all__ = ["Census", "count_file", "count_package", "RULE", "COUNTED", "REFUSED",
-           "NOT_COUNTED", "IGNORED", "PARAMETERS", "CATEGORIES", "FileCount"]
+           "NOT_COUNTED", "IGNORED", "PARAMETERS", "BUFFERS", "OPTIMIZER", "EMA", "CATEGORIES",
+           "FileCount"]
 
 
 class Census(NamedTuple):
@@ -59,10 +62,28 @@ def _digest(path: str) -> str:
     return h.hexdigest()
 
 
+def _claim_data_files(files: List[FileCount]) -> List[FileCount]:
+    """An ONNX model's external data file (weights.bin beside model.onnx) holds bare tensor
+    bytes, which no counter recognises: its tensors are counted with the model, so the file is
+    IGNORED, not a file that leaves the count incomplete. Only a file of no known format is
+    claimed: a checkpoint named as external data stays counted (or refused) on its own."""
+    owner: Dict[str, str] = {}
+    for f in files:
+        if f.status == COUNTED:
+            for data in f.data_files:
+                owner.setdefault(posixpath.normpath(posixpath.join(
+                    posixpath.dirname(f.path), data)), f.path)
+    return [f._replace(format="ONNX external data", status=IGNORED,
+                       reason="the external data of {}, counted with it".format(owner[f.path]))
+            if f.path in owner and f.status == NOT_COUNTED and f.reason == UNKNOWN_FORMAT
+            else f for f in files]
+
+
 def count_package(root: str, models: Optional[str] = "models") -> Census:
     """Every model file under root (models/ file by file, checkpoints anywhere by name)."""
     rels = _walk(root, models)
     files = [count_file(os.path.join(root, *rel.split("/")), rel) for rel in rels]
+    files = _claim_data_files(files)
     # Identical files are counted once: hashed only when another counted file has its size.
     sizes: Dict[int, List[int]] = {}
     for i, f in enumerate(files):

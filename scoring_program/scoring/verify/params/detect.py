@@ -22,6 +22,8 @@ TEXT_EXTENSIONS = (".txt", ".md", ".json", ".yaml", ".yml", ".cfg", ".ini", ".to
 LEGACY_TORCH = b"\x80\x02\x8a\x0al\xfc\x9cF\xf9 j\xa8P\x19"
 HDF5 = b"\x89HDF\r\n\x1a\n"
 MAX_BARE_PICKLE = 64 << 20
+UNKNOWN_FORMAT = ("a format this counter does not read (counted: PyTorch zip checkpoints, "
+                  "safetensors, ONNX, NumPy .npy/.npz, Keras .keras/.h5)")
 
 Counter = Callable[[str, str], FileCount]
 
@@ -88,8 +90,7 @@ def counter_for(path: str) -> Counter:
         return _bare_pickle
     if name.endswith(TEXT_EXTENSIONS):
         raise _Ignored()
-    raise NotCounted("a format this counter does not read (counted: PyTorch zip checkpoints, "
-                     "safetensors, ONNX, NumPy .npy/.npz, Keras .keras/.h5)")
+    raise NotCounted(UNKNOWN_FORMAT)
 
 
 class _Ignored(Exception):

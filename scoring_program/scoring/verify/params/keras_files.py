@@ -9,11 +9,11 @@ are counted with the parameters.
 """
 import sys
 import zipfile
-from typing import Any, Dict
+from typing import Any
 
 from ... import zips
 from . import rule
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, FileRefused, counted
+from .result import ZIP_ERRORS, FileCount, NotCounted, FileRefused, counted
 
 WEIGHTS_MEMBER = "model.weights.h5"
 
@@ -29,7 +29,7 @@ def _h5py():
 
 def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
     h5py = _h5py()
-    figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
+    figures = rule.Figures()
     found = []
 
     def visit(name: str, obj: Any) -> None:
@@ -47,9 +47,10 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
         numel = 1
         for d in shape:
             numel *= d
-        figures[rule.category(tuple(name.split("/")), dtype.name, False)] += numel
+        figures.add(tuple(name.split("/")), dtype.name, False, numel)
         tensors += 1
-    return counted(shown_path, fmt, figures, tensors)
+    result, note = figures.result()
+    return counted(shown_path, fmt, result, tensors, note=note)
 
 
 def count_h5(path: str, shown_path: str) -> FileCount:

@@ -7,13 +7,13 @@ import ast
 import os
 import struct
 import zipfile
-from typing import IO, Dict, Tuple
+from typing import IO, Tuple
 
 from ...problems import shown
 from ...quoting import brief
 from ... import zips
 from . import rule
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, FileRefused, counted
+from .result import ZIP_ERRORS, FileCount, FileRefused, counted
 
 MAGIC = b"\x93NUMPY"
 MAX_HEADER = 1 << 20
@@ -74,13 +74,14 @@ def count_npy(path: str, shown_path: str) -> FileCount:
         kind, shape, width, header = _header(f, "the file")
     numel = _numel(shape)
     _check_size("the file", os.path.getsize(path), header, numel, width)
-    figures = {c: 0 for c in CATEGORIES}
-    figures[rule.category((os.path.basename(path)[:-4],), kind, False)] += numel
-    return counted(shown_path, "NumPy .npy", figures, 1)
+    figures = rule.Figures()
+    figures.add((os.path.basename(path)[:-4],), kind, False, numel)
+    result, note = figures.result()
+    return counted(shown_path, "NumPy .npy", result, 1, note=note)
 
 
 def count_npz(path: str, shown_path: str) -> FileCount:
-    figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
+    figures = rule.Figures()
     tensors = 0
     try:
         with zipfile.ZipFile(path) as zf:
@@ -97,9 +98,10 @@ def count_npz(path: str, shown_path: str) -> FileCount:
                 numel = _numel(shape)
                 _check_size(what, info.file_size, header, numel, width)
                 name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-                figures[rule.category((name,), kind, False)] += numel
+                figures.add((name,), kind, False, numel)
                 tensors += 1
     except ZIP_ERRORS as exc:
         raise FileRefused("the .npz zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
-    return counted(shown_path, "NumPy .npz", figures, tensors)
+    result, note = figures.result()
+    return counted(shown_path, "NumPy .npz", result, tensors, note=note)

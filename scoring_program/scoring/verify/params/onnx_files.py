@@ -9,13 +9,13 @@ traversal of CVE-2022-25882 and CVE-2024-27318), a regular file long enough for 
 """
 import os
 import stat
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Set
 
 from ...problems import shown
 from ...quoting import brief
 from . import rule
 from .protobuf import MAX_DEPTH, SPAN, VARINT, Reader, signed64
-from .result import CATEGORIES, FileCount, FileRefused, counted
+from .result import FileCount, FileRefused, counted
 
 FORMAT = "ONNX"
 # TensorProto.DataType -> (name, bits per element)
@@ -39,8 +39,9 @@ SPARSE_VALUES = 1
 class _Count:
     def __init__(self, reader: Reader, folder: str) -> None:
         self.r, self.folder = reader, folder
-        self.figures: Dict[str, int] = {c: 0 for c in CATEGORIES}
+        self.figures = rule.Figures()
         self.tensors = 0
+        self.data_files: Set[str] = set()
 
     def graph(self, start: int, length: int, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -131,7 +132,7 @@ class _Count:
         elif raw is None and (floats or doubles) and floats + doubles != numel:
             raise FileRefused("tensor {} declares {:,} elements but holds {:,}".format(
                 brief(label), numel, floats + doubles))
-        self.figures[rule.category((label,), kind, False)] += numel
+        self.figures.add((label,), kind, False, numel)
         self.tensors += 1
 
     def external(self, label: str, keys: Dict[str, str], need: int) -> None:
@@ -164,6 +165,7 @@ class _Count:
             raise FileRefused("tensor {} needs {:,} bytes of external data, but {} gives {:,} at "
                           "offset {:,} of a {:,}-byte file".format(
                               brief(label), need, shown(where), length, offset, st.st_size))
+        self.data_files.add("/".join(p for p in parts if p not in ("", ".")))
 
 
 def count(path: str, shown_path: str) -> FileCount:
@@ -178,4 +180,6 @@ def count(path: str, shown_path: str) -> FileCount:
                 graphs += 1
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
-    return counted(shown_path, FORMAT, c.figures, c.tensors)
+    result, note = c.figures.result()
+    return counted(shown_path, FORMAT, result, c.tensors, note=note)._replace(
+        data_files=tuple(sorted(c.data_files)))

@@ -15,6 +15,7 @@ from typing import Any, Callable, Dict, Iterator, List, NamedTuple, Optional, Tu
 
 from ...problems import shown
 from ...quoting import brief
+from . import rule
 from .result import FileRefused
 
 # Storage types (persistent ids) -> (dtype, bytes per element). UntypedStorage counts bytes.
@@ -193,6 +194,9 @@ for _m in _NUMPY:
     CALLS[(_m, "_reconstruct")] = _numpy_reconstruct
 VALUES = {("numpy", "ndarray"), ("argparse", "Namespace")}
 VALUES.update(("torch", name) for name in STORAGE_DTYPES)
+# What torch.save writes for the dtypes with no typed storage (float8, uint16...): the untyped
+# storage by its defining module, with _rebuild_tensor_v3 naming the dtype.
+VALUES.add(("torch.storage", "UntypedStorage"))
 
 
 def _hint(g: Global) -> str:
@@ -402,7 +406,8 @@ def _storage(pid: Any, storages: Dict[str, Storage], what: str) -> Storage:
         raise FileRefused("{} has a persistent id that is not a torch storage ({})".format(
             what, brief(pid)))
     _, kind, key, location, numel = pid
-    if not (isinstance(kind, Global) and kind.module == "torch" and kind.name in STORAGE_DTYPES):
+    if not (isinstance(kind, Global) and (kind.module, kind.name) in VALUES and
+            kind.name in STORAGE_DTYPES):
         raise FileRefused("{}: a storage of unknown type {}".format(what, brief(str(kind))))
     if not isinstance(key, str) or type(numel) is not int or numel < 0:
         raise FileRefused("{}: a malformed storage record ({})".format(what, brief(pid)))
@@ -416,17 +421,21 @@ def _storage(pid: Any, storages: Dict[str, Storage], what: str) -> Storage:
 
 def leaves(root: Any) -> Iterator[Tuple[tuple, Any, bool]]:
     """(path, tensor or array, under an optimizer state dict) for every tensor and NumPy array
-    reachable from root, each reachable object visited once (a pickle can be cyclic)."""
+    reachable from root. A container is visited once for each thing its paths can say of it
+    (under an optimizer state, an EMA copy, neither: rule.container_category), so a pickle can
+    be cyclic, and one state dict pickled under `ema` and, by reference, under `model` is seen
+    as the model too, not only as the copy its first path names."""
     seen = set()
-    todo: List[Tuple[tuple, Any, bool]] = [((), root, False)]
+    todo: List[Tuple[tuple, Any, bool, Optional[str]]] = [((), root, False, None)]
     while todo:
-        path, value, optimizer = todo.pop()
+        path, value, optimizer, said = todo.pop()
         if isinstance(value, (Tensor, Array)):
             yield path, value, optimizer
             continue
-        if not isinstance(value, (dict, list, tuple, Inert)) or id(value) in seen:
+        if not isinstance(value, (dict, list, tuple, Inert)) or \
+                (id(value), optimizer, said) in seen:
             continue
-        seen.add(id(value))
+        seen.add((id(value), optimizer, said))
         if isinstance(value, Inert):
             continue
         if isinstance(value, dict):
@@ -435,4 +444,5 @@ def leaves(root: Any) -> Iterator[Tuple[tuple, Any, bool]]:
         else:
             items = list(enumerate(value))
         for key, child in reversed(items):
-            todo.append((path + (key,), child, optimizer))
+            todo.append((path + (key,), child, optimizer, said if said is not None or
+                         not isinstance(key, str) else rule.container_category(key)))

@@ -60,6 +60,8 @@ class FileCount(NamedTuple):
     tensors: int = 0
     shared: int = 0          # tensors that view a storage another tensor of theirs also views
     duplicate_of: str = ""   # the same bytes as this earlier file: counted once
+    data_files: tuple = ()   # files it reads its tensors from (ONNX external data), posix
+                             # paths relative to its folder
 
     def as_json(self) -> Dict[str, Any]:
         doc: Dict[str, Any] = {"path": self.path, "format": self.format, "status": self.status,
@@ -73,8 +75,9 @@ class FileCount(NamedTuple):
 
 
 def counted(path: str, fmt: str, figures: Dict[str, int], tensors: int,
-            shared: int = 0) -> FileCount:
-    return FileCount(path, fmt, COUNTED, "", dict(figures), tensors, shared)
+            shared: int = 0, note: str = "") -> FileCount:
+    """A counted file; note: how it was counted, when that needs saying (rule.EMA_ONLY)."""
+    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared)
 
 
 def with_list(items: List[str], limit: int = 5) -> str:

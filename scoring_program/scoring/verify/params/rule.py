@@ -19,17 +19,18 @@ a storage (tied weights) are counted once. Identical files are counted once; the
 over the files, compared with the limit.
 """
 import re
-from typing import Sequence
+from typing import Dict, Optional, Sequence, Tuple
 
-from .result import BUFFERS, EMA, OPTIMIZER, PARAMETERS
+from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS
 
 RULE = (
     "Counting rule: the parameters of the model are counted, as "
     "sum(p.numel() for p in model.parameters()) would count them; buffers (BatchNorm running "
     "statistics, num_batches_tracked, any tensor that is not floating point), optimizer state "
     "(Adam moments, steps, schedulers) and EMA copies in a training checkpoint are reported apart "
-    "and not counted. Tensors sharing a storage (tied weights) and identical files are counted "
-    "once. Any other floating-point tensor counts: when in doubt, counted.")
+    "and not counted (a file holding only an EMA copy holds the model: counted). Tensors "
+    "sharing a storage (tied weights) and identical files are counted once. Any other "
+    "floating-point tensor counts: when in doubt, counted.")
 
 BUFFER_NAMES = frozenset(("running_mean", "running_var", "num_batches_tracked", "moving_mean",
                           "moving_variance"))
@@ -46,27 +47,66 @@ def _words(key: str) -> Sequence[str]:
     return [w for w in _WORDS.split(key.lower()) if w]
 
 
-def category(path: Sequence, dtype: str, optimizer_ancestor: bool) -> str:
+def container_category(key: str) -> Optional[str]:
+    """What a key says of everything under it: OPTIMIZER (`optimizer`, `lr_scheduler`...), EMA
+    (`model_ema`, `ema`...) or None."""
+    low = key.lower()
+    if low.startswith("optim") or low in _TRAINING_STATE:
+        return OPTIMIZER
+    if _EMA_WORDS.intersection(_words(key)):
+        return EMA
+    return None
+
+
+def category(path: Sequence, dtype: str, optimizer_ancestor: bool, ema: bool = True) -> str:
     """The category of a tensor reached through path (keys and list indices); optimizer_ancestor:
-    a dict on the way holds both `state` and `param_groups`."""
+    a dict on the way holds both `state` and `param_groups`; ema=False: an EMA copy is not told
+    apart (its tensors are categorised as the model's would be)."""
     keys = [k for k in path if isinstance(k, str)]
     if optimizer_ancestor:
         return OPTIMIZER
     for key in keys[:-1] if keys else ():
-        low = key.lower()
-        if low.startswith("optim") or low in _TRAINING_STATE:
-            return OPTIMIZER
-        if _EMA_WORDS.intersection(_words(key)):
-            return EMA
+        found = container_category(key)
+        if found == OPTIMIZER or (found == EMA and ema):
+            return found
     # The tensor's own name: a state-dict key such as "layer1.0.bn1.running_mean", or a
     # safetensors/npz/Keras name ("bn/moving_mean:0").
     name = keys[-1] if keys else ""
     parts = [p for p in re.split(r"[./:]", name.lower()) if p]
     if dtype not in FLOATING or BUFFER_NAMES.intersection(parts):
         return BUFFERS
-    if "." in name and _EMA_WORDS.intersection(_words(name.split(".")[0])):
+    if ema and "." in name and _EMA_WORDS.intersection(_words(name.split(".")[0])):
         return EMA      # a flat file: "ema.layer1.weight", "model_ema.head.bias"
     words = _words(name)
-    if len(words) > 1 and words[0] in _EMA_WORDS:
+    if ema and len(words) > 1 and words[0] in _EMA_WORDS:
         return EMA      # mmcv's EMAHook keeps its copies as "ema_backbone_conv1_weight"
     return PARAMETERS
+
+
+# A file whose only weights are an EMA copy (a model released as its average, timm's
+# state_dict_ema alone, one state dict pickled under "ema" and, by reference, "model"): that copy
+# is the model, and not counting it would count nothing.
+EMA_ONLY = "it holds an EMA copy and no other parameters: the EMA copy is the model, counted"
+
+
+class Figures:
+    """Elements per category, and the same tensors categorised without telling EMA copies apart
+    (what counts when the file holds nothing but an EMA copy)."""
+
+    def __init__(self) -> None:
+        self.told: Dict[str, int] = {c: 0 for c in CATEGORIES}
+        self.as_model: Dict[str, int] = {c: 0 for c in CATEGORIES}
+
+    def add(self, path: Sequence, dtype: str, optimizer: bool, n: int) -> None:
+        self.told[category(path, dtype, optimizer)] += n
+        self.as_model[category(path, dtype, optimizer, ema=False)] += n
+
+    def result(self) -> Tuple[Dict[str, int], str]:
+        return ema_only(self.told, self.as_model)
+
+
+def ema_only(told: Dict[str, int], as_model: Dict[str, int]) -> Tuple[Dict[str, int], str]:
+    """(the file's figures, a note): as_model when EMA copies are its only parameters."""
+    if told[PARAMETERS] == 0 and told[EMA] > 0 and as_model[PARAMETERS] > 0:
+        return dict(as_model), EMA_ONLY
+    return dict(told), ""

@@ -15,7 +15,7 @@ from typing import Any, Dict, List
 from ...problems import shown
 from ...quoting import brief
 from . import rule
-from .result import CATEGORIES, FileCount, FileRefused, counted
+from .result import FileCount, FileRefused, counted
 
 FORMAT = "safetensors"
 MAX_HEADER = 100 * 1000 * 1000
@@ -60,7 +60,7 @@ def count(path: str, shown_path: str) -> FileCount:
     if not isinstance(header, dict):
         raise FileRefused("its header is not a JSON object")
     data_size = size - 8 - n
-    figures = {c: 0 for c in CATEGORIES}
+    figures = rule.Figures()
     ranges = []
     for name, entry in header.items():
         if name == "__metadata__":
@@ -87,7 +87,7 @@ def count(path: str, shown_path: str) -> FileCount:
                                                     offsets[1] - offsets[0], dtype, shape,
                                                     numel * width))
         ranges.append((offsets[0], offsets[1], name))
-        figures[rule.category((name,), kind, False)] += numel
+        figures.add((name,), kind, False, numel)
     reach = 0
     for begin, end, name in sorted(ranges):
         if begin != reach:
@@ -99,7 +99,8 @@ def count(path: str, shown_path: str) -> FileCount:
     if reach != data_size:
         raise FileRefused("the header lies about its offsets: the tensors end at byte {:,} of the "
                       "data, but the file holds {:,} data bytes".format(reach, data_size))
-    return counted(shown_path, FORMAT, figures, len(ranges))
+    result, note = figures.result()
+    return counted(shown_path, FORMAT, result, len(ranges), note=note)
 
 
 def is_index(name: str) -> bool:

@@ -99,9 +99,11 @@ def _bytes_per_element(t: Tensor) -> int:
 
 def tally(shown_path: str, fmt: str, walked, prefix: str, records: Dict[str, int]) -> FileCount:
     _check_records(walked, prefix, records)
-    figures = {c: 0 for c in CATEGORIES}
+    # Counted twice over: with EMA copies told apart (the rule), and without (what counts when
+    # the file holds nothing but an EMA copy: rule.ema_only).
+    figures = ({c: 0 for c in CATEGORIES}, {c: 0 for c in CATEGORIES})
     # category -> storage key -> (intervals of dense views, distinct gapped views)
-    views: Dict[str, Dict[str, Tuple[List[Tuple[int, int]], Set[tuple]]]] = {}
+    views: Tuple[Dict[str, Dict[str, Tuple[List[Tuple[int, int]], Set[tuple]]]], ...] = ({}, {})
     tensors = 0
     users: Dict[Tuple[str, str], int] = {}
     for path, leaf, optimizer in leaves(walked.root):
@@ -110,7 +112,8 @@ def tally(shown_path: str, fmt: str, walked, prefix: str, records: Dict[str, int
             n = 1
             for s in leaf.shape:
                 n *= s
-            figures[rule.category(path, _numpy_kind(leaf.dtype), optimizer)] += n
+            for told, counts in zip((True, False), figures):
+                counts[rule.category(path, _numpy_kind(leaf.dtype), optimizer, told)] += n
             continue
         t = leaf
         start, end = _span(t)
@@ -121,20 +124,25 @@ def tally(shown_path: str, fmt: str, walked, prefix: str, records: Dict[str, int
                           "{:,}: the tensor lies outside its storage".format(
                               shown(".".join(str(p) for p in path)), start, end - 1,
                               shown(t.storage.key), t.storage.numel))
-        cat = rule.category(path, t.dtype, optimizer)
-        if t.is_parameter and cat == rule.BUFFERS and t.dtype in rule.FLOATING:
-            cat = rule.PARAMETERS     # rebuilt as nn.Parameter: a parameter, whatever its name
-        intervals, gapped = views.setdefault(cat, {}).setdefault(t.storage.key, ([], set()))
-        if _dense(t):
-            intervals.append((start, end))
-        else:
-            gapped.add((t.offset, t.shape, t.stride))
-        users[(cat, t.storage.key)] = users.get((cat, t.storage.key), 0) + 1
-    for cat, by_storage in views.items():
-        for intervals, gapped in by_storage.values():
-            figures[cat] += _union(intervals) + sum(_prod(shape) for _, shape, _ in gapped)
+        for told, by_cat in zip((True, False), views):
+            cat = rule.category(path, t.dtype, optimizer, told)
+            if t.is_parameter and cat == rule.BUFFERS and t.dtype in rule.FLOATING:
+                cat = rule.PARAMETERS     # rebuilt as nn.Parameter: a parameter, whatever its name
+            intervals, gapped = by_cat.setdefault(cat, {}).setdefault(t.storage.key,
+                                                                      ([], set()))
+            if _dense(t):
+                intervals.append((start, end))
+            else:
+                gapped.add((t.offset, t.shape, t.stride))
+            if told:
+                users[(cat, t.storage.key)] = users.get((cat, t.storage.key), 0) + 1
+    for by_cat, counts in zip(views, figures):
+        for cat, by_storage in by_cat.items():
+            for intervals, gapped in by_storage.values():
+                counts[cat] += _union(intervals) + sum(_prod(shape) for _, shape, _ in gapped)
     shared = sum(n for n in users.values() if n > 1)
-    return counted(shown_path, fmt, figures, tensors, shared)
+    result, note = rule.ema_only(*figures)
+    return counted(shown_path, fmt, result, tensors, shared, note)
 
 
 def _prod(shape: tuple) -> int:
