@@ -23,6 +23,8 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
 
 import agrivision_data as rawdata  # noqa: E402
 import bundle_check  # noqa: E402
+import bundle_settings  # noqa: E402
+import codabench_source  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
@@ -35,45 +37,12 @@ DOCS_COMMAND = ["bundle.sh", "--reference", "reference_data", "--start", "2027-0
                 "2027-05-31"]
 DOCS_NOW = "2026-11-30 20:18:57"
 
-# The keys Codabench's v2 unpacker reads, written down from codalab/codabench at commit
-# c7dbc756b07b133f8e552ae626fab54817ed93f3 (read there, not copied from tools/bundle_check.py):
-#   src/apps/competitions/tasks.py:382                      version
-#   src/apps/competitions/unpackers/v2.py:12-28             the competition's fields
-#   src/apps/competitions/unpackers/v2.py:50, 70, 113, 164, 186, 245
-#                                                           pages, tasks, solutions, terms,
-#                                                           phases, leaderboards
-#   src/apps/competitions/unpackers/base_unpacker.py:202, 210   image, queue
-#   src/apps/competitions/unpackers/v2.py:52, 61            a page's file, title
-#   src/apps/competitions/unpackers/v2.py:76-97             a task's
-#   src/apps/competitions/unpackers/v2.py:119-154           a solution's
-#   src/apps/competitions/unpackers/v2.py:186-235           a phase's
-#   src/apps/api/serializers/leaderboards.py:50-60          a leaderboard's (LeaderboardSerializer
-#                                                           gets it whole: base_unpacker.py:317)
-#   src/apps/api/serializers/leaderboards.py:19-29          a column's (ColumnSerializer)
-UNPACKER_READS = {
-    "": ["version", "title", "registration_auto_approve", "docker_image",
-         "enable_detailed_results", "show_detailed_results_in_submission_panel",
-         "show_detailed_results_in_leaderboard", "auto_run_submissions",
-         "can_participants_make_submissions_public", "make_programs_available",
-         "make_input_data_available", "description", "competition_type", "fact_sheet",
-         "reward", "contact_email", "forum_enabled", "pages", "tasks", "solutions", "terms",
-         "image", "queue", "phases", "leaderboards"],
-    "pages": ["file", "title"],
-    "tasks": ["index", "key", "name", "description", "ingestion_only_during_scoring",
-              "ingestion_program", "input_data", "scoring_program", "reference_data"],
-    "solutions": ["index", "tasks", "key", "path", "name", "description"],
-    "phases": ["index", "name", "description", "start", "end", "max_submissions_per_day",
-               "max_submissions", "auto_migrate_to_this_phase", "hide_output",
-               "hide_prediction_output", "hide_score_output", "tasks", "execution_time_limit",
-               "public_data", "starting_kit"],
-    "leaderboards": ["id", "primary_index", "title", "key", "columns", "hidden",
-                     "submission_rule"],
-    "columns": ["id", "computation", "computation_indexes", "title", "key", "sorting", "index",
-                "hidden", "precision"],
-}
-# Leaderboard.SUBMISSION_RULES, src/apps/leaderboards/models.py:7-20 (same commit).
-CODABENCH_RULES = ["Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last",
-                   "Force_Latest_Multiple", "Force_Best"]
+# The keys Codabench's v2 unpacker reads and the values it accepts, parsed from a verbatim
+# extract of codalab/codabench's source at the commit it names (tests/support/
+# codabench_source.py; test_the_extract_is_the_platforms_source checks it against a clone).
+EXTRACT = codabench_source.committed()
+UNPACKER_READS = codabench_source.read_keys(EXTRACT)
+CODABENCH_RULES = codabench_source.submission_rules(EXTRACT)
 # CodaLab's keys for the rule (codalab/codalab-competitions c7ef5e28): the competition's
 # force_submission_to_leaderboard (apps/web/models.py:270, read at apps/web/tasks.py:624) and
 # disallow_leaderboard_modifying (models.py:271), the phase's
@@ -169,9 +138,33 @@ def builds(tmp_path_factory):
     return {k: (as_completed(p), pathlib.Path(out)) for k, (p, out) in made.items()}
 
 
-def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
+def test_the_extract_is_the_platforms_source():
+    """The committed extract is codalab/codabench's code at its commit, byte for byte (where a
+    clone is at hand: CODABENCH_GIT_DIR or the session's mirror; CI has none)."""
+    git_dir = codabench_source.git_dir()
+    if git_dir is None:
+        pytest.skip("no clone of codalab/codabench holding {} (set CODABENCH_GIT_DIR)".format(
+            codabench_source.COMMIT))
+    assert codabench_source.extract(git_dir) == EXTRACT
+
+
+def test_the_check_knows_what_the_unpacker_reads_and_accepts():
+    """bundle_check's and bundle_settings' lists are the platform's, as parsed from its code."""
     assert {k: sorted(v) for k, v in bundle_check.V2_READ.items()} == \
         {k: sorted(v) for k, v in UNPACKER_READS.items()}
+    # Every kind read somewhere (a parser that found nothing would make this test vacuous).
+    assert all(UNPACKER_READS.values()) and "submission_rule" in UNPACKER_READS["leaderboards"]
+    assert list(bundle_check.V2_SUBMISSION_RULES) == CODABENCH_RULES
+    assert sorted(bundle_settings.CODABENCH_RULE.values()) == ["Add", "Force_Best", "Force_Last"]
+    keys, types = codabench_source.fact_sheet_rules(EXTRACT)
+    assert (set(bundle_settings.FACT_SHEET_KEYS), set(bundle_settings.FACT_SHEET_TYPES)) == \
+        (keys, types)
+    # Documented (Yaml-Structure.md:93) but read nowhere: our bundles must not rely on it.
+    assert "accepts_only_result_submissions" not in UNPACKER_READS["phases"]
+    assert "accepts_only_result_submissions" not in EXTRACT
+
+
+def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
     checked = 0
     for _, out in builds.values():
         for name, doc in v2_and_v15(out).items():
