@@ -533,14 +533,18 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
                 ("reference_data.zip", part.reference_zip), ("starting_kit.zip", kit_zip)]
         if part.dev_reference_zip:
             zips.append((bundle_yaml.DEV_REFERENCE_ZIP, part.dev_reference_zip))
-        shared, pages = bundle_files(source, track.v15, zips, "{} track".format(track.name),
-                                     page_context(track, [part.test_set]))
+        ctx = page_context(track, [part.test_set])
+        what = "{} track".format(track.name)
+        shared, pages = bundle_files(source, track.v15, zips, what, ctx)
+        # CodaLab asks no fact sheet: its pages must not say that it does.
+        pages_of = {"codabench": pages, "codalab": bundle_files(
+            source, track.v15, zips, what, ctx._replace(fact_sheet=[]))[1]}
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
             name = "{}-{}-{}.zip".format(prefix, track.name, platform)
             path = os.path.join(build, name)
-            write_zip(path, shared, dict(pages, **{
+            write_zip(path, shared, dict(pages_of[platform], **{
                 "competition.yaml": texts[platform].encode("utf-8")}))
             built.append(Built(name, path, "{}, {} track".format(label, track.name), platform,
                                submission, (track.name,)))

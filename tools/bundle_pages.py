@@ -19,6 +19,7 @@ edition's timeline or test set:
                           (bundle.sh --leaderboard)
     {{fact_sheet}}        the questions Codabench asks at every submission (the source's
                           fact sheet), an HTML paragraph and list; empty without one
+                          and in a CodaLab bundle's pages (CodaLab asks none)
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.

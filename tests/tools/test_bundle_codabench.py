@@ -270,6 +270,13 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
                      "competition/{}terms.html".format(
                          "" if track == "supervised" else "semi-supervised/"))
         assert "At most <strong>2 submissions a day and 20 in total</strong>" in terms
+        # CodaLab asks no fact sheet: its pages do not say it does (the same page otherwise).
+        codalab = page(default / "agrivision2021-{}-codalab.zip".format(track),
+                       "competition/{}overview.html".format(
+                           "" if track == "supervised" else "semi-supervised/"))
+        assert "asks" not in codalab and "Method name" not in codalab
+        assert codalab.replace("\n\n", "\n") == re.sub(r"<p>With every submission.*?</ul>", "",
+                                                      overview, flags=re.S).replace("\n\n", "\n")
     overview = page(options / "agrivision2021-supervised-codabench.zip",
                     "competition/overview.html")
     assert "At most <strong>3 submissions a day and 7 in total</strong> in the Development " \
