@@ -482,6 +482,7 @@ class BuildResult(NamedTuple):
     parts: List[TrackParts]         # the tracks as built
     prefix: str                     # the bundle names' prefix, its {{year}} filled in
     settings: bundle_settings.Settings = bundle_settings.Settings()
+    defaults: bundle_settings.Settings = bundle_settings.Settings()   # the source's
 
 
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -498,11 +499,12 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         raise Refused("{}: {}".format(source.name, exc)) from None
     if isinstance(references, str):
         references = {t.name: references for t in tracks}
+    try:
+        defaults = bundle_settings.from_source(source.settings, source.path)
+    except (ValueError, TypeError) as exc:
+        raise Refused(str(exc)) from None
     if settings is None:
-        try:
-            settings = bundle_settings.from_source(source.settings, source.path)
-        except (ValueError, TypeError) as exc:
-            raise Refused(str(exc)) from None
+        settings = defaults
     try:
         # The names carry the challenge's year ({{year}} in source.json's prefix).
         prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
@@ -551,7 +553,7 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
     if merged:
         built.append(build_merged(build, source, parts, sample, prefix, say))
     base = next((p for p in parts if p.track.name == source.base_track), parts[0])
-    return BuildResult(built, base.manifest, parts, prefix, settings)
+    return BuildResult(built, base.manifest, parts, prefix, settings, defaults)
 
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -654,12 +656,14 @@ def plan_settings(result: BuildResult, say) -> None:
                 for p in result.parts]
     same = len(set(r for _, r in rankings)) == 1
     for track, ranking in rankings[:1] if same else rankings:
-        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.".format(
+        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.{}".format(
             settings.leaderboard, bundle_settings.CODABENCH_RULE[settings.leaderboard],
             "" if same else ", {} track".format(track),
-            bundle_settings.rule_sentence(settings.leaderboard, ranking)))
-    say("  Registration (--registration {}): {}.".format(
-        settings.registration, bundle_settings.registration_sentence(settings.registration)))
+            bundle_settings.rule_sentence(settings.leaderboard, ranking),
+            bundle_settings.why_sentence("leaderboard", settings.leaderboard, result.defaults)))
+    say("  Registration (--registration {}): {}.{}".format(
+        settings.registration, bundle_settings.registration_sentence(settings.registration),
+        bundle_settings.why_sentence("registration", settings.registration, result.defaults)))
     items = bundle_settings.fact_sheet_items(settings.fact_sheet)
     say("  Fact sheet (Codabench asks it at every submission): {}.".format(
         "; ".join(items) if items else "none"))

@@ -200,6 +200,16 @@ def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
             assert doc.get("disallow_leaderboard_modifying") is \
                 (True if ours != "chosen" else None), name
         assert "Leaderboard (--leaderboard {}, Codabench {})".format(ours, rule) in proc.stdout
+    # The reason for the source's default, beside the choice (the plan).
+    best = "best mIoU on the leaderboard"
+    assert "mIoU is higher (on an equal mIoU Codabench compares the next columns, then keeps " \
+           "the earlier one; CodaLab takes the newer). Default because the rules ask for a " \
+           "final package whose predictions match the team's " + best in builds["docs"][0].stdout
+    assert "even when it scores lower than the one before. (The source's default is best, " \
+           "because the rules ask for a final package whose predictions match the team's " + \
+           best + ".)" in builds["options"][0].stdout
+    assert "(The source's default is best, because a benchmark's leaderboard shows each " \
+           "participant's best result.)" in builds["ps-options"][0].stdout
 
 
 def test_registration_contact_and_queue(builds):
@@ -218,6 +228,10 @@ def test_registration_contact_and_queue(builds):
                 assert not {"contact_email", "queue", "fact_sheet"} & set(doc), name
         assert "Registration (--registration {}): ".format(
             "approval" if approval else "auto") in proc.stdout
+    form = "because the rules ask teams to register through the organizers' form first"
+    assert "--registration auto lets anyone in. Default " + form + "." in builds["own"][0].stdout
+    assert "(Codabench registration_auto_approve: true, CodaLab has_registration: False). " \
+           "(The source's default is approval, " + form + ".)" in builds["options"][0].stdout
 
 
 def _codabench_accepts_fact_sheet(sheet):
@@ -490,6 +504,18 @@ def test_what_no_one_chose_is_the_definitions_own():
     assert (chosen.leaderboard, chosen.registration) == ("best", "approval")
     assert bundle_settings.with_definition(bundle_settings.Settings("chosen", "auto"), v15) == \
         bundle_settings.Settings("chosen", "auto")
+
+
+def test_a_reason_is_given_only_for_a_default_the_source_sets():
+    import bundle_settings
+    ok = bundle_settings.from_source({"leaderboard": "last", "why": {"leaderboard": "x"}}, "s")
+    assert bundle_settings.why_sentence("leaderboard", "last", ok) == " Default because x."
+    assert bundle_settings.why_sentence("registration", "auto", ok) == ""
+    for why, phrase in (({"registration": "x"}, "which settings does not set"),
+                        ({"leaderboard": ""}, "settings.why gives the reason"),
+                        ({"queue": "x"}, "settings.why gives the reason")):
+        with pytest.raises(ValueError, match=phrase):
+            bundle_settings.from_source({"leaderboard": "last", "why": why}, "s")
 
 
 def test_the_placeholder_of_every_task_kind(tmp_path):
