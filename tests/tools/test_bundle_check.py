@@ -290,6 +290,13 @@ CASES = [
     ("v2 missing column", V2,
      dict(edit_yaml=lambda d: d["leaderboards"][0]["columns"].pop()),
      "no column for the score keys iou_weed_cluster"),
+    ("v2 column key the program never writes", V2,
+     dict(edit_yaml=_v2_column(1, key="iou_backgrounds")),
+     "columns iou_backgrounds are not keys the scoring program writes"),
+    ("v2 extra column", V2,
+     dict(edit_yaml=lambda d: d["leaderboards"][0]["columns"].append(
+         {"title": "Rank", "key": "rank", "index": 10, "sorting": "asc", "precision": 0})),
+     "columns rank are not keys the scoring program writes"),
     ("v2 column key too long", V2, dict(edit_yaml=_v2_column(1, key="iou_" + "x" * 40)),
      "the platform stores at most 36"),
     ("v2 ranked by another column", V2, dict(edit_yaml=_set(["leaderboards", 0, "primary_index"], 3)),
