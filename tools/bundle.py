@@ -201,8 +201,12 @@ def reference_config_file(ref_dir: str) -> Optional[str]:
     return None
 
 
+DEV_MANIFEST_PREFIX = "dev_"   # dev_manifest.json beside manifest.json (--dev-reference)
+
+
 def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference: str,
-                 reference_root: str, manifest: Optional[bytes]
+                 reference_root: str, manifest: Optional[bytes],
+                 dev_manifest: Optional[bytes] = None
                  ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
     """The track's starting kit (source.json "starting_kit"): its files, a copy of the
     scoring program (so the kit's checks are the scorer's), the sample submission, the
@@ -229,6 +233,10 @@ def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, referenc
     generated = {"phase.json": phase_json(track)}
     if data.kit.manifest and manifest is not None:
         generated[data.kit.manifest] = manifest
+    if data.kit.manifest and dev_manifest is not None:
+        # The Development phase is scored on the validation images: the kit's check and zip
+        # tools take their names and sizes with --manifest (the test manifest refuses them).
+        generated[DEV_MANIFEST_PREFIX + data.kit.manifest] = dev_manifest
     return entries, generated
 
 
@@ -311,6 +319,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
     dev_zip = ""
+    dev_manifest = None   # the validation images' names and sizes, for the kit's tools
     if dev_reference:
         dev_task, dev_ref, _ = open_reference(dev_reference)
         if dev_task.name != task.name:
@@ -327,7 +336,9 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
             say("  {:<21} {:>9}  ({} track)".format(bundle_yaml.DEV_REFERENCE_ZIP, human(size),
                                                      track.name))
             made[("reference", dev_reference)] = dev_zip
-    entries, generated = kit_contents(data, track, reference, ref.root, manifest)
+        if data.kit.manifest:
+            dev_manifest = manifest_bytes(dev_task, dev_ref)
+    entries, generated = kit_contents(data, track, reference, ref.root, manifest, dev_manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
                       test_set, dev_zip)
 

@@ -106,6 +106,10 @@ def build_all(folder):
     started = {
         "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
                      "--kits", tmp / "own-kits"),
+        # The Development phase on validation labels of other images than the test set's
+        # (the sample reference; the sample submission its predictions).
+        "dev": start("--reference", tmp / "own", "--dev-reference", "reference_data", "--out",
+                     tmp / "dev", "--no-smoke", "--kits", tmp / "dev-kits"),
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW, as_user=True),
@@ -179,11 +183,12 @@ def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
                 assert board["submission_rule"] in CODABENCH_RULES
                 for col in board["columns"]:
                     assert set(col) <= set(UNPACKER_READS["columns"]), (name, col)
-    assert checked == 2 + 2 + 2 + 2 + 3   # every Codabench bundle built, the merged one too
+    assert checked == 2 + 2 + 2 + 2 + 2 + 3   # every Codabench bundle built, the merged one too
 
 
 def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
     expect = {"docs": ("Force_Best", "best"), "own": ("Force_Best", "best"),
+              "dev": ("Force_Best", "best"),
               "options": ("Force_Last", "last"),
               "ps-options": ("Add", "chosen"), "ps-merged": ("Force_Last", "last")}
     for key, (proc, out) in builds.items():
@@ -214,11 +219,11 @@ def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
 
 def test_registration_contact_and_queue(builds):
     for key, (proc, out) in builds.items():
-        approval = key in ("docs", "own", "ps-options")
+        approval = key in ("docs", "own", "dev", "ps-options")
         for name, doc in v2_and_v15(out).items():
             if name.endswith("-codabench.zip"):
                 assert doc["registration_auto_approve"] is (not approval), name
-                assert doc.get("contact_email") == (None if key in ("docs", "own") else
+                assert doc.get("contact_email") == (None if key in ("docs", "own", "dev") else
                                                     "organizers@example.org"), name
                 assert doc.get("queue") == (QUEUE if key in ("options", "ps-options")
                                             else None), name
@@ -321,6 +326,34 @@ def test_the_development_phase_on_both_platforms(builds):
                                                           "reference_data.zip"]
     with zipfile.ZipFile(str(out / "agrivision2021-supervised-codabench.zip")) as zf:
         assert "dev_reference_data.zip" in zf.namelist()
+
+
+def test_the_development_phase_through_the_kit(builds, tmp_path):
+    """Validation predictions, zipped by the kit against its dev_manifest.json (the test
+    manifest refuses them: other images), are scored in the Development phase."""
+    _, out = builds["dev"]
+    kit = out.parent / "dev-kits" / "supervised"
+    with open(str(kit / "dev_manifest.json")) as f:
+        dev = f.read()
+    assert sorted(n[:-4] for n in os.listdir(SAMPLE_SUBMISSION)) == \
+        sorted(re.findall(r'^ "([^"]+)":', dev, re.M))
+    make = os.path.join(str(kit), "make_submission.py")
+    refused = subprocess.run([sys.executable, make, SAMPLE_SUBMISSION, "-o",
+                              str(tmp_path / "x.zip")], capture_output=True, text=True,
+                             cwd=str(kit), timeout=120)
+    assert refused.returncode != 0 and not (tmp_path / "x.zip").exists()
+    made = subprocess.run([sys.executable, make, SAMPLE_SUBMISSION, "-o",
+                           str(tmp_path / "dev.zip"), "--manifest", "dev_manifest.json"],
+                          capture_output=True, text=True, cwd=str(kit), timeout=120)
+    assert made.returncode == 0, made.stdout + made.stderr
+    for name in ("agrivision2021-supervised-codabench.zip",
+                 "agrivision2021-supervised-codalab.zip"):
+        proc = dry_run(tmp_path / "dev.zip", "--bundle", out / name, "--quiet",
+                       now="2021-03-20")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert ", phase Development)" in proc.stdout
+    # Without a Development phase there is no such file.
+    assert not (out.parent / "own-kits" / "supervised" / "dev_manifest.json").exists()
 
 
 def test_the_dry_run_learns_the_phase_and_the_rule(builds):
