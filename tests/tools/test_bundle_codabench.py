@@ -109,7 +109,8 @@ def build_all(folder):
         # The Development phase on validation labels of other images than the test set's
         # (the sample reference; the sample submission its predictions).
         "dev": start("--reference", tmp / "own", "--dev-reference", "reference_data", "--out",
-                     tmp / "dev", "--no-smoke", "--kits", tmp / "dev-kits"),
+                     tmp / "dev", "--no-smoke", "--kits", tmp / "dev-kits",
+                     "--dev-start", "2021-04-01"),
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW, as_user=True),
@@ -346,10 +347,18 @@ def test_the_development_phase_through_the_kit(builds, tmp_path):
                            str(tmp_path / "dev.zip"), "--manifest", "dev_manifest.json"],
                           capture_output=True, text=True, cwd=str(kit), timeout=120)
     assert made.returncode == 0, made.stdout + made.stderr
+    # --dev-start: the phase opens then and closes the second before Test opens.
+    docs = v2_and_v15(out)
+    v15 = docs["agrivision2021-supervised-codalab.zip"]["phases"]
+    assert (str(v15[1]["start_date"]), v15[1]["label"], str(v15[2]["start_date"])) == (
+        "2021-04-01", "Development", "2021-04-15")
+    v2 = docs["agrivision2021-supervised-codabench.zip"]["phases"][0]
+    assert (str(v2["start"]), v2["end"], v2["max_submissions"],
+            v2["max_submissions_per_day"]) == ("2021-04-01", "2021-04-14 23:59:59", 100, 5)
     for name in ("agrivision2021-supervised-codabench.zip",
                  "agrivision2021-supervised-codalab.zip"):
         proc = dry_run(tmp_path / "dev.zip", "--bundle", out / name, "--quiet",
-                       now="2021-03-20")
+                       now="2021-04-05")
         assert proc.returncode == 0, proc.stdout + proc.stderr
         assert ", phase Development)" in proc.stdout
     # Without a Development phase there is no such file.
