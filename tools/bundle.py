@@ -641,22 +641,36 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
         if b.platform == "codalab":
             say("    {:<44} {} track".format(b.name, b.tracks[0]))
     plan_settings(result, say)
-    tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
-    same = all(spans == tables[0][1] for _, spans in tables)
-    for track, spans in tables[:1] if same else tables:
+    tables = [(p.track.name, list(zip(bundle_dates.spans(p.track.v15, False),
+                                      phase_limits(p.track.v15)))) for p in result.parts]
+    same = all(rows == tables[0][1] for _, rows in tables)
+    for track, rows in tables[:1] if same else tables:
         say("  Phases (every bundle):" if same and len(tables) > 1 else
             "  Phases ({} track):".format(track))
-        for span in spans:
-            say("    {:<16} {} {:<25} {}".format(
+        for span, limits in rows:
+            say("    {:<16} {} {:<25} {:<18} {}".format(
                 span.label, bundle_dates.shown_date(span.start) if span.start else "?",
                 "to " + bundle_dates.shown_date(span.last) if span.last else "(no end)",
-                phase_state(span, now)))
+                phase_state(span, now), limits))
     # The check's notes on the v1.5 bundles (their phases are the same in every track's).
     early = next((bundle_dates.codabench_early_ends(r.doc) for r in reports
                   if not r.v2 and r.notes and r.doc is not None), [])
     if early:
         say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
             "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
+
+
+def phase_limits(doc: Dict[str, Any]) -> List[str]:
+    """Each phase's submission limits (phasenumber order, as bundle_dates.spans), as the plan
+    shows them: a Development phase has its own (--dev-max-submissions, --dev-max-per-day)."""
+    out = []
+    for phase in sorted(doc["phases"].values(), key=lambda ph: ph["phasenumber"]):
+        per_day, total = phase.get("max_submissions_per_day"), phase.get("max_submissions")
+        counts = [c for c in ("{} a day".format(per_day) if per_day else "",
+                              "{} in all".format(total) if total else "") if c]
+        # A limit left out is each platform's default (Codabench 5 and 100: v2.py:197-198).
+        out.append("at most " + ", ".join(counts) if counts else "the platforms' default limits")
+    return out
 
 
 def plan_settings(result: BuildResult, say) -> None:

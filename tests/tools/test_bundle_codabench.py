@@ -323,6 +323,9 @@ def test_the_development_phase_on_both_platforms(builds):
     assert [(p["name"], p["tasks"]) for p in v2["phases"]] == [
         ("Development", [0]), ("Test", [1]), ("Post-challenge", [1])]
     assert v2["phases"][0]["end"] == "2021-04-14 23:59:59"
+    # The plan shows each phase's own limits.
+    assert "    Development      2021-03-18 00:00:00 to 2021-04-14 23:59:59    closed             " \
+           "at most 3 a day, 7 in all\n" in builds["options"][0].stdout
     assert [t["reference_data"] for t in v2["tasks"]] == ["dev_reference_data.zip",
                                                           "reference_data.zip"]
     with zipfile.ZipFile(str(out / "agrivision2021-supervised-codabench.zip")) as zf:
