@@ -380,6 +380,17 @@ def test_the_dry_run_learns_the_phase_and_the_rule(builds):
            "(URL), if public (optional); Number of model parameters" in proc.stdout
 
 
+def test_the_dry_run_says_a_chosen_row_waits_for_its_participant(builds):
+    _, out = builds["ps-options"]
+    sample = os.path.join(PLANETSCAPES, "starting_kit", "vqa", "sample_submission")
+    for platform in ("codabench", "codalab"):
+        proc = dry_run(sample, "--bundle", out / "planetscapes2027-vqa-{}.zip".format(platform),
+                       "--quiet")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "On the leaderboard (rule: chosen): this row is not on the leaderboard until " \
+               "the participant puts it there." in proc.stdout, platform
+
+
 def test_bad_options_are_refused_before_anything_is_built(tmp_path):
     cases = [
         (["--contact", "organizers"], "--contact 'organizers' is not an email address"),
