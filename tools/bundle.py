@@ -250,6 +250,8 @@ def phase_json(track: bundle_yaml.Track,
                                  "enable_detailed_results", "leaderboard_rule", "ranking")}
     if other_tasks:
         kept["other_tasks"] = other_tasks
+        # The merged bundle's leaderboard rule (bundle_yaml.merge_v2), whatever the track's.
+        kept["leaderboard_rule"] = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -431,6 +433,9 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]
     ctx = page_context(parts[0].track, [p.test_set for p in parts])
+    merged_rule = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
+    ctx = ctx._replace(rule=dry_run.rule_text(merged_rule, dry_run.phase_info_from_yaml(
+        parts[0].track.v15)["ranking"]))
     try:
         doc = bundle_yaml.merge_v2([p.track for p in parts],
                                    [p.data.task_name for p in parts], files,
@@ -476,6 +481,13 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)
     write_zip(path, shared, dict(pages, **{"competition.yaml": text.encode("utf-8")}))
     say("WARNING (merged bundle): " + MERGED_HAZARD + ".")
+    rule = dry_run.CODABENCH_RULES[bundle_yaml.codabench_rule(parts[0].track.v15)]
+    if rule != merged_rule:
+        say("WARNING (merged bundle): its leaderboard rule is {} (Add), not {}: Codabench "
+            "applies a forced rule to each task's part of a submission as its scores arrive "
+            "and puts that part alone on the leaderboard, a row of one task's scores "
+            "(api/views/submissions.py:594, leaderboards/strategies.py). Participants add "
+            "their submission to the leaderboard themselves.".format(merged_rule, rule))
     return Built(name, path, "Codabench v2, tracks {} in one competition".format(
         " + ".join(p.track.name for p in parts)), "codabench", submission,
         tuple(p.track.name for p in parts))
@@ -632,7 +644,8 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
                     "task, as on CodaLab".format(b.name, part.test_set[2],
                                                  board["columns"][board["primary_index"]]["title"]))
         say("    {:<44} {}: one competition scoring every task on each upload (a benchmark "
-            "suite); a submission with a failed task ranks first".format(
+            "suite); a submission with a failed task ranks first; participants add their "
+            "submissions to its leaderboard (Add, whatever --leaderboard)".format(
                 merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
                 "built" if merged else "not built (--merged)"))
     say("  CodaLab v1.5, for a self-hosted CodaLab server only (Create competition), one "

@@ -121,6 +121,22 @@ def submission_rules(text):
     return rules
 
 
+def auto_rules(text):
+    """Leaderboard.AUTO_SUBMISSION_RULES: the rules under which the platform, not the
+    participant, puts a submission on the leaderboard."""
+    names = {}
+    for path, _, code in source_lines(text):
+        if not path.endswith("leaderboards/models.py"):
+            continue
+        found = re.match(r"""\s*([A-Z_]+) = ["'](\w+)["']$""", code)
+        if found:
+            names[found.group(1)] = found.group(2)
+        found = re.match(r"\s*AUTO_SUBMISSION_RULES = \[(.*)\]", code)
+        if found:
+            return [names[n.strip()] for n in found.group(1).split(",")]
+    return []
+
+
 def fact_sheet_rules(text):
     """(a question's keys, the question types) validate_fact_sheet accepts."""
     sets = {}

@@ -329,6 +329,11 @@ CASES = [
     ("v2 unknown submission rule", V2,
      dict(edit_yaml=_set(["leaderboards", 0, "submission_rule"], "Force_Worst")),
      "'Force_Worst' is not one of Add, Add_And_Delete"),
+    ("v2 forced rule in a phase of several tasks", V2,
+     dict(edit_yaml=lambda d: (d["tasks"].append(dict(d["tasks"][0], index=1)),
+                               d["phases"][0].update(tasks=[0, 1]))),
+     "leaderboards[0].submission_rule: Force_Best in a phase of several tasks (Test): Codabench "
+     "applies it to each task's child submission"),
     ("v2 fact-sheet question without a key", V2,
      dict(edit_yaml=_del(["fact_sheet", "method_name", "key"])),
      "fact_sheet.method_name: a question has exactly the keys key, type, title, selection, "
