@@ -599,3 +599,25 @@ def test_the_placeholder_of_every_task_kind(tmp_path):
                                 {"question_id": 2, "answer": "yes"}]
     with pytest.raises(ValueError):
         bundle_sample.write_placeholder({"boxes": []}, str(tmp_path / "x"))
+
+
+def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
+    """The fact sheet is the source's (source.json settings), not a copy in the tools: another
+    one there is the bundle's, its pages' and the plan's."""
+    import bundle
+    import bundle_yaml
+    source = bundle_yaml.find_sources(ROOT)["agriculture-vision"]
+    sheet = {"team_size": {"key": "team_size", "type": "select", "title": "Team size",
+                           "selection": ["1", "2-5", "more"], "is_required": "true",
+                           "is_on_leaderboard": "false"}}
+    source = source._replace(settings=dict(source.settings, fact_sheet=sheet))
+    lines = []
+    result = bundle.build_bundles(str(tmp_path), source, bundle_yaml.Schedule(),
+                                  source.data("supervised").sample_reference, "raw",
+                                  lines.append)
+    bundle.plan_settings(result, lines.append)
+    v2 = [b for b in result.built if b.platform == "codabench"][0]
+    with zipfile.ZipFile(v2.path) as zf:
+        assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
+        assert "<li>Team size (required)</li>" in zf.read("competition/overview.html").decode()
+    assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
