@@ -726,6 +726,11 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
                     phase["color"], ", ".join(COLORS)))
             for key in ("max_submissions", "max_submissions_per_day", "execution_time_limit"):
                 _count(phase, key, where, report)
+            if "max_submissions_per_day" not in phase:
+                # The pages cannot state one limit for both: the platforms' defaults differ.
+                report.warn(where, "no max_submissions_per_day: CodaLab then allows 999 a day "
+                                   "(apps/web/models.py:888), Codabench 5 (competitions/"
+                                   "unpackers/v2.py:197); write the limit")
             for key in V15_DATA_KEYS:
                 if key in phase:
                     name = check_data_ref(bundle, phase[key], where + "." + key, report, False)

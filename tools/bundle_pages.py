@@ -132,15 +132,22 @@ def limits(ctx: PageContext) -> str:
                 break
         else:
             groups.append(((lim.per_day, lim.total), [lim.phase]))
-    parts = []
+    parts, unset = [], []  # type: List[str], List[str]
     for (per_day, total), names in groups:
         counts = [c for c in ("{} submissions a day".format(per_day) if per_day else "",
                               "{} in total".format(total) if total else "") if c]
-        what = " and ".join(counts) if counts else "no limit on submissions"
+        if not counts:
+            # Neither given: each platform's own defaults (bundle_check warns: they differ).
+            unset += names
+            continue
         parts.append("<strong>{}</strong> in the {} phase{}".format(
-            what, _names(names), "s (each counts its own)" if len(names) > 1 else ""))
+            " and ".join(counts), _names(names),
+            "s (each counts its own)" if len(names) > 1 else ""))
     seconds = sorted(set(lim.seconds for lim in ctx.limits if lim.seconds))
     text = "At most " + "; ".join(parts) + "." if parts else ""
+    if unset:
+        text = (text + " " if text else "") + "The {} phase{}: the platform's default " \
+            "limits.".format(_names(unset), "s" if len(unset) > 1 else "")
     if seconds:
         longest = seconds[-1]
         if longest > CODABENCH_QUEUE_CAP and not ctx.queue:

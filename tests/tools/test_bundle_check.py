@@ -384,6 +384,14 @@ def test_a_time_limit_above_the_codabench_queue_cap_is_a_warning(good, tmp_path)
     assert "exceeds the 600 s cap" in "\n".join(report.lines())
 
 
+def test_a_phase_without_a_daily_limit_is_a_warning(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15,
+                     edit_yaml=_del(["phases", 1, "max_submissions_per_day"]))
+    assert not report.errors, errors_of(report)
+    assert "phases.1: no max_submissions_per_day: CodaLab then allows 999 a day" in \
+        "\n".join(report.line(p) for p in report.warnings)
+
+
 def test_on_the_organizers_own_queue_a_long_time_limit_is_no_warning(good, tmp_path):
     def edit(doc):
         doc["phases"][0]["execution_time_limit"] = 1200

@@ -621,3 +621,16 @@ def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
         assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
         assert "<li>Team size (required)</li>" in zf.read("competition/overview.html").decode()
     assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
+
+
+def test_a_phase_without_limits_is_not_said_to_have_none():
+    """A phase that gives no limits has each platform's defaults (Codabench 5 a day and 100,
+    CodaLab 999 and 100), not none: the page says so rather than 'no limit'."""
+    import bundle_pages
+    lim = bundle_pages.Limits
+    ctx = bundle_pages.PageContext([], None, [], [lim("Development", None, None, 300),
+                                                  lim("Test", 2, 20, 300)])
+    assert bundle_pages.limits(ctx) == (
+        "At most <strong>2 submissions a day and 20 in total</strong> in the Test phase. The "
+        "Development phase: the platform's default limits. A submission's scoring may take up "
+        "to 300 s.")
