@@ -216,8 +216,12 @@ def reference_config_file(ref_dir: str) -> Optional[str]:
     return None
 
 
+DEV_MANIFEST_PREFIX = "dev_"   # dev_manifest.json beside manifest.json (--dev-reference)
+
+
 def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, reference: str,
-                 reference_root: str, manifest: Optional[bytes]
+                 reference_root: str, manifest: Optional[bytes],
+                 dev_manifest: Optional[bytes] = None
                  ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
     """The track's starting kit (source.json "starting_kit"): its files, a copy of the
     scoring program (so the kit's checks are the scorer's), the sample submission, the
@@ -244,6 +248,10 @@ def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, referenc
     generated = {"phase.json": phase_json(track)}
     if data.kit.manifest and manifest is not None:
         generated[data.kit.manifest] = manifest
+    if data.kit.manifest and dev_manifest is not None:
+        # The Development phase is scored on the validation images: the kit's check and zip
+        # tools take their names and sizes with --manifest (the test manifest refuses them).
+        generated[DEV_MANIFEST_PREFIX + data.kit.manifest] = dev_manifest
     return entries, generated
 
 
@@ -257,6 +265,8 @@ def phase_json(track: bundle_yaml.Track,
                                  "enable_detailed_results", "leaderboard_rule", "ranking")}
     if other_tasks:
         kept["other_tasks"] = other_tasks
+        # The merged bundle's leaderboard rule (bundle_yaml.merge_v2), whatever the track's.
+        kept["leaderboard_rule"] = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -327,6 +337,7 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
     dev_zip = ""
+    dev_manifest = None   # the validation images' names and sizes, for the kit's tools
     if dev_reference:
         dev_task, dev_ref, _ = open_reference(dev_reference)
         if dev_task.name != task.name:
@@ -343,7 +354,9 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
             say("  {:<21} {:>9}  ({} track)".format(bundle_yaml.DEV_REFERENCE_ZIP, human(size),
                                                      track.name))
             made[("reference", dev_reference)] = dev_zip
-    entries, generated = kit_contents(data, track, reference, ref.root, manifest)
+        if data.kit.manifest:
+            dev_manifest = manifest_bytes(dev_task, dev_ref)
+    entries, generated = kit_contents(data, track, reference, ref.root, manifest, dev_manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
                       test_set, dev_zip, max_params)
 
@@ -436,6 +449,9 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]
     ctx = page_context(parts[0].track, [p.test_set for p in parts], parts[0].max_params)
+    merged_rule = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
+    ctx = ctx._replace(rule=dry_run.rule_text(merged_rule, dry_run.phase_info_from_yaml(
+        parts[0].track.v15)["ranking"]))
     try:
         doc = bundle_yaml.merge_v2([p.track for p in parts],
                                    [p.data.task_name for p in parts], files,
@@ -481,6 +497,13 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)
     write_zip(path, shared, dict(pages, **{"competition.yaml": text.encode("utf-8")}))
     say("WARNING (merged bundle): " + MERGED_HAZARD + ".")
+    rule = dry_run.CODABENCH_RULES[bundle_yaml.codabench_rule(parts[0].track.v15)]
+    if rule != merged_rule:
+        say("WARNING (merged bundle): its leaderboard rule is {} (Add), not {}: Codabench "
+            "applies a forced rule to each task's part of a submission as its scores arrive "
+            "and puts that part alone on the leaderboard, a row of one task's scores "
+            "(api/views/submissions.py:594, leaderboards/strategies.py). Participants add "
+            "their submission to the leaderboard themselves.".format(merged_rule, rule))
     return Built(name, path, "Codabench v2, tracks {} in one competition".format(
         " + ".join(p.track.name for p in parts)), "codabench", submission,
         tuple(p.track.name for p in parts))
@@ -498,6 +521,7 @@ class BuildResult(NamedTuple):
     parts: List[TrackParts]         # the tracks as built
     prefix: str                     # the bundle names' prefix, its {{year}} filled in
     settings: bundle_settings.Settings = bundle_settings.Settings()
+    defaults: bundle_settings.Settings = bundle_settings.Settings()   # the source's
 
 
 def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -514,11 +538,12 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
         raise Refused("{}: {}".format(source.name, exc)) from None
     if isinstance(references, str):
         references = {t.name: references for t in tracks}
+    try:
+        defaults = bundle_settings.from_source(source.settings, source.path)
+    except (ValueError, TypeError) as exc:
+        raise Refused(str(exc)) from None
     if settings is None:
-        try:
-            settings = bundle_settings.from_source(source.settings, source.path)
-        except (ValueError, TypeError) as exc:
-            raise Refused(str(exc)) from None
+        settings = defaults
     try:
         # The names carry the challenge's year ({{year}} in source.json's prefix).
         prefix = bundle_pages.render(source.prefix, page_context(tracks[0], []), source.path)
@@ -549,21 +574,25 @@ def build_bundles(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.
                 ("reference_data.zip", part.reference_zip), ("starting_kit.zip", kit_zip)]
         if part.dev_reference_zip:
             zips.append((bundle_yaml.DEV_REFERENCE_ZIP, part.dev_reference_zip))
-        shared, pages = bundle_files(source, track.v15, zips, "{} track".format(track.name),
-                                     page_context(track, [part.test_set], part.max_params))
+        ctx = page_context(track, [part.test_set], part.max_params)
+        what = "{} track".format(track.name)
+        shared, pages = bundle_files(source, track.v15, zips, what, ctx)
+        # CodaLab asks no fact sheet: its pages must not say that it does.
+        pages_of = {"codabench": pages, "codalab": bundle_files(
+            source, track.v15, zips, what, ctx._replace(fact_sheet=[]))[1]}
         submission = part.data.sample_submission if sample else ""
         texts = {"codalab": track.v15_text, "codabench": bundle_yaml.v2_text(track)}
         for platform, label in PLATFORMS:
             name = "{}-{}-{}.zip".format(prefix, track.name, platform)
             path = os.path.join(build, name)
-            write_zip(path, shared, dict(pages, **{
+            write_zip(path, shared, dict(pages_of[platform], **{
                 "competition.yaml": texts[platform].encode("utf-8")}))
             built.append(Built(name, path, "{}, {} track".format(label, track.name), platform,
                                submission, (track.name,)))
     if merged:
         built.append(build_merged(build, source, parts, sample, prefix, say))
     base = next((p for p in parts if p.track.name == source.base_track), parts[0])
-    return BuildResult(built, base.manifest, parts, prefix, settings)
+    return BuildResult(built, base.manifest, parts, prefix, settings, defaults)
 
 
 def build_all(build: str, source: bundle_yaml.Source, schedule: bundle_yaml.Schedule,
@@ -631,7 +660,8 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
                     "task, as on CodaLab".format(b.name, part.test_set[2],
                                                  board["columns"][board["primary_index"]]["title"]))
         say("    {:<44} {}: one competition scoring every task on each upload (a benchmark "
-            "suite); a submission with a failed task ranks first".format(
+            "suite); a submission with a failed task ranks first; participants add their "
+            "submissions to its leaderboard (Add, whatever --leaderboard)".format(
                 merged[0].name if merged else "{}-codabench.zip".format(result.prefix),
                 "built" if merged else "not built (--merged)"))
     say("  CodaLab v1.5, for a self-hosted CodaLab server only (Create competition), one "
@@ -640,22 +670,36 @@ def plan(result: BuildResult, reports: List[bundle_check.Report], now: datetime.
         if b.platform == "codalab":
             say("    {:<44} {} track".format(b.name, b.tracks[0]))
     plan_settings(result, say)
-    tables = [(p.track.name, bundle_dates.spans(p.track.v15, False)) for p in result.parts]
-    same = all(spans == tables[0][1] for _, spans in tables)
-    for track, spans in tables[:1] if same else tables:
+    tables = [(p.track.name, list(zip(bundle_dates.spans(p.track.v15, False),
+                                      phase_limits(p.track.v15)))) for p in result.parts]
+    same = all(rows == tables[0][1] for _, rows in tables)
+    for track, rows in tables[:1] if same else tables:
         say("  Phases (every bundle):" if same and len(tables) > 1 else
             "  Phases ({} track):".format(track))
-        for span in spans:
-            say("    {:<16} {} {:<25} {}".format(
+        for span, limits in rows:
+            say("    {:<16} {} {:<25} {:<18} {}".format(
                 span.label, bundle_dates.shown_date(span.start) if span.start else "?",
                 "to " + bundle_dates.shown_date(span.last) if span.last else "(no end)",
-                phase_state(span, now)))
+                phase_state(span, now), limits))
     # The check's notes on the v1.5 bundles (their phases are the same in every track's).
     early = next((bundle_dates.codabench_early_ends(r.doc) for r in reports
                   if not r.v2 and r.notes and r.doc is not None), [])
     if early:
         say("  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
             "phase one day early ({}).".format(bundle_dates.early_end_text(early)))
+
+
+def phase_limits(doc: Dict[str, Any]) -> List[str]:
+    """Each phase's submission limits (phasenumber order, as bundle_dates.spans), as the plan
+    shows them: a Development phase has its own (--dev-max-submissions, --dev-max-per-day)."""
+    out = []
+    for phase in sorted(doc["phases"].values(), key=lambda ph: ph["phasenumber"]):
+        per_day, total = phase.get("max_submissions_per_day"), phase.get("max_submissions")
+        counts = [c for c in ("{} a day".format(per_day) if per_day else "",
+                              "{} in all".format(total) if total else "") if c]
+        # A limit left out is each platform's default (Codabench 5 and 100: v2.py:197-198).
+        out.append("at most " + ", ".join(counts) if counts else "the platforms' default limits")
+    return out
 
 
 def plan_settings(result: BuildResult, say) -> None:
@@ -666,12 +710,14 @@ def plan_settings(result: BuildResult, say) -> None:
                 for p in result.parts]
     same = len(set(r for _, r in rankings)) == 1
     for track, ranking in rankings[:1] if same else rankings:
-        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.".format(
+        say("  Leaderboard (--leaderboard {}, Codabench {}){}: {}.{}".format(
             settings.leaderboard, bundle_settings.CODABENCH_RULE[settings.leaderboard],
             "" if same else ", {} track".format(track),
-            bundle_settings.rule_sentence(settings.leaderboard, ranking)))
-    say("  Registration (--registration {}): {}.".format(
-        settings.registration, bundle_settings.registration_sentence(settings.registration)))
+            bundle_settings.rule_sentence(settings.leaderboard, ranking),
+            bundle_settings.why_sentence("leaderboard", settings.leaderboard, result.defaults)))
+    say("  Registration (--registration {}): {}.{}".format(
+        settings.registration, bundle_settings.registration_sentence(settings.registration),
+        bundle_settings.why_sentence("registration", settings.registration, result.defaults)))
     items = bundle_settings.fact_sheet_items(settings.fact_sheet)
     say("  Fact sheet (Codabench asks it at every submission): {}.".format(
         "; ".join(items) if items else "none"))

@@ -122,6 +122,8 @@ V2_READ = {
 # any other value.
 V2_SUBMISSION_RULES = ("Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last",
                        "Force_Latest_Multiple", "Force_Best")
+# Leaderboard.AUTO_SUBMISSION_RULES (models.py:22): put on the leaderboard by the platform.
+V2_AUTO_RULES = ("Force_Last", "Force_Best", "Force_Latest_Multiple")
 V2_DATA_KEYS = ("scoring_program", "reference_data", "input_data", "ingestion_program")
 V2_MAX = {"column key": 36, "column title": 36, "leaderboard key": 36, "leaderboard title": 64}
 CODABENCH_QUEUE_CAP = 600  # seconds, Codabench's default queue
@@ -724,6 +726,11 @@ def check_v15(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, 
                     phase["color"], ", ".join(COLORS)))
             for key in ("max_submissions", "max_submissions_per_day", "execution_time_limit"):
                 _count(phase, key, where, report)
+            if "max_submissions_per_day" not in phase:
+                # The pages cannot state one limit for both: the platforms' defaults differ.
+                report.warn(where, "no max_submissions_per_day: CodaLab then allows 999 a day "
+                                   "(apps/web/models.py:888), Codabench 5 (competitions/"
+                                   "unpackers/v2.py:197); write the limit")
             for key in V15_DATA_KEYS:
                 if key in phase:
                     name = check_data_ref(bundle, phase[key], where + "." + key, report, False)
@@ -943,6 +950,15 @@ def check_v2(doc: Dict[str, Any], bundle: Bundle, report: Report) -> Dict[str, A
                                                      "serializer refuses it: leaderboards/"
                                                      "models.py:13-28)".format(
                                                          rule, ", ".join(V2_SUBMISSION_RULES)))
+        several = [p.get("name", j) for j, p in enumerate(doc.get("phases") or [])
+                   if isinstance(p, dict) and len(p.get("tasks") or []) > 1]
+        if i == 0 and rule in V2_AUTO_RULES and several:
+            report.error(where + ".submission_rule", "{} in a phase of several tasks ({}): "
+                         "Codabench applies it to each task's child submission as its scores "
+                         "arrive and puts that child alone on the leaderboard, a row of one "
+                         "task's scores (api/views/submissions.py:594, leaderboards/"
+                         "strategies.py:20-27, 53-103): use Add".format(
+                             rule, ", ".join(str(n) for n in several)))
         _longer(board.get("title"), V2_MAX["leaderboard title"], "title", where, report)
         _longer(board.get("key"), V2_MAX["leaderboard key"], "key", where, report)
         columns = board.get("columns") or []

@@ -19,6 +19,7 @@ edition's timeline or test set:
                           (bundle.sh --leaderboard)
     {{fact_sheet}}        the questions Codabench asks at every submission (the source's
                           fact sheet), an HTML paragraph and list; empty without one
+                          and in a CodaLab bundle's pages (CodaLab asks none)
     {{max_params}}        the final submission's parameter limit, as the reference's
                           config.yaml states it (`final_submission: max_params`, 150M by
                           default): "150M", or "123,456,789" when not whole millions
@@ -135,15 +136,22 @@ def limits(ctx: PageContext) -> str:
                 break
         else:
             groups.append(((lim.per_day, lim.total), [lim.phase]))
-    parts = []
+    parts, unset = [], []  # type: List[str], List[str]
     for (per_day, total), names in groups:
         counts = [c for c in ("{} submissions a day".format(per_day) if per_day else "",
                               "{} in total".format(total) if total else "") if c]
-        what = " and ".join(counts) if counts else "no limit on submissions"
+        if not counts:
+            # Neither given: each platform's own defaults (bundle_check warns: they differ).
+            unset += names
+            continue
         parts.append("<strong>{}</strong> in the {} phase{}".format(
-            what, _names(names), "s (each counts its own)" if len(names) > 1 else ""))
+            " and ".join(counts), _names(names),
+            "s (each counts its own)" if len(names) > 1 else ""))
     seconds = sorted(set(lim.seconds for lim in ctx.limits if lim.seconds))
     text = "At most " + "; ".join(parts) + "." if parts else ""
+    if unset:
+        text = (text + " " if text else "") + "The {} phase{}: the platform's default " \
+            "limits.".format(_names(unset), "s" if len(unset) > 1 else "")
     if seconds:
         longest = seconds[-1]
         if longest > CODABENCH_QUEUE_CAP and not ctx.queue:

@@ -55,6 +55,9 @@ class Settings(NamedTuple):
     fact_sheet: Optional[Dict[str, Any]] = None
     contact: str = ""
     queue: str = ""
+    # Why the source chose its defaults ({"leaderboard": "...", "registration": "..."}): the
+    # plan prints it beside the choice.
+    why: Dict[str, str] = {}
 
 
 def check_email(value: str) -> None:
@@ -120,9 +123,17 @@ def from_source(raw: Any, where: str) -> Settings:
     """The source's defaults (source.json "settings"); ValueError on a bad one."""
     raw = dict(raw or {})
     unknown = sorted(set(raw) - {"leaderboard", "registration", "fact_sheet", "contact",
-                                 "queue"})
+                                 "queue", "why"})
     if unknown:
         raise ValueError("{}: settings has unknown keys {}".format(where, ", ".join(unknown)))
+    why = raw.get("why", {})
+    if not isinstance(why, dict) or set(why) - {"leaderboard", "registration"} or \
+            not all(isinstance(v, str) and v for v in why.values()):
+        raise ValueError("{}: settings.why gives the reason (a sentence) for the leaderboard "
+                         "or registration default".format(where))
+    if set(why) - set(raw):
+        raise ValueError("{}: settings.why explains {}, which settings does not set".format(
+            where, ", ".join(sorted(set(why) - set(raw)))))
     settings = Settings(**raw)
     return validated(settings, where)
 
@@ -194,6 +205,17 @@ def v2_extras(settings: Settings) -> Dict[str, Any]:
 def rule_sentence(rule: str, ranking: str) -> str:
     """What participants are told (pages, plan): the dry run's own words."""
     return dry_run.rule_text(rule, ranking)
+
+
+def why_sentence(setting: str, value: str, defaults: Settings) -> str:
+    """The source's reason for its default, as the plan says it beside the choice."""
+    reason = defaults.why.get(setting)
+    if not reason:
+        return ""
+    if getattr(defaults, setting) == value:
+        return " Default because {}.".format(reason)
+    return " (The source's default is {}, because {}.)".format(getattr(defaults, setting),
+                                                              reason)
 
 
 def registration_sentence(registration: str) -> str:

@@ -495,6 +495,7 @@ TASK_DATA_KEYS = ("scoring_program", "reference_data", "input_data", "ingestion_
 
 # Our rule names -> Codabench's submission_rule (src/apps/leaderboards/models.py:7-22).
 SUBMISSION_RULES = {"best": "Force_Best", "last": "Force_Last", "chosen": "Add"}
+MERGED_RULE = "Add"   # a phase of several tasks: merge_v2
 
 
 def codabench_rule(v15: Dict[str, Any]) -> str:
@@ -687,6 +688,12 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
         column["index"] = index
     board["columns"] = columns
     board["primary_index"] = 0
+    # Add, whatever the tracks' rule: each child's scores run the rule on that child alone
+    # (api/views/submissions.py:594), and the forced rules put that child, one task's scores,
+    # on the leaderboard without its siblings (leaderboards/strategies.py:20-27, 53-103;
+    # Force_Best picks the child whose ranking score is NULL, first in PostgreSQL's DESC).
+    # Add puts every child of the submission the participant adds (submissions.py:326-327).
+    board["submission_rule"] = MERGED_RULE
     out["leaderboards"] = [board]
     return out
 

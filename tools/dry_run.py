@@ -132,7 +132,8 @@ def rule_text(rule: str, ranking: str) -> str:
     return {
         "best": "each participant's best scored submission is on the leaderboard, put there "
                 "automatically: a new one takes its place only when its {r} is higher (on an "
-                "exact tie Codabench keeps the earlier one, CodaLab the newer)",
+                "equal {r} Codabench compares the next columns, then keeps the earlier one; "
+                "CodaLab takes the newer)",
         "last": "each participant's latest scored submission is on the leaderboard, put there "
                 "automatically, even when it scores lower than the one before",
         "chosen": "a scored submission is not on the leaderboard until its participant puts "

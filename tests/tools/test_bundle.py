@@ -275,8 +275,10 @@ def test_a_default_build_accepts_submissions_today_on_both_platforms(builds):
         assert report.open_phases == ["Test"], (name, report.open_phases)
     first, _, _, _ = builds
     plan = first.stdout.split("Plan (times UTC; now ", 1)[1]
-    assert "    Test             2021-04-15 00:00:00 to 2021-06-05 23:59:59    closed\n" in plan
-    assert "    Post-challenge   2021-06-06 00:00:00 (no end)                  open now\n" in plan
+    assert "    Test             2021-04-15 00:00:00 to 2021-06-05 23:59:59    closed             " \
+        "at most 2 a day, 20 in all\n" in plan
+    assert "    Post-challenge   2021-06-06 00:00:00 (no end)                  open now           " \
+           "at most 2 a day, 20 in all\n" in plan
 
 
 def _yaml_of(bundle):
@@ -384,11 +386,14 @@ def test_the_plan_says_what_to_upload_where_and_when_each_phase_opens(future):
         "    agrivision2027-semi-supervised-codalab.zip   semi-supervised track\n"
         "  Leaderboard (--leaderboard best, Codabench Force_Best): each participant's best "
         "scored submission is on the leaderboard, put there automatically: a new one takes its "
-        "place only when its mIoU is higher (on an exact tie Codabench keeps the earlier one, "
-        "CodaLab the newer).\n"
+        "place only when its mIoU is higher (on an equal mIoU Codabench compares the next "
+        "columns, then keeps the earlier one; CodaLab takes the newer). Default because the "
+        "rules ask for a final package whose predictions match the team's best mIoU on the "
+        "leaderboard.\n"
         "  Registration (--registration approval): every participant waits for your approval "
         "(Codabench registration_auto_approve: false, CodaLab has_registration: True); "
-        "--registration auto lets anyone in.\n"
+        "--registration auto lets anyone in. Default because the rules ask teams to register "
+        "through the organizers' form first.\n"
         "  Fact sheet (Codabench asks it at every submission): Method name (required, on the "
         "leaderboard); Code link (URL), if public (optional, on the leaderboard); Number of "
         "model parameters (e.g. 45M) (required, on the leaderboard); Public datasets used for "
@@ -396,8 +401,10 @@ def test_the_plan_says_what_to_upload_where_and_when_each_phase_opens(future):
         "  Contact (--contact, Codabench): none.\n"
         "  Queue (--queue, Codabench): the default queue, at most 600 s a submission.\n"
         "  Phases (every bundle):\n"
-        "    Test             2027-03-01 00:00:00 to 2027-05-31 23:59:59    opens in 90 days\n"
-        "    Post-challenge   2027-06-01 00:00:00 (no end)                  opens in 182 days\n"
+        "    Test             2027-03-01 00:00:00 to 2027-05-31 23:59:59    opens in 90 days   "
+        "at most 2 a day, 20 in all\n"
+        "    Post-challenge   2027-06-01 00:00:00 (no end)                  opens in 182 days  "
+        "at most 2 a day, 20 in all\n"
         "  Do not upload a -codalab.zip to Codabench: its importer of v1.5 bundles ends each "
         "phase one day early (Test would end 2027-05-31 00:00:00 instead of 2027-05-31 "
         "23:59:59 UTC).\n")
@@ -455,7 +462,8 @@ def test_without_the_post_challenge_phase_a_past_challenge_is_refused_unless_int
     proc = run_bundle("--out", tmp_path / "b", "--allow-closed", *args)
     assert proc.returncode == 0, proc.stderr
     assert "no phase accepts submissions on" not in proc.stdout
-    assert "    Test             2021-04-15 00:00:00 to 2021-06-05 23:59:59    closed\n" in \
+    assert "    Test             2021-04-15 00:00:00 to 2021-06-05 23:59:59    closed             " \
+        "at most 2 a day, 20 in all\n" in \
         proc.stdout
     # One phase: nothing for Codabench's v1.5 importer to end early.
     assert "Do not upload a -codalab.zip" not in proc.stdout

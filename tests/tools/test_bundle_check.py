@@ -290,6 +290,13 @@ CASES = [
     ("v2 missing column", V2,
      dict(edit_yaml=lambda d: d["leaderboards"][0]["columns"].pop()),
      "no column for the score keys iou_weed_cluster"),
+    ("v2 column key the program never writes", V2,
+     dict(edit_yaml=_v2_column(1, key="iou_backgrounds")),
+     "columns iou_backgrounds are not keys the scoring program writes"),
+    ("v2 extra column", V2,
+     dict(edit_yaml=lambda d: d["leaderboards"][0]["columns"].append(
+         {"title": "Rank", "key": "rank", "index": 10, "sorting": "asc", "precision": 0})),
+     "columns rank are not keys the scoring program writes"),
     ("v2 column key too long", V2, dict(edit_yaml=_v2_column(1, key="iou_" + "x" * 40)),
      "the platform stores at most 36"),
     ("v2 ranked by another column", V2, dict(edit_yaml=_set(["leaderboards", 0, "primary_index"], 3)),
@@ -322,6 +329,11 @@ CASES = [
     ("v2 unknown submission rule", V2,
      dict(edit_yaml=_set(["leaderboards", 0, "submission_rule"], "Force_Worst")),
      "'Force_Worst' is not one of Add, Add_And_Delete"),
+    ("v2 forced rule in a phase of several tasks", V2,
+     dict(edit_yaml=lambda d: (d["tasks"].append(dict(d["tasks"][0], index=1)),
+                               d["phases"][0].update(tasks=[0, 1]))),
+     "leaderboards[0].submission_rule: Force_Best in a phase of several tasks (Test): Codabench "
+     "applies it to each task's child submission"),
     ("v2 fact-sheet question without a key", V2,
      dict(edit_yaml=_del(["fact_sheet", "method_name", "key"])),
      "fact_sheet.method_name: a question has exactly the keys key, type, title, selection, "
@@ -370,6 +382,14 @@ def test_a_time_limit_above_the_codabench_queue_cap_is_a_warning(good, tmp_path)
                      edit_yaml=_set(["phases", 0, "execution_time_limit"], 1200))
     assert not report.errors
     assert "exceeds the 600 s cap" in "\n".join(report.lines())
+
+
+def test_a_phase_without_a_daily_limit_is_a_warning(good, tmp_path):
+    report = rewrite(good / V15, tmp_path / V15,
+                     edit_yaml=_del(["phases", 1, "max_submissions_per_day"]))
+    assert not report.errors, errors_of(report)
+    assert "phases.1: no max_submissions_per_day: CodaLab then allows 999 a day" in \
+        "\n".join(report.line(p) for p in report.warnings)
 
 
 def test_on_the_organizers_own_queue_a_long_time_limit_is_no_warning(good, tmp_path):

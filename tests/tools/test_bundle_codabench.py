@@ -23,6 +23,8 @@ for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_prog
 
 import agrivision_data as rawdata  # noqa: E402
 import bundle_check  # noqa: E402
+import bundle_settings  # noqa: E402
+import codabench_source  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
@@ -35,45 +37,12 @@ DOCS_COMMAND = ["bundle.sh", "--reference", "reference_data", "--start", "2027-0
                 "2027-05-31"]
 DOCS_NOW = "2026-11-30 20:18:57"
 
-# The keys Codabench's v2 unpacker reads, written down from codalab/codabench at commit
-# c7dbc756b07b133f8e552ae626fab54817ed93f3 (read there, not copied from tools/bundle_check.py):
-#   src/apps/competitions/tasks.py:382                      version
-#   src/apps/competitions/unpackers/v2.py:12-28             the competition's fields
-#   src/apps/competitions/unpackers/v2.py:50, 70, 113, 164, 186, 245
-#                                                           pages, tasks, solutions, terms,
-#                                                           phases, leaderboards
-#   src/apps/competitions/unpackers/base_unpacker.py:202, 210   image, queue
-#   src/apps/competitions/unpackers/v2.py:52, 61            a page's file, title
-#   src/apps/competitions/unpackers/v2.py:76-97             a task's
-#   src/apps/competitions/unpackers/v2.py:119-154           a solution's
-#   src/apps/competitions/unpackers/v2.py:186-235           a phase's
-#   src/apps/api/serializers/leaderboards.py:50-60          a leaderboard's (LeaderboardSerializer
-#                                                           gets it whole: base_unpacker.py:317)
-#   src/apps/api/serializers/leaderboards.py:19-29          a column's (ColumnSerializer)
-UNPACKER_READS = {
-    "": ["version", "title", "registration_auto_approve", "docker_image",
-         "enable_detailed_results", "show_detailed_results_in_submission_panel",
-         "show_detailed_results_in_leaderboard", "auto_run_submissions",
-         "can_participants_make_submissions_public", "make_programs_available",
-         "make_input_data_available", "description", "competition_type", "fact_sheet",
-         "reward", "contact_email", "forum_enabled", "pages", "tasks", "solutions", "terms",
-         "image", "queue", "phases", "leaderboards"],
-    "pages": ["file", "title"],
-    "tasks": ["index", "key", "name", "description", "ingestion_only_during_scoring",
-              "ingestion_program", "input_data", "scoring_program", "reference_data"],
-    "solutions": ["index", "tasks", "key", "path", "name", "description"],
-    "phases": ["index", "name", "description", "start", "end", "max_submissions_per_day",
-               "max_submissions", "auto_migrate_to_this_phase", "hide_output",
-               "hide_prediction_output", "hide_score_output", "tasks", "execution_time_limit",
-               "public_data", "starting_kit"],
-    "leaderboards": ["id", "primary_index", "title", "key", "columns", "hidden",
-                     "submission_rule"],
-    "columns": ["id", "computation", "computation_indexes", "title", "key", "sorting", "index",
-                "hidden", "precision"],
-}
-# Leaderboard.SUBMISSION_RULES, src/apps/leaderboards/models.py:7-20 (same commit).
-CODABENCH_RULES = ["Add", "Add_And_Delete", "Add_And_Delete_Multiple", "Force_Last",
-                   "Force_Latest_Multiple", "Force_Best"]
+# The keys Codabench's v2 unpacker reads and the values it accepts, parsed from a verbatim
+# extract of codalab/codabench's source at the commit it names (tests/support/
+# codabench_source.py; test_the_extract_is_the_platforms_source checks it against a clone).
+EXTRACT = codabench_source.committed()
+UNPACKER_READS = codabench_source.read_keys(EXTRACT)
+CODABENCH_RULES = codabench_source.submission_rules(EXTRACT)
 # CodaLab's keys for the rule (codalab/codalab-competitions c7ef5e28): the competition's
 # force_submission_to_leaderboard (apps/web/models.py:270, read at apps/web/tasks.py:624) and
 # disallow_leaderboard_modifying (models.py:271), the phase's
@@ -137,6 +106,11 @@ def build_all(folder):
     started = {
         "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
                      "--kits", tmp / "own-kits"),
+        # The Development phase on validation labels of other images than the test set's
+        # (the sample reference; the sample submission its predictions).
+        "dev": start("--reference", tmp / "own", "--dev-reference", "reference_data", "--out",
+                     tmp / "dev", "--no-smoke", "--kits", tmp / "dev-kits",
+                     "--dev-start", "2021-04-01"),
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW, as_user=True),
@@ -169,9 +143,34 @@ def builds(tmp_path_factory):
     return {k: (as_completed(p), pathlib.Path(out)) for k, (p, out) in made.items()}
 
 
-def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
+def test_the_extract_is_the_platforms_source():
+    """The committed extract is codalab/codabench's code at its commit, byte for byte (where a
+    clone is at hand: CODABENCH_GIT_DIR or the session's mirror; CI has none)."""
+    git_dir = codabench_source.git_dir()
+    if git_dir is None:
+        pytest.skip("no clone of codalab/codabench holding {} (set CODABENCH_GIT_DIR)".format(
+            codabench_source.COMMIT))
+    assert codabench_source.extract(git_dir) == EXTRACT
+
+
+def test_the_check_knows_what_the_unpacker_reads_and_accepts():
+    """bundle_check's and bundle_settings' lists are the platform's, as parsed from its code."""
     assert {k: sorted(v) for k, v in bundle_check.V2_READ.items()} == \
         {k: sorted(v) for k, v in UNPACKER_READS.items()}
+    # Every kind read somewhere (a parser that found nothing would make this test vacuous).
+    assert all(UNPACKER_READS.values()) and "submission_rule" in UNPACKER_READS["leaderboards"]
+    assert list(bundle_check.V2_SUBMISSION_RULES) == CODABENCH_RULES
+    assert list(bundle_check.V2_AUTO_RULES) == codabench_source.auto_rules(EXTRACT)
+    assert sorted(bundle_settings.CODABENCH_RULE.values()) == ["Add", "Force_Best", "Force_Last"]
+    keys, types = codabench_source.fact_sheet_rules(EXTRACT)
+    assert (set(bundle_settings.FACT_SHEET_KEYS), set(bundle_settings.FACT_SHEET_TYPES)) == \
+        (keys, types)
+    # Documented (Yaml-Structure.md:93) but read nowhere: our bundles must not rely on it.
+    assert "accepts_only_result_submissions" not in UNPACKER_READS["phases"]
+    assert "accepts_only_result_submissions" not in EXTRACT
+
+
+def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
     checked = 0
     for _, out in builds.values():
         for name, doc in v2_and_v15(out).items():
@@ -186,18 +185,22 @@ def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
                 assert board["submission_rule"] in CODABENCH_RULES
                 for col in board["columns"]:
                     assert set(col) <= set(UNPACKER_READS["columns"]), (name, col)
-    assert checked == 2 + 2 + 2 + 2 + 3   # every Codabench bundle built, the merged one too
+    assert checked == 2 + 2 + 2 + 2 + 2 + 3   # every Codabench bundle built, the merged one too
 
 
 def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
     expect = {"docs": ("Force_Best", "best"), "own": ("Force_Best", "best"),
+              "dev": ("Force_Best", "best"),
               "options": ("Force_Last", "last"),
               "ps-options": ("Add", "chosen"), "ps-merged": ("Force_Last", "last")}
     for key, (proc, out) in builds.items():
         rule, ours = expect[key]
         for name, doc in v2_and_v15(out).items():
             if name.endswith("-codabench.zip"):
-                assert [b["submission_rule"] for b in doc["leaderboards"]] == [rule], name
+                # The merged bundle's phases run two tasks: Add, whatever the option.
+                merged = len(doc["tasks"]) > 1 and len(doc["phases"][0]["tasks"]) > 1
+                assert [b["submission_rule"] for b in doc["leaderboards"]] == [
+                    "Add" if merged else rule], name
                 continue
             phases = list(doc["phases"].values())
             assert [p.get("force_best_submission_to_leaderboard") for p in phases] == \
@@ -207,15 +210,25 @@ def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):
             assert doc.get("disallow_leaderboard_modifying") is \
                 (True if ours != "chosen" else None), name
         assert "Leaderboard (--leaderboard {}, Codabench {})".format(ours, rule) in proc.stdout
+    # The reason for the source's default, beside the choice (the plan).
+    best = "best mIoU on the leaderboard"
+    assert "mIoU is higher (on an equal mIoU Codabench compares the next columns, then keeps " \
+           "the earlier one; CodaLab takes the newer). Default because the rules ask for a " \
+           "final package whose predictions match the team's " + best in builds["docs"][0].stdout
+    assert "even when it scores lower than the one before. (The source's default is best, " \
+           "because the rules ask for a final package whose predictions match the team's " + \
+           best + ".)" in builds["options"][0].stdout
+    assert "(The source's default is best, because a benchmark's leaderboard shows each " \
+           "participant's best result.)" in builds["ps-options"][0].stdout
 
 
 def test_registration_contact_and_queue(builds):
     for key, (proc, out) in builds.items():
-        approval = key in ("docs", "own", "ps-options")
+        approval = key in ("docs", "own", "dev", "ps-options")
         for name, doc in v2_and_v15(out).items():
             if name.endswith("-codabench.zip"):
                 assert doc["registration_auto_approve"] is (not approval), name
-                assert doc.get("contact_email") == (None if key in ("docs", "own") else
+                assert doc.get("contact_email") == (None if key in ("docs", "own", "dev") else
                                                     "organizers@example.org"), name
                 assert doc.get("queue") == (QUEUE if key in ("options", "ps-options")
                                             else None), name
@@ -225,6 +238,10 @@ def test_registration_contact_and_queue(builds):
                 assert not {"contact_email", "queue", "fact_sheet"} & set(doc), name
         assert "Registration (--registration {}): ".format(
             "approval" if approval else "auto") in proc.stdout
+    form = "because the rules ask teams to register through the organizers' form first"
+    assert "--registration auto lets anyone in. Default " + form + "." in builds["own"][0].stdout
+    assert "(Codabench registration_auto_approve: true, CodaLab has_registration: False). " \
+           "(The source's default is approval, " + form + ".)" in builds["options"][0].stdout
 
 
 def _codabench_accepts_fact_sheet(sheet):
@@ -277,6 +294,13 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
                      "competition/{}terms.html".format(
                          "" if track == "supervised" else "semi-supervised/"))
         assert "At most <strong>2 submissions a day and 20 in total</strong>" in terms
+        # CodaLab asks no fact sheet: its pages do not say it does (the same page otherwise).
+        codalab = page(default / "agrivision2021-{}-codalab.zip".format(track),
+                       "competition/{}overview.html".format(
+                           "" if track == "supervised" else "semi-supervised/"))
+        assert "asks" not in codalab and "Method name" not in codalab
+        assert codalab.replace("\n\n", "\n") == re.sub(r"<p>With every submission.*?</ul>", "",
+                                                      overview, flags=re.S).replace("\n\n", "\n")
     overview = page(options / "agrivision2021-supervised-codabench.zip",
                     "competition/overview.html")
     assert "At most <strong>3 submissions a day and 7 in total</strong> in the Development " \
@@ -303,10 +327,49 @@ def test_the_development_phase_on_both_platforms(builds):
     assert [(p["name"], p["tasks"]) for p in v2["phases"]] == [
         ("Development", [0]), ("Test", [1]), ("Post-challenge", [1])]
     assert v2["phases"][0]["end"] == "2021-04-14 23:59:59"
+    # The plan shows each phase's own limits.
+    assert "    Development      2021-03-18 00:00:00 to 2021-04-14 23:59:59    closed             " \
+           "at most 3 a day, 7 in all\n" in builds["options"][0].stdout
     assert [t["reference_data"] for t in v2["tasks"]] == ["dev_reference_data.zip",
                                                           "reference_data.zip"]
     with zipfile.ZipFile(str(out / "agrivision2021-supervised-codabench.zip")) as zf:
         assert "dev_reference_data.zip" in zf.namelist()
+
+
+def test_the_development_phase_through_the_kit(builds, tmp_path):
+    """Validation predictions, zipped by the kit against its dev_manifest.json (the test
+    manifest refuses them: other images), are scored in the Development phase."""
+    _, out = builds["dev"]
+    kit = out.parent / "dev-kits" / "supervised"
+    with open(str(kit / "dev_manifest.json")) as f:
+        dev = f.read()
+    assert sorted(n[:-4] for n in os.listdir(SAMPLE_SUBMISSION)) == \
+        sorted(re.findall(r'^ "([^"]+)":', dev, re.M))
+    make = os.path.join(str(kit), "make_submission.py")
+    refused = subprocess.run([sys.executable, make, SAMPLE_SUBMISSION, "-o",
+                              str(tmp_path / "x.zip")], capture_output=True, text=True,
+                             cwd=str(kit), timeout=120)
+    assert refused.returncode != 0 and not (tmp_path / "x.zip").exists()
+    made = subprocess.run([sys.executable, make, SAMPLE_SUBMISSION, "-o",
+                           str(tmp_path / "dev.zip"), "--manifest", "dev_manifest.json"],
+                          capture_output=True, text=True, cwd=str(kit), timeout=120)
+    assert made.returncode == 0, made.stdout + made.stderr
+    # --dev-start: the phase opens then and closes the second before Test opens.
+    docs = v2_and_v15(out)
+    v15 = docs["agrivision2021-supervised-codalab.zip"]["phases"]
+    assert (str(v15[1]["start_date"]), v15[1]["label"], str(v15[2]["start_date"])) == (
+        "2021-04-01", "Development", "2021-04-15")
+    v2 = docs["agrivision2021-supervised-codabench.zip"]["phases"][0]
+    assert (str(v2["start"]), v2["end"], v2["max_submissions"],
+            v2["max_submissions_per_day"]) == ("2021-04-01", "2021-04-14 23:59:59", 100, 5)
+    for name in ("agrivision2021-supervised-codabench.zip",
+                 "agrivision2021-supervised-codalab.zip"):
+        proc = dry_run(tmp_path / "dev.zip", "--bundle", out / name, "--quiet",
+                       now="2021-04-05")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert ", phase Development)" in proc.stdout
+    # Without a Development phase there is no such file.
+    assert not (out.parent / "own-kits" / "supervised" / "dev_manifest.json").exists()
 
 
 def test_the_dry_run_learns_the_phase_and_the_rule(builds):
@@ -319,6 +382,17 @@ def test_the_dry_run_learns_the_phase_and_the_rule(builds):
            "on the leaderboard." in proc.stdout
     assert "At the upload, Codabench asks (fact sheet): Method name (required); Code link " \
            "(URL), if public (optional); Number of model parameters" in proc.stdout
+
+
+def test_the_dry_run_says_a_chosen_row_waits_for_its_participant(builds):
+    _, out = builds["ps-options"]
+    sample = os.path.join(PLANETSCAPES, "starting_kit", "vqa", "sample_submission")
+    for platform in ("codabench", "codalab"):
+        proc = dry_run(sample, "--bundle", out / "planetscapes2027-vqa-{}.zip".format(platform),
+                       "--quiet")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert "On the leaderboard (rule: chosen): this row is not on the leaderboard until " \
+               "the participant puts it there." in proc.stdout, platform
 
 
 def test_bad_options_are_refused_before_anything_is_built(tmp_path):
@@ -492,6 +566,18 @@ def test_what_no_one_chose_is_the_definitions_own():
         bundle_settings.Settings("chosen", "auto")
 
 
+def test_a_reason_is_given_only_for_a_default_the_source_sets():
+    import bundle_settings
+    ok = bundle_settings.from_source({"leaderboard": "last", "why": {"leaderboard": "x"}}, "s")
+    assert bundle_settings.why_sentence("leaderboard", "last", ok) == " Default because x."
+    assert bundle_settings.why_sentence("registration", "auto", ok) == ""
+    for why, phrase in (({"registration": "x"}, "which settings does not set"),
+                        ({"leaderboard": ""}, "settings.why gives the reason"),
+                        ({"queue": "x"}, "settings.why gives the reason")):
+        with pytest.raises(ValueError, match=phrase):
+            bundle_settings.from_source({"leaderboard": "last", "why": why}, "s")
+
+
 def test_the_placeholder_of_every_task_kind(tmp_path):
     """tools/bundle_sample.py: a constant image of the lowest valid id per test image (of its
     size), or "yes" to every test question; nothing else."""
@@ -513,3 +599,38 @@ def test_the_placeholder_of_every_task_kind(tmp_path):
                                 {"question_id": 2, "answer": "yes"}]
     with pytest.raises(ValueError):
         bundle_sample.write_placeholder({"boxes": []}, str(tmp_path / "x"))
+
+
+def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
+    """The fact sheet is the source's (source.json settings), not a copy in the tools: another
+    one there is the bundle's, its pages' and the plan's."""
+    import bundle
+    import bundle_yaml
+    source = bundle_yaml.find_sources(ROOT)["agriculture-vision"]
+    sheet = {"team_size": {"key": "team_size", "type": "select", "title": "Team size",
+                           "selection": ["1", "2-5", "more"], "is_required": "true",
+                           "is_on_leaderboard": "false"}}
+    source = source._replace(settings=dict(source.settings, fact_sheet=sheet))
+    lines = []
+    result = bundle.build_bundles(str(tmp_path), source, bundle_yaml.Schedule(),
+                                  source.data("supervised").sample_reference, "raw",
+                                  lines.append)
+    bundle.plan_settings(result, lines.append)
+    v2 = [b for b in result.built if b.platform == "codabench"][0]
+    with zipfile.ZipFile(v2.path) as zf:
+        assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
+        assert "<li>Team size (required)</li>" in zf.read("competition/overview.html").decode()
+    assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
+
+
+def test_a_phase_without_limits_is_not_said_to_have_none():
+    """A phase that gives no limits has each platform's defaults (Codabench 5 a day and 100,
+    CodaLab 999 and 100), not none: the page says so rather than 'no limit'."""
+    import bundle_pages
+    lim = bundle_pages.Limits
+    ctx = bundle_pages.PageContext([], None, [], [lim("Development", None, None, 300),
+                                                  lim("Test", 2, 20, 300)])
+    assert bundle_pages.limits(ctx) == (
+        "At most <strong>2 submissions a day and 20 in total</strong> in the Test phase. The "
+        "Development phase: the platform's default limits. A submission's scoring may take up "
+        "to 300 s.")

@@ -139,7 +139,7 @@ def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_
 
 
 def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
-    first, second, _, _ = builds
+    first, second, a, _ = builds
     purposes = (
         "  Codabench (Benchmarks > Upload), by purpose:\n"
         "    planetscapes2027-semantic-codabench.zip      Semantic labeling alone, ranked by "
@@ -148,9 +148,22 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
         "the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-codabench.zip               {}: one competition scoring every "
         "task on each upload (a benchmark suite); a submission with a failed task ranks "
-        "first\n")
+        "first; participants add their submissions to its leaderboard (Add, whatever "
+        "--leaderboard)\n")
     assert purposes.format("built") in first.stdout
     assert purposes.format("not built (--merged)") in second.stdout
+    # Codabench's forced rules would put one task's part of a submission alone on the merged
+    # leaderboard: the merged bundle adds by hand, and says so where another rule was chosen.
+    assert "WARNING (merged bundle): its leaderboard rule is chosen (Add), not best: " \
+           "Codabench applies a forced rule to each task's part" in first.stdout
+    with zipfile.ZipFile(os.path.join(str(a), "planetscapes2027-codabench.zip")) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+        overview = zf.read("pages/overview.html").decode("utf-8")
+        kit = zipfile.ZipFile(io.BytesIO(zf.read("starting_kit.zip")))
+    assert [b["submission_rule"] for b in doc["leaderboards"]] == ["Add"]
+    assert "is not on the leaderboard until its participant puts it there" in overview
+    for track in ("semantic", "vqa"):
+        assert json.loads(kit.read(track + "/phase.json"))["leaderboard_rule"] == "chosen"
     for proc in (first, second):
         plan = proc.stdout.split("\nPlan (times UTC; now ", 1)[1]
         assert "    planetscapes2027-semantic-codalab.zip        semantic track\n" in plan
