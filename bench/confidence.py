@@ -4,8 +4,9 @@ drawn from populations whose score is known (bench/confidence_populations.py), e
 the scorer's own bootstrap code, and the share of test sets in which the promise holds.
 
     python3 bench/confidence.py                   # a quick look: 40 draws a cell
-    python3 bench/confidence.py --draws 1000 --methods today,percentile-clusters,scorer,\
-        bootstrap-holm,randomization --report bench/results-confidence.md      # the full run
+    python3 bench/confidence.py --draws 1000 --methods today,percentile-clusters,\
+        basic-clusters,scorer,bootstrap-holm,randomization \
+        --report bench/results-confidence.md                                   # the full run
 
 Parts (each figure with its binomial standard error, sqrt(p (1 - p) / draws)):
 1. coverage: per population and n = 50, 200, 1,000 units, the share of test sets whose 95%
