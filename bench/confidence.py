@@ -5,7 +5,7 @@ the scorer's own bootstrap code, and the share of test sets in which the promise
 
     python3 bench/confidence.py                   # a quick look: 40 draws a cell
     python3 bench/confidence.py --draws 1000 --methods today,percentile-clusters,\
-        basic-clusters,scorer,bootstrap-holm,randomization \
+        basic-clusters,studentized,scorer,bootstrap-holm,randomization \
         --report bench/results-confidence.md                                   # the full run
 
 Parts (each figure with its binomial standard error, sqrt(p (1 - p) / draws)):
@@ -187,10 +187,12 @@ def _gradient_and_widen(scores, reference):
                 ends, *ps_intervals.blind_terms(pops.Layout, averages, total)[key]))
 
 
-def _resampling(rows, clusters, scores, grouped: bool, reference=None, studentized=True):
+def _resampling(rows, clusters, scores, grouped: bool, reference=None, studentized=True,
+                widened=True):
     ids = ["F{:06d}_{:06d}".format(c, i) for i, c in enumerate(clusters)]
     order = sorted(range(len(ids)), key=ids.__getitem__)
     gradient, widen = _gradient_and_widen(scores, reference) if studentized else (None, None)
+    widen = widen if widened else None
     return Resampling("units", len(ids), lambda: ([ids[i] for i in order], rows[order]), scores,
                       group=resample_units.field_of if grouped else None, group_noun="clusters",
                       bounds=(0.0, 100.0 if scores is pops.vqa_accuracy else 1.0),
@@ -202,6 +204,16 @@ def scorer_intervals(rows, clusters, scores, resamples: int, reference=None) -> 
     clusters, widened for the classes the test set does not show."""
     conf = confidence.of_resampling(["k"] * len(scores(rows[0].tolist())),
                                     _resampling(rows, clusters, scores, True, reference),
+                                    resamples)
+    return [ends for _, ends in conf.intervals]
+
+
+def studentized_clusters(rows, clusters, scores, resamples: int, reference=None
+                         ) -> List[Interval]:
+    """The scorer's studentized interval without setting free the classes a test set does not
+    show (what the widening adds, measured apart)."""
+    conf = confidence.of_resampling(["k"] * len(scores(rows[0].tolist())),
+                                    _resampling(rows, clusters, scores, True, widened=False),
                                     resamples)
     return [ends for _, ends in conf.intervals]
 
@@ -224,7 +236,8 @@ def percentile_clusters(rows, clusters, scores, resamples: int, reference=None
 
 
 METHODS = {"today": today_intervals, "percentile-clusters": percentile_clusters,
-           "basic-clusters": basic_clusters, "scorer": scorer_intervals}
+           "basic-clusters": basic_clusters, "studentized": studentized_clusters,
+           "scorer": scorer_intervals}
 MAPS = {"today": today_map, "bootstrap-holm": bootstrap_map,
         "shifted-bootstrap": shifted_map, "randomization": randomization_map,
         "scorer": scorer_map}
