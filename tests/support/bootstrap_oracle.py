@@ -67,20 +67,27 @@ def ratio_spread(sample, terms_of):
     r_k = N_k / D_k over the K terms with D_k > 0, unit u moves the mean by
     phi_u = sum_k (num_uk - r_k den_uk) / D_k / K, and the spread is
     sum_u phi_u^2 - (sum_u phi_u)^2 / len(sample). None if no term has a denominator."""
-    parts = [terms_of(stat) for stat in sample]
-    width = len(parts[0]) if parts else 0
-    nums = [math.fsum(p[k][0] for p in parts) for k in range(width)]
-    dens = [math.fsum(p[k][1] for p in parts) for k in range(width)]
+    # A resample holds the same unit objects many times: each distinct one is worked out once
+    # and weighted by how often it was drawn (the same sums, unit by unit).
+    drawn, first = {}, {}
+    for stat in sample:
+        drawn[id(stat)] = drawn.get(id(stat), 0) + 1
+        first.setdefault(id(stat), stat)
+    parts = [(terms_of(first[key]), count) for key, count in drawn.items()]
+    width = len(parts[0][0]) if parts else 0
+    nums = [math.fsum(p[k][0] * c for p, c in parts) for k in range(width)]
+    dens = [math.fsum(p[k][1] * c for p, c in parts) for k in range(width)]
     live = [k for k in range(width) if dens[k]]
     if not live:
         return None
     phis = []
-    for p in parts:
+    for p, c in parts:
         phi = 0.0
         for k in live:
             phi += (p[k][0] - nums[k] / dens[k] * p[k][1]) / dens[k]
-        phis.append(phi / len(live))
-    return max(math.fsum(v * v for v in phis) - math.fsum(phis) ** 2 / len(phis), 0.0)
+        phis.append((phi / len(live), c))
+    return max(math.fsum(v * v * c for v, c in phis) - math.fsum(v * c for v, c in phis) ** 2
+               / len(sample), 0.0)
 
 
 def studentized_interval(values, spreads, point, spread0, bounds=(0.0, 1.0)):
