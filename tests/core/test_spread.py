@@ -137,3 +137,34 @@ def test_the_full_spread_of_rows_and_of_their_groups_agree():
     assert spread.full_spread(_gradient, total, rows=rows)[0] == pytest.approx(expected)
     assert spread.full_spread(_gradient, total, groups=bootstrap.distinct_rows(rows))[0] == \
         pytest.approx(expected)
+
+
+@settings(max_examples=30)
+@given(rows_strategy, st.booleans())
+def test_a_score_not_of_ratios_has_its_mean_influence_taken_out(rows, as_array):
+    """A mean over a fixed number of units (VQA's accuracy over its questions): the influences
+    g . x_u do not sum to 0, and the spread is their variance, not their mean square."""
+    n = len(rows)
+
+    def gradient(sums):
+        return [[1.0 / n, 0.0, 0.0, 0.0]]
+    table = np.array(rows, dtype=np.int64) if as_array else rows
+    sums, spreads = spread.resample_spreads(gradient, 1, table, resamples=30, seed=5)
+    assert sums == bootstrap.resample_sums(table, resamples=30, seed=5)
+    if bootstrap.uses_groups(n, len(bootstrap.distinct_rows(rows))):
+        return  # the group path: the other tests hold it
+    if as_array:
+        drawn = [c for _, block in bootstrap.unit_count_blocks(n, 30, 5) for c in block.tolist()]
+    else:
+        rand = random.Random(5).random
+        drawn = []
+        for _ in range(30):
+            counts = [0] * n
+            for _ in range(n):
+                counts[int(rand() * n)] += 1
+            drawn.append(counts)
+    for counts, s in zip(drawn, spreads):
+        phis = [r[0] / n for r, c in zip(rows, counts) for _ in range(c)]
+        expected = math.fsum(p * p for p in phis) - math.fsum(phis) ** 2 / n
+        # a spread of 0 in exact arithmetic may round to +-1e-14 either way
+        assert s[0] == pytest.approx(max(expected, 0.0), rel=1e-9, abs=1e-9)

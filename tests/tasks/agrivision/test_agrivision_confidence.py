@@ -27,11 +27,11 @@ def _lists(a):
 
 
 def make_set(root, res, images, policy="background", copies=1, seed=5, extra_config="",
-             absent=(), unpredicted=()):
+             absent=(), unpredicted=(), alone=()):
     """A raw reference and a submission; with copies > 1 each random image appears that many
     times under other ids; classes named in absent have no reference pixel, class ids in
-    unpredicted are never predicted (background instead). Returns {image id: the oracle's 9 x 9
-    matrix}."""
+    unpredicted are never predicted (background instead), and the pixels of a class named in
+    alone hold no other label. Returns {image id: the oracle's 9 x 9 matrix}."""
     rng = np.random.RandomState(seed)
     os.makedirs(res, exist_ok=True)
     mats = {}
@@ -42,6 +42,10 @@ def make_set(root, res, images, policy="background", copies=1, seed=5, extra_con
             labels[name][...] = 0
         for c in unpredicted:
             pred[pred == c] = 0
+        for name in alone:
+            for other in labels:
+                if other != name:
+                    labels[other][labels[name] == 1] = 0
         mat = oracle.confusion_one(_lists(b), _lists(m), {c: _lists(v) for c, v in labels.items()},
                                    _lists(storm), _lists(pred), policy)
         for j in range(copies):
@@ -152,6 +156,15 @@ def test_a_class_the_reference_lacks_is_set_free_in_the_interval(tmp_path):
     assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx(
         (low, (9 * high + 1) / 9), abs=1e-10)
     assert (low, (9 * high + 1) / 9) == pytest.approx(oracle_interval(mats), abs=1e-12)
+
+    # In the reference but never hit (never predicted, and its pixels hold no other label that
+    # a prediction could hit): IoU 0 with reference pixels, nothing to set free.
+    ref3, res3 = str(tmp_path / "ref3"), str(tmp_path / "res3")
+    mats = make_set(ref3, res3, 9, unpredicted=(6,), alone=("water",))
+    scores, _ = scored(ref3, res3, tmp_path / "out3")
+    assert scores["iou_water"] == 0.0
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx(
+        _core_interval(mats), abs=1e-10)
 
     ref2, res2 = str(tmp_path / "ref2"), str(tmp_path / "res2")
     mats = make_set(ref2, res2, 9, absent=("water",), unpredicted=(6,))
