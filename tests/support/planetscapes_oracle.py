@@ -18,6 +18,41 @@ def key(name):
     return re.sub("[^a-z0-9]+", "_", name.lower())
 
 
+_WALKED = {}  # id(image) -> (image, its content, its pixel pairs, its instances)
+
+
+def _content(image):
+    """What the image holds, to tell a cached walk from an image changed in place since."""
+    return tuple(a.tobytes() if hasattr(a, "tobytes") else repr(a) for a in image)
+
+
+def _walk(image):
+    content = _content(image)
+    cached = _WALKED.get(id(image))
+    if cached is None or cached[1] != content:
+        lab_img, inst_img, pred_img = image
+        pairs, pixels = {}, {}
+        for y in range(len(lab_img)):
+            for x in range(len(lab_img[y])):
+                pair = (int(lab_img[y][x]), int(pred_img[y][x]))
+                pairs[pair] = pairs.get(pair, 0) + 1
+        for y in range(len(inst_img)):
+            for x in range(len(inst_img[y])):
+                v = int(inst_img[y][x])
+                if v > 1000:
+                    pixels.setdefault(v, []).append(int(pred_img[y][x]))
+        _WALKED[id(image)] = (image, content, pairs, pixels)  # the image kept: its id stays
+    return _WALKED[id(image)]
+
+
+def _image_pairs(image):
+    return _walk(image)[2]
+
+
+def _image_instances(image):
+    return _walk(image)[3]
+
+
 def scores(rows, images, sizes=None):
     sizes = dict(sizes or {})
     label = {r["id"]: r for r in rows if r["id"] >= 0}
@@ -27,13 +62,12 @@ def scores(rows, images, sizes=None):
         if r["category"] not in categories:
             categories.append(r["category"])
 
-    # confusion counts, one pixel at a time: conf[(reference, prediction)]
+    # confusion counts, one pixel at a time: conf[(reference, prediction)] (each image walked
+    # once, however often a bootstrap resample holds it)
     conf = {}
-    for lab_img, _, pred_img in images:
-        for y in range(len(lab_img)):
-            for x in range(len(lab_img[y])):
-                pair = (int(lab_img[y][x]), int(pred_img[y][x]))
-                conf[pair] = conf.get(pair, 0) + 1
+    for image in images:
+        for pair, count in _image_pairs(image).items():
+            conf[pair] = conf.get(pair, 0) + count
 
     def m(r, p):
         return conf.get((r, p), 0)
@@ -68,14 +102,8 @@ def scores(rows, images, sizes=None):
 
     # instances: every value > 1000 of every instance image, one at a time
     instances = []  # (class id, size, pixels predicted as the class, predicted values)
-    for _, inst_img, pred_img in images:
-        pixels = {}
-        for y in range(len(inst_img)):
-            for x in range(len(inst_img[y])):
-                v = int(inst_img[y][x])
-                if v > 1000:
-                    pixels.setdefault(v, []).append(int(pred_img[y][x]))
-        for v, preds in pixels.items():
+    for image in images:
+        for v, preds in _image_instances(image).items():
             c = v // 1000
             if label[c]["ignore_in_eval"]:
                 continue
