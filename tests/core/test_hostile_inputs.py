@@ -21,6 +21,7 @@ from agrivision_data import SMALL_IDS, SMALL_SIZE, save, write_reference, write_
 from scoring.commands import score as cli
 from scoring import zips as archive
 from scoring.formats.label_png.prediction import max_prediction_bytes, read_prediction
+from zip_headers import patch_zip
 
 KIT = os.path.join(ROOT, "starting_kit")
 if KIT not in sys.path:
@@ -274,28 +275,15 @@ def _zip_of_good(tmp_path, name="sub.zip", method=zipfile.ZIP_STORED, arcname=la
     return path
 
 
-def _patch_zip(path, offset_in_header, value_bytes):
-    """Set a field in every local and central header (their layouts differ by 4 bytes...):
-    offset_in_header is the field's offset in the local header."""
-    data = bytearray(path.read_bytes())
-    for sig, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
-        pos = data.find(sig)
-        while pos >= 0:
-            at = pos + offset_in_header + shift
-            data[at:at + len(value_bytes)] = value_bytes
-            pos = data.find(sig, pos + 4)
-    path.write_bytes(bytes(data))
-
-
 def _encrypted(tmp_path):
     path = _zip_of_good(tmp_path)
-    _patch_zip(path, 6, struct.pack("<H", 1))          # general purpose flag: encrypted
+    patch_zip(path, 6, struct.pack("<H", 1))          # general purpose flag: encrypted
     return path
 
 
 def _deflate64(tmp_path):
     path = _zip_of_good(tmp_path, method=zipfile.ZIP_DEFLATED)
-    _patch_zip(path, 8, struct.pack("<H", 9))          # compression method 9: Deflate64
+    patch_zip(path, 8, struct.pack("<H", 9))          # compression method 9: Deflate64
     return path
 
 
@@ -390,7 +378,7 @@ def test_a_zip_bomb_is_refused_before_anything_is_written(tmp_path, ref):
     with zipfile.ZipFile(str(path), "w", zipfile.ZIP_STORED) as zf:
         for k in range(5):
             zf.writestr("zeros%d.png" % k, bytes(10))
-    _patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))   # uncompressed size
+    patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))   # uncompressed size
     assert sum(i.file_size for i in zipfile.ZipFile(str(path)).infolist()) > 16 * 1024 ** 3
     started = time.monotonic()
     proc = run_score("--ref", ref, "--res", path)

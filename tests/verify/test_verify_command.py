@@ -20,6 +20,7 @@ from PIL import Image
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import PROGRAM, run_main
+from zip_headers import patch_zip
 from scoring.commands import compare as compare_cli
 from scoring.commands import score as score_cli
 from scoring.commands import verify as cli
@@ -235,22 +236,9 @@ def test_a_hostile_package_is_refused_by_name_and_nothing_lands_outside_out(tmp_
     assert sorted(os.listdir(str(tmp_path / "out"))) == ["verdict.html", "verdict.json"]
 
 
-def _patch_zip(path, offset_in_header, value_bytes):
-    """Set a field in every local and central header (offset_in_header: the field's offset in
-    the local header; the central header's is 2 bytes further)."""
-    data = bytearray(path.read_bytes())
-    for sig, shift in ((b"PK\x03\x04", 0), (b"PK\x01\x02", 2)):
-        pos = data.find(sig)
-        while pos >= 0:
-            at = pos + offset_in_header + shift
-            data[at:at + len(value_bytes)] = value_bytes
-            pos = data.find(sig, pos + 4)
-    path.write_bytes(bytes(data))
-
-
 def _encrypted(tmp_path):
     path = package(tmp_path)
-    _patch_zip(path, 6, struct.pack("<H", 1))            # general purpose flag: encrypted
+    patch_zip(path, 6, struct.pack("<H", 1))            # general purpose flag: encrypted
     return path, "is encrypted (password-protected)"
 
 
@@ -259,7 +247,7 @@ def _bomb(tmp_path):
     with zipfile.ZipFile(str(path), "w", zipfile.ZIP_STORED) as zf:
         for k in range(5):
             zf.writestr("submission/results/z{}.png".format(k), bytes(10))
-    _patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))  # each declares 4 GiB: 20 GiB in all
+    patch_zip(path, 22, struct.pack("<I", 0xFFFFFFF0))  # each declares 4 GiB: 20 GiB in all
     return path, "it unpacks to more than 17,179,869,184 bytes (16 GiB), the limit"
 
 
