@@ -85,6 +85,22 @@ def _naive(rows, counts):
     return max(math.fsum(p * p for p in phis) - math.fsum(phis) ** 2 / len(phis), 0.0)
 
 
+def _unit_draws(n, resamples, seed, as_array):
+    """Per resample, how often the unit sampler drew each unit: numpy's blocks for an array,
+    the pure-Python stream written out (unit int(u n)) for a list."""
+    if as_array:
+        return [c for _, block in bootstrap.unit_count_blocks(n, resamples, seed)
+                for c in block.tolist()]
+    rand = random.Random(seed).random
+    drawn = []
+    for _ in range(resamples):
+        counts = [0] * n
+        for _ in range(n):
+            counts[int(rand() * n)] += 1
+        drawn.append(counts)
+    return drawn
+
+
 rows_strategy = st.lists(st.tuples(*[st.integers(0, 40)] * 4), min_size=1, max_size=40)
 
 
@@ -100,18 +116,8 @@ def test_the_sums_are_resample_sums_and_each_spread_is_the_formula(rows, as_arra
             n, len(np.unique(table, axis=0)))):
         ordered, drawn = bootstrap.group_counts(groups, 60, 7)
         units = ordered
-    elif as_array:
-        drawn = [c for _, block in bootstrap.unit_count_blocks(n, 60, 7) for c in block.tolist()]
-        units = rows
     else:
-        rand = random.Random(7).random
-        drawn = []
-        for _ in range(60):
-            counts = [0] * n
-            for _ in range(n):
-                counts[int(rand() * n)] += 1
-            drawn.append(counts)
-        units = rows
+        drawn, units = _unit_draws(n, 60, 7, as_array), rows
     for counts, s in zip(drawn, spreads):
         expected = _naive(units, counts)
         if expected is None:
@@ -153,17 +159,7 @@ def test_a_score_not_of_ratios_has_its_mean_influence_taken_out(rows, as_array):
     assert sums == bootstrap.resample_sums(table, resamples=30, seed=5)
     if bootstrap.uses_groups(n, len(bootstrap.distinct_rows(rows))):
         return  # the group path: the other tests hold it
-    if as_array:
-        drawn = [c for _, block in bootstrap.unit_count_blocks(n, 30, 5) for c in block.tolist()]
-    else:
-        rand = random.Random(5).random
-        drawn = []
-        for _ in range(30):
-            counts = [0] * n
-            for _ in range(n):
-                counts[int(rand() * n)] += 1
-            drawn.append(counts)
-    for counts, s in zip(drawn, spreads):
+    for counts, s in zip(_unit_draws(n, 30, 5, as_array), spreads):
         phis = [r[0] / n for r, c in zip(rows, counts) for _ in range(c)]
         expected = math.fsum(p * p for p in phis) - math.fsum(phis) ** 2 / n
         # a spread of 0 in exact arithmetic may round to +-1e-14 either way
