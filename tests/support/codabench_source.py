@@ -103,15 +103,27 @@ def read_keys(text):
     return keys
 
 
-def submission_rules(text):
-    """The values of Leaderboard.SUBMISSION_RULES (the serializer refuses any other)."""
-    names, rules, inside = {}, [], False
-    for path, _, code in source_lines(text):
-        if not path.endswith("leaderboards/models.py"):
-            continue
+def _leaderboard_models(text):
+    """The code lines of leaderboards/models.py in the extract."""
+    return [code for path, _, code in source_lines(text)
+            if path.endswith("leaderboards/models.py")]
+
+
+def _rule_names(lines):
+    """Leaderboard's rule constants: {FORCE_BEST: "force_best", ...}."""
+    names = {}
+    for code in lines:
         found = re.match(r"""\s*([A-Z_]+) = ["'](\w+)["']$""", code)
         if found:
             names[found.group(1)] = found.group(2)
+    return names
+
+
+def submission_rules(text):
+    """The values of Leaderboard.SUBMISSION_RULES (the serializer refuses any other)."""
+    lines = _leaderboard_models(text)
+    names, rules, inside = _rule_names(lines), [], False
+    for code in lines:
         if "SUBMISSION_RULES = (" in code:
             inside = True
         elif inside and code.strip() == ")":
@@ -124,13 +136,9 @@ def submission_rules(text):
 def auto_rules(text):
     """Leaderboard.AUTO_SUBMISSION_RULES: the rules under which the platform, not the
     participant, puts a submission on the leaderboard."""
-    names = {}
-    for path, _, code in source_lines(text):
-        if not path.endswith("leaderboards/models.py"):
-            continue
-        found = re.match(r"""\s*([A-Z_]+) = ["'](\w+)["']$""", code)
-        if found:
-            names[found.group(1)] = found.group(2)
+    lines = _leaderboard_models(text)
+    names = _rule_names(lines)
+    for code in lines:
         found = re.match(r"\s*AUTO_SUBMISSION_RULES = \[(.*)\]", code)
         if found:
             return [names[n.strip()] for n in found.group(1).split(",")]
