@@ -30,7 +30,7 @@ import time
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
-COMPARE = os.path.join(ROOT, "scoring_program", "compare.py")
+COMPARE = os.path.join(ROOT, "organizer", "compare.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 sys.path.insert(0, HERE)
 

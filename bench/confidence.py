@@ -43,11 +43,12 @@ import numpy as np
 HERE = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(HERE)
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
+sys.path.insert(0, os.path.join(ROOT, "organizer"))
 sys.path.insert(0, HERE)
 
 import confidence_populations as pops  # noqa: E402
 from scoring import confidence, resample_units  # noqa: E402
-from scoring.compare import pair_tests, paired  # noqa: E402
+from organizing.compare import pair_tests, paired  # noqa: E402
 from scoring.metrics import bootstrap  # noqa: E402
 from scoring.metrics import unseen  # noqa: E402
 from scoring.task_api import Resampling  # noqa: E402

@@ -11,7 +11,7 @@
    a rank column, a CodaLab export (`0.5123 (12)` cells, dense ranks) and a Codabench export
    (`<user>-<submission id>` names, 10 decimals, CRLF). 50 x 20,000 is about 21 MB of CSV.
 2. Reads every file once, untimed (warm page cache).
-3. Runs the real command, `python3 scoring_program/generalist.py CONFIG --out TMP`, in its own
+3. Runs the real command, `python3 organizer/generalist.py CONFIG --out TMP`, in its own
    process, --repeat times, with every output: the three files and the ranking printed on
    stdout (captured into a file): wall time, CPU time (user + sys, os.wait4: no other process
    mixes in) and peak RSS of that process (its VmHWM); best wall / CPU, largest RSS.
@@ -25,8 +25,10 @@
 5. Prints a Markdown report (and writes it to --report). Targets (issue 17), on the full case:
    wall <= 10 s and peak RSS <= 500 MB with every output written.
 
---program DIR runs another copy of scoring_program (e.g. an older commit, extracted with
-`git archive <commit> scoring_program | tar -x -C /tmp/old`) for before/after figures; its
+--program DIR runs another copy of the organizer's folder, with the scoring_program/ and kit/ it
+stands on beside it (e.g. an older commit, extracted with
+`git archive <commit> organizer scoring_program kit | tar -x -C /tmp/old`, then
+--program /tmp/old/organizer) for before/after figures; its
 outputs are checked the same way (the rank range only if it writes one).
 
 Exit status: 0 measured (targets may FAIL: reported, not an error, unless --strict); 1 a
@@ -51,7 +53,7 @@ from fractions import Fraction
 from typing import Dict, List, Optional, Tuple
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
-PROGRAM = os.path.join(ROOT, "scoring_program")
+PROGRAM = os.path.join(ROOT, "organizer")
 GENERATOR_VERSION = "1"          # bump when the generated files change
 PRESENT = 0.85
 EPS = 1e-12
@@ -356,7 +358,7 @@ def main(argv=None) -> int:
     p.add_argument("--models", type=int, default=20000)
     p.add_argument("--seed", type=int, default=2024)
     p.add_argument("--data", default=os.path.join(ROOT, "bench", "data"))
-    p.add_argument("--program", default=PROGRAM, help="the scoring_program folder to run")
+    p.add_argument("--program", default=PROGRAM, help="the organizer folder to run")
     p.add_argument("--repeat", type=int, default=1)
     p.add_argument("--no-check", action="store_true", help="skip the reference computation")
     p.add_argument("--report", help="also write the Markdown report here")

@@ -58,7 +58,7 @@ from scoring.tasks.planetscapes_semantic.labels import key_name  # noqa: E402
 
 H, W = 1024, 2048  # Cityscapes' frame (--height / --width change it, for tests)
 STAMP_FORMAT = 2
-PACK = os.path.join(ROOT, "scoring_program", "pack.py")
+PACK = os.path.join(ROOT, "organizer", "pack.py")
 LAYOUTS = ("raw", "packed")
 # Targets per layout. Issue 17: the raw layout (what every participant's dry run and every
 # cityscapesScripts user meets) at most 1.3 x the decode floor / CPUs and 3x faster than
@@ -523,7 +523,7 @@ def main(argv=None):
         "Data: {} synthetic scenes of {} x {} in the Cityscapes format and ids (bench/planetscapes.py "
         "with tools/make_planetscapes_sample.py's scene drawer, seed {}){}: label ids (8-bit), "
         "instance ids (16-bit), predictions (8-bit). Bytes: labels {:,}, instances {:,}, "
-        "predictions {:,}; packed reference (scoring_program/pack.py) {:,}. Every file was read "
+        "predictions {:,}; packed reference (organizer/pack.py) {:,}. Every file was read "
         "once, untimed, before the timed steps ({:,} bytes).".format(
             n, args.width, args.height, args.seed, "" if made else " (cached)", sizes["labels"],
             sizes["instances"],

@@ -5,7 +5,7 @@
     python3 bench/run.py --images 1000 --report bench/results-1000.md
 
 1. Generates a synthetic reference (raw layout) and a prediction set with tools/make_sample.py,
-   and packs the reference with scoring_program/pack.py. Both are cached under --data and reused
+   and packs the reference with organizer/pack.py. Both are cached under --data and reused
    when a stamp file there says they were made with the same --images and --seed.
 2. Reads every file once, untimed, so every timed run sees a warm page cache.
 3. Times the decode floor (every PNG decoded once with Pillow in this one process).
@@ -45,8 +45,9 @@ from PIL import Image
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
+ORGANIZER = os.path.join(ROOT, "organizer")
 SCORE = os.path.join(PROGRAM, "score.py")
-PACK = os.path.join(PROGRAM, "pack.py")
+PACK = os.path.join(ORGANIZER, "pack.py")
 MAKE_SAMPLE = os.path.join(ROOT, "tools", "make_sample.py")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
@@ -64,7 +65,7 @@ PACKED_STAMP = "packed-stamp.json"
 STAMP_FORMAT = 2
 # The packed cache is rebuilt when these change (the packer's output depends on them).
 PACKER_SOURCES = ("scoring/tasks/agrivision/packed.py", "scoring/tasks/agrivision/classes.py",
-                  "scoring/commands/pack.py")
+                  "organizer/organizing/commands/pack.py")
 LAYOUTS = ("raw", "packed")
 MB = 1e6  # memory and the 500 MB target in decimal megabytes
 
@@ -233,7 +234,7 @@ def prepare_data(args, layouts):
             _remove(ds.packed)
             _remove(os.path.join(ds.dir, PACKED_STAMP))
             seconds = _run_tool([sys.executable, PACK, ds.raw, ds.packed, "--workers", str(cpus),
-                                 "--progress-every", "30"], "scoring_program/pack.py")
+                                 "--progress-every", "30"], "organizer/pack.py")
             ds.packed_stamp = {"raw": ds.stamp, "packer": packer_sha1(),
                                "pack_seconds": round(seconds, 2),
                                "pack_workers": cpus}
@@ -848,7 +849,7 @@ def main(argv=None):
     else:
         data_line = "Data: {:,} images from {} (--skip-generate, no stamp).".format(n, ds.dir)
     if "packed" in layouts:
-        data_line += " Packed with scoring_program/pack.py in {:.1f} s{}.".format(
+        data_line += " Packed with organizer/pack.py in {:.1f} s{}.".format(
             ds.packed_stamp.get("pack_seconds", 0), "" if ds.packed_now else " (cached)")
 
     # Files of each layout: the reference's PNGs and the predictions.

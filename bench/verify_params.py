@@ -9,7 +9,7 @@ seconds, in memory that does not grow with the file (tensor data is never read).
    assembled opcode by opcode, one stored data/ record per tensor) of the given sizes in a
    temporary folder: float32 tensors of 4 M elements (16 MB) each, plus a BatchNorm-like set of
    buffers, so the 2 GB file holds 128 weight tensors and 512 M parameters.
-2. Counts each in a fresh process (scoring.verify.params.count_file), cold process, warm page
+2. Counts each in a fresh process (final_package.params.count_file), cold process, warm page
    cache; wall time (Python's start and imports included) and the process's peak resident
    memory (VmHWM of /proc/self/status on Linux: ru_maxrss would also count the pages fork
    copied from this process before exec; ru_maxrss elsewhere).
@@ -37,8 +37,8 @@ import torch_files  # noqa: E402  (the hand-made torch.save writer the tests use
 TENSOR_ELEMENTS = 4 << 20     # 16 MB of float32 per weight tensor
 COUNT = """
 import sys, json
-sys.path.insert(0, {program!r})
-from scoring.verify.params import count_file
+sys.path[:0] = [{program!r}, {kit!r}]
+from final_package.params import count_file
 r = count_file(sys.argv[1], "bench.pth")
 hwm = None
 try:  # this process's own peak (Linux), not counting what fork copied before exec
@@ -73,7 +73,7 @@ def build(path: str, size_mb: int) -> int:
 
 def measure(path: str):
     """(wall seconds, peak RSS in MB, the counter's JSON answer) of one counting process."""
-    code = COUNT.format(program=os.path.join(ROOT, "scoring_program"))
+    code = COUNT.format(program=os.path.join(ROOT, "scoring_program"), kit=os.path.join(ROOT, "kit"))
     start = time.monotonic()
     proc = subprocess.Popen([sys.executable, "-c", code, path], stdout=subprocess.PIPE)
     out = proc.stdout.read()

@@ -23,7 +23,7 @@
        the packed reference the bundle ships (docs/vqa-packed-format.md);
    (d) the same on the raw reference (annotations.json).
    Packing is not timed with the scorer: it happens once, at bundle time. The packed reference
-   is made with scoring_program/pack.py next to the raw set (data/vqa-<n>-<seed>/packed, cached
+   is made with organizer/pack.py next to the raw set (data/vqa-<n>-<seed>/packed, cached
    with a stamp of the raw set and of the packer's sources, as bench/run.py caches the
    Agriculture-Vision one) and its one-off cost is reported on its own line.
    Both scorer runs must give the same scores, and agree with the baseline and the official
@@ -52,9 +52,9 @@ from typing import Dict, List
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
-PACK = os.path.join(ROOT, "scoring_program", "pack.py")
+PACK = os.path.join(ROOT, "organizer", "pack.py")
 # The packed cache is rebuilt when these change (the packer's output depends on them).
-PACKER_SOURCES = ("scoring/commands/pack.py", "scoring/readers/packed_manifest.py") + tuple(
+PACKER_SOURCES = ("../organizer/organizing/commands/pack.py", "scoring/readers/packed_manifest.py") + tuple(
     "scoring/tasks/planetscapes_vqa/{}.py".format(m)
     for m in ("packed", "reference", "normalize", "tables", "task"))
 BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")
@@ -122,7 +122,7 @@ def generator_digest() -> str:
 def packer_digest() -> str:
     digest = hashlib.sha1()
     for rel in PACKER_SOURCES:
-        with open(os.path.join(ROOT, "scoring_program", rel), "rb") as f:
+        with open(os.path.normpath(os.path.join(ROOT, "scoring_program", rel)), "rb") as f:
             digest.update(f.read())
     return digest.hexdigest()
 
@@ -404,7 +404,7 @@ def main(argv=None) -> int:
         lines.append("| {} | {:.2f} | {:.2f} | {:.0f} |".format(label, r["wall"], r["cpu"],
                                                                r["rss"]))
     lines.append("")
-    lines.append("Packing (once, at bundle time; not in the rows above): scoring_program/pack.py "
+    lines.append("Packing (once, at bundle time; not in the rows above): organizer/pack.py "
                  "took {:.2f} s wall, {:.2f} s CPU, {:.0f} MB peak RSS; annotations.json {} -> "
                  "packed-annotations.json {} ({:.1f}x smaller; questions.json, {}, is copied "
                  "as it is).".format(packing["pack_wall"], packing["pack_cpu"],

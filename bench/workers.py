@@ -17,7 +17,7 @@ choice. The default must never be slower than all CPUs: engine.default_workers u
 the smallest N* (the slowest layout's).
 
 Data: tools/make_sample.py writes --data/raw and --data/pred (max(--sizes) images; --data
-defaults to a folder in the system's temp dir) and scoring_program/pack.py packs the reference
+defaults to a folder in the system's temp dir) and organizer/pack.py packs the reference
 into --data/packed; reused when present.
 """
 import argparse
@@ -32,6 +32,7 @@ import numpy as np
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 PROGRAM = os.path.join(ROOT, "scoring_program")
+ORGANIZER = os.path.join(ROOT, "organizer")
 sys.path.insert(0, PROGRAM)
 
 from scoring import engine  # noqa: E402
@@ -47,7 +48,7 @@ def _prepare(data: str, n: int) -> None:
         subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_sample.py"), "--out",
                         os.path.join(data, "raw"), "--images", str(n), "--submission",
                         os.path.join(data, "pred")], check=True, stdout=subprocess.DEVNULL)
-        subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), os.path.join(data, "raw"),
+        subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py"), os.path.join(data, "raw"),
                         os.path.join(data, "packed")], check=True, stdout=subprocess.DEVNULL)
 
 

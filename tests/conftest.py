@@ -22,7 +22,13 @@ except ImportError:  # not POSIX: each worker builds its own (built_once)
 
 TESTS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TESTS)
-PROGRAM = os.path.join(ROOT, "scoring_program")
+PROGRAM = os.path.join(ROOT, "scoring_program")      # the worker's program
+ORGANIZER = os.path.join(ROOT, "organizer")          # the organizer's commands
+KIT = os.path.join(ROOT, "kit")                      # the kits' tools and final_package
+# The Agriculture-Vision samples (competitions/agriculture-vision/): its reference and kit source.
+AGRIVISION = os.path.join(ROOT, "competitions", "agriculture-vision")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
+AV_KIT = os.path.join(AGRIVISION, "starting_kit")
 # The Planetscapes samples (competitions/planetscapes/): each task's reference and kit source.
 PLANETSCAPES = os.path.join(ROOT, "competitions", "planetscapes")
 SEM_REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
@@ -31,13 +37,19 @@ VQA_REF = os.path.join(PLANETSCAPES, "reference_data", "vqa")
 VQA_KIT = os.path.join(PLANETSCAPES, "starting_kit", "vqa")
 # The scoring program, the tests' shared helpers (oracles, data builders) and this folder (for
 # `from conftest import ...` in the test folders, which mirror the source tree).
-for p in (PROGRAM, os.path.join(TESTS, "support"), TESTS):
+for p in (PROGRAM, KIT, ORGANIZER, os.path.join(TESTS, "support"), TESTS):
     if p not in sys.path:
         sys.path.insert(0, p)
 # The CodaLab v1 worker's form waits 3 s after writing its page (scoring/commands/score.py,
 # HTML_SETTLE_SECONDS) for the platform's watcher; the tests dry-run that form dozens of times.
 # Every command they start inherits this; the tests of the wait itself set it back.
 os.environ.setdefault("SCORING_HTML_SETTLE_SECONDS", "0")
+
+
+def entry_point(command):
+    """The path of a command by its file name: score.py is the worker's, the others the
+    organizer's."""
+    return os.path.join(PROGRAM if command == "score.py" else ORGANIZER, command)
 
 
 def run_score(*args, timeout=120):
@@ -147,7 +159,7 @@ def bundle_in_process(argv, now=None):
 
 def run_pack(*args, timeout=300):
     """pack.py as a subprocess; returns CompletedProcess with text output."""
-    return subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py")] + [str(a) for a in args],
+    return subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py")] + [str(a) for a in args],
                           capture_output=True, text=True, timeout=timeout)
 
 
@@ -157,7 +169,7 @@ def pack_either(argv, real):
     if real:
         proc = run_pack(*argv)
         return proc.returncode, proc.stdout, proc.stderr
-    from scoring.commands import pack as cli
+    from organizing.commands import pack as cli
     return run_main(cli.main, argv)
 
 

@@ -47,6 +47,7 @@ TOOLS = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(TOOLS)
 sys.path.insert(0, TOOLS)
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
+sys.path.insert(0, os.path.join(ROOT, "kit"))   # final_package: the final package's rules
 
 import bundle_check  # noqa: E402
 import bundle_dates  # noqa: E402
@@ -138,32 +139,22 @@ def open_reference(ref_dir: str):
 
 def final_rules(ref_dir: str):
     """The final-submission rules the reference's config.yaml states (`final_submission:`,
-    scoring/verify/rules.py), as verify.py and the kit's check_final.py will apply them: the
+    kit/final_package/rules.py), as verify.py and the kit's check_final.py will apply them: the
     terms page says the same limit ({{max_params}}), and a broken block is refused now rather
     than when the winners are verified."""
     from scoring.config import read_config
     from scoring.problems import ScoringError
-    from scoring.verify import rules
+    from final_package import rules
     try:
         return rules.read(read_config(ref_dir))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
 
 
-# What only organizers run (on their own machines): left out of the program the worker receives,
-# which runs score.py alone (tests/core/test_import_layers.py: nothing score.py imports reaches
-# these). The starting kit keeps the whole program: its check_final.py counts parameters.
-ORGANIZER_ONLY = ("compare.py", "consensus.py", "generalist.py", "verify.py", "scoring/compare/",
-                  "scoring/generalist/", "scoring/verify/", "scoring/commands/compare.py",
-                  "scoring/commands/consensus.py", "scoring/commands/generalist.py",
-                  "scoring/commands/verify.py")
-
-
 def worker_program(root: str) -> List[Tuple[str, str]]:
-    """The scoring program's files the worker needs: all but ORGANIZER_ONLY."""
-    return [(name, path) for name, path in collect(root)
-            if not any(name == o or (o.endswith("/") and name.startswith(o))
-                       for o in ORGANIZER_ONLY)]
+    """The worker's program: the scoring_program folder, whole. What only organizers run lives
+    in organizer/ and never reaches it (tests/core/test_import_layers.py holds score.py to it)."""
+    return collect(root)
 
 
 def reference_manifest(task, reference) -> Dict[str, Any]:
@@ -228,7 +219,10 @@ def kit_contents(data: bundle_yaml.TrackData, track: bundle_yaml.Track, referenc
     reference's public files it names, the task's manifest, phase.json and the reference's
     config.yaml as reference_config.yaml (task, label table, options; no labels): the dry run
     scores validation labels in the dataset's layout, which have none, with it."""
-    entries = list(data.kit.files)
+    entries = []  # type: List[Tuple[str, str]]
+    for name, path in data.kit.files:   # a folder (the kit's final_package/) goes in whole
+        entries += (collect(path, prefix=name.rstrip("/") + "/") if os.path.isdir(path)
+                    else [(name, path)])
     config = reference_config_file(reference)
     if config:
         entries.append((dry_run.REFERENCE_CONFIG, config))
@@ -867,7 +861,7 @@ def build_parser() -> argparse.ArgumentParser:
                "refused. BUNDLE_NOW=DATE in the environment stands for now.")
     p.add_argument("--competition", metavar="NAME", default=DEFAULT_COMPETITION,
                    help="which competition to build, by the name in its source.json "
-                        "(competition/source.json, competitions/NAME/source.json; default "
+                        "(competitions/NAME/source.json; default "
                         "%(default)s)")
     p.add_argument("--reference", metavar="[TRACK=]DIR", action="append",
                    help="the test labels to pack, raw layout (default: the source's sample); "

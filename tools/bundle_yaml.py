@@ -1,6 +1,6 @@
 """Every track's competition yaml, v1.5 and v2, from one source definition and a schedule.
 
-A competition's source (competition/source.json for Agriculture-Vision; one folder per
+A competition's source (competitions/agriculture-vision/source.json for Agriculture-Vision; one folder per
 competition, see Source) names its base definition, a CodaLab v1.5 competition.yaml, and its
 track overlays (<tracks>/<track>.yaml, only what differs: title, description, rules pages),
 merged over the base. The dates come from the base definition unless the organizer's Schedule
@@ -170,13 +170,11 @@ def _source_from(path: str) -> Source:
 
 
 def find_sources(repo: str) -> Dict[str, Source]:
-    """Every competition of the repository: competition/source.json (the flagship, whose
-    definition sits at the repository root) and competitions/<name>/source.json (one folder per
-    further competition)."""
-    paths = [os.path.join(repo, "competition", SOURCE_FILE)]
+    """Every competition of the repository: competitions/<name>/source.json, one folder each,
+    Agriculture-Vision (the flagship) included."""
     extra = os.path.join(repo, "competitions")
-    if os.path.isdir(extra):
-        paths += [os.path.join(extra, d, SOURCE_FILE) for d in sorted(os.listdir(extra))]
+    paths = ([os.path.join(extra, d, SOURCE_FILE) for d in sorted(os.listdir(extra))]
+             if os.path.isdir(extra) else [])
     sources = {}  # type: Dict[str, Source]
     for path in paths:
         if os.path.isfile(path):

@@ -283,12 +283,14 @@ def _parse_yaml_doc(text: str, what: str) -> Dict[str, Any]:
 
 
 def find_phase_info() -> Tuple[Optional[Dict[str, Any]], str]:
-    """phase.json beside this script (starting kit), else the repository's competition.yaml."""
+    """phase.json beside this script (starting kit), else the flagship competition.yaml of the
+    repository (competitions/agriculture-vision/)."""
     path = os.path.join(HERE, PHASE_FILE)
     if os.path.isfile(path):
         with open(path, encoding="utf-8") as f:
             return json.load(f), path
-    repo_yaml = os.path.join(os.path.dirname(HERE), "competition.yaml")
+    repo_yaml = os.path.join(os.path.dirname(HERE), "competitions", "agriculture-vision",
+                             "competition.yaml")
     if os.path.isfile(repo_yaml) and yaml is not None:
         with open(repo_yaml, encoding="utf-8") as f:
             return phase_info_from_yaml(_parse_yaml_doc(f.read(), repo_yaml)), repo_yaml

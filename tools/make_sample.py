@@ -22,8 +22,9 @@ may differ in the last bit between versions and CPUs).
 Needs Python 3.7+, numpy >= 1.16 and Pillow >= 6.1 only.
 
 Usage:
-    python3 tools/make_sample.py --out reference_data --images 40 --seed 2021 \\
-        --submission starting_kit/sample_submission
+    python3 tools/make_sample.py --out competitions/agriculture-vision/reference_data \\
+        --images 40 --seed 2021 \\
+        --submission competitions/agriculture-vision/starting_kit/sample_submission
 """
 
 import argparse

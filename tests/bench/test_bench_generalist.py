@@ -37,10 +37,11 @@ def test_generalist_bench_end_to_end(tmp_path):
 
 
 def test_generalist_bench_catches_a_wrong_result(tmp_path):
-    program = tmp_path / "scoring_program"
-    shutil.copytree(os.path.join(ROOT, "scoring_program"), str(program),
-                    ignore=shutil.ignore_patterns("__pycache__"))
-    path = program / "scoring" / "generalist" / "consistency.py"
+    for folder in ("organizer", "scoring_program", "kit"):
+        shutil.copytree(os.path.join(ROOT, folder), str(tmp_path / "code" / folder),
+                        ignore=shutil.ignore_patterns("__pycache__"))
+    program = tmp_path / "code" / "organizer"
+    path = program / "organizing" / "generalist" / "consistency.py"
     text = path.read_text(encoding="utf-8")
     wrong = text.replace("return min(1.0, max(eps, math.exp(log_sum / m)))",
                          "return min(1.0, max(eps, math.exp(log_sum / m) * (1 + 2 ** -52)))")

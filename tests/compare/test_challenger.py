@@ -3,7 +3,7 @@ package's R sources define it (testThenRank, cor(method = "kendall"), quantile t
 consensus(method = "euclidean"))."""
 import pytest
 
-from scoring.compare import challenger
+from organizing.compare import challenger
 
 
 def test_test_then_rank_by_hand():
@@ -52,7 +52,7 @@ def test_consensus_by_hand():
 
 
 def test_the_map_says_when_it_cannot_mark_any_cell():
-    from scoring.compare import page_challenger
+    from organizing.compare import page_challenger
     doc = {"models": [{}] * 8, "units": 10, "noun": "fields"}
     # 2 / 2**10 = 0.00195 > 0.05 / 28 = 0.00179
     assert "With 10 resampled fields no pair can reach a p-value below 0.002" in \

@@ -16,16 +16,16 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from scoring.compare import pair_tests
+from organizing.compare import pair_tests
 import agrivision_oracle as oracle
 import bootstrap_oracle
 from agrivision_data import random_image, write_reference
-from conftest import PROGRAM, run_score
+from conftest import ORGANIZER, run_score
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-COMPARE = os.path.join(PROGRAM, "compare.py")
+COMPARE = os.path.join(ORGANIZER, "compare.py")
 SIZE = (10, 12)
 IMAGES = 9
 

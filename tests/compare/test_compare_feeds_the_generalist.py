@@ -9,13 +9,13 @@ import sys
 
 import pytest
 
-from conftest import PROGRAM, ROOT, VQA_KIT, VQA_REF
+from conftest import AGRIVISION, ORGANIZER, VQA_KIT, VQA_REF
 from generalist_util import run_generalist, write_case
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-COMPARE = os.path.join(PROGRAM, "compare.py")
+COMPARE = os.path.join(ORGANIZER, "compare.py")
 
 
 def compare(ref, out, *subs):
@@ -33,7 +33,7 @@ def boards(tmp_path_factory):
     tmp = tmp_path_factory.mktemp("boards")
     av_subs = tmp / "av"
     av_subs.mkdir()
-    sample = os.path.join(ROOT, "starting_kit", "sample_submission")
+    sample = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
     import shutil
     import numpy as np
     from PIL import Image
@@ -45,7 +45,7 @@ def boards(tmp_path_factory):
         a = np.array(Image.open(os.path.join(sample, name)))
         Image.fromarray((a + rng.randint(0, 2, a.shape)).clip(0, 8).astype(np.uint8)).save(
             str(av_subs / "cirrus" / name))
-    av = compare(os.path.join(ROOT, "reference_data"), tmp / "av_out", av_subs)
+    av = compare(os.path.join(AGRIVISION, "reference_data"), tmp / "av_out", av_subs)
 
     vqa_subs = tmp / "vqa"
     with open(os.path.join(VQA_KIT, "sample_submission", "results.json")) as f:

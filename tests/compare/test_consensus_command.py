@@ -5,9 +5,9 @@ import os
 import subprocess
 import sys
 
-from conftest import PROGRAM
+from conftest import ORGANIZER
 
-CONSENSUS = os.path.join(PROGRAM, "consensus.py")
+CONSENSUS = os.path.join(ORGANIZER, "consensus.py")
 
 
 def run(*args):

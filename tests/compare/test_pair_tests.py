@@ -7,7 +7,7 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from scoring.compare import pair_tests, paired
+from organizing.compare import pair_tests, paired
 from scoring.task_api import Resampling
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.

@@ -6,7 +6,7 @@ every resample); a model better on every unit is better in every resample, p = 1
 import numpy as np
 from hypothesis import given, settings, strategies as st
 
-from scoring.compare import paired
+from organizing.compare import paired
 from scoring.task_api import Resampling
 import pytest
 

@@ -7,7 +7,7 @@ import os
 
 import pytest
 
-from conftest import ROOT, run_main, run_score
+from conftest import AGRIVISION, ROOT, run_main, run_score
 from scoring import confidence, registry
 from scoring.commands import score as cli
 from scoring.tasks.agrivision.task import AgricultureVision
@@ -16,7 +16,8 @@ from scoring.tasks.agrivision.task import AgricultureVision
 pytestmark = pytest.mark.compat
 
 SAMPLES = {
-    "agriculture-vision": ("reference_data", "starting_kit/sample_submission",
+    "agriculture-vision": ("competitions/agriculture-vision/reference_data",
+                           "competitions/agriculture-vision/starting_kit/sample_submission",
                            {"miou_ci_low": 0.3745183878, "miou_ci_high": 0.7753493753}),
     "planetscapes-semantic": ("competitions/planetscapes/reference_data/semantic",
                               "competitions/planetscapes/starting_kit/semantic/sample_submission",
@@ -51,8 +52,8 @@ def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch)
     monkeypatch.setattr(cli, "TASKS", tasks)
     monkeypatch.setattr(registry, "TASKS", tasks)
     code, out, err = run_main(cli.main, [
-        "--ref", os.path.join(ROOT, "reference_data"),
-        "--res", os.path.join(ROOT, "starting_kit", "sample_submission"),
+        "--ref", os.path.join(AGRIVISION, "reference_data"),
+        "--res", os.path.join(AGRIVISION, "starting_kit", "sample_submission"),
         "--out", tmp_path, "--task", "no-intervals", "--workers", "1"])
     assert code == 0, err
     assert "No confidence interval: Agriculture-Vision gives no per-unit statistics to " \

@@ -7,14 +7,17 @@ import sys
 import numpy as np
 from PIL import Image
 
-from conftest import ROOT, VQA_REF, run_score
+from conftest import ROOT, AGRIVISION, VQA_REF, run_score
 
-KIT = os.path.join(ROOT, "starting_kit")
-AV_REF = os.path.join(ROOT, "reference_data")
+KIT = os.path.join(ROOT, "kit")
+AV_KIT = os.path.join(AGRIVISION, "starting_kit")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
 
 
 def _check(path):
-    return subprocess.run([sys.executable, os.path.join(KIT, "check_submission.py"), str(path)],
+    # The repository's kit tools have no manifest beside them (a built kit has): the flagship's.
+    return subprocess.run([sys.executable, os.path.join(KIT, "check_submission.py"), str(path),
+                           "--manifest", os.path.join(AV_KIT, "manifest.json")],
                           capture_output=True, text=True, timeout=120)
 
 
@@ -50,8 +53,8 @@ def test_one_near_miss_is_not_called_another_split(tmp_path):
     """Files named around the test ids (a prefix) are misnamed, not another split's."""
     res = tmp_path / "res"
     res.mkdir()
-    for name in sorted(os.listdir(os.path.join(KIT, "sample_submission"))):
-        Image.open(os.path.join(KIT, "sample_submission", name)).save(str(res / ("pred_" + name)))
+    for name in sorted(os.listdir(os.path.join(AV_KIT, "sample_submission"))):
+        Image.open(os.path.join(AV_KIT, "sample_submission", name)).save(str(res / ("pred_" + name)))
     proc = _check(res)
     assert proc.returncode == 1 and "test split" not in proc.stderr
     assert "named around a test image id" in proc.stderr

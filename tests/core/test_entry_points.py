@@ -9,18 +9,19 @@ import sys
 
 import pytest
 
-from conftest import PROGRAM, ROOT, VQA_KIT, VQA_REF, pack_either, run_main
-from scoring.commands import pack as pack_command
+from conftest import ORGANIZER, PROGRAM, ROOT, entry_point, VQA_KIT, VQA_REF, pack_either, run_main
+from organizing.commands import pack as pack_command
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
 SAMPLES = {
-    "agriculture-vision": ("reference_data", "starting_kit/sample_submission"),
+    "agriculture-vision": ("competitions/agriculture-vision/reference_data",
+                           "competitions/agriculture-vision/starting_kit/sample_submission"),
     "planetscapes-vqa": (VQA_REF, os.path.join(VQA_KIT, "sample_submission")),
 }
 SCORE = os.path.join(PROGRAM, "score.py")
-PACK = os.path.join(PROGRAM, "pack.py")
+PACK = os.path.join(ORGANIZER, "pack.py")
 
 
 def sample(task):
@@ -86,7 +87,7 @@ def test_a_refusal_keeps_its_exit_status_when_both_streams_are_gone(tmp_path, co
     read_end, write_end = os.pipe()
     os.close(read_end)
     try:
-        code = subprocess.run([sys.executable, os.path.join(PROGRAM, command)] +
+        code = subprocess.run([sys.executable, entry_point(command)] +
                               [str(a) for a in args], stdout=write_end, stderr=write_end,
                               timeout=120).returncode
     finally:
@@ -150,8 +151,9 @@ def test_a_package_missing_when_the_command_is_imported_is_one_line(tmp_path, co
     blocker = tmp_path / "blocker"
     blocker.mkdir()
     (blocker / "sitecustomize.py").write_text(
-        _IMPORT_FAILS.format(module="scoring.commands." + command))
-    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, command + ".py"), "--help"],
+        _IMPORT_FAILS.format(module=("scoring" if command == "score" else "organizing") +
+                             ".commands." + command))
+    proc = subprocess.run([sys.executable, entry_point(command + ".py"), "--help"],
                           capture_output=True, text=True, timeout=60,
                           env=dict(os.environ, PYTHONPATH=str(blocker)))
     _one_line(proc, "PyYAML", "5.1")
@@ -162,7 +164,7 @@ def test_a_package_missing_when_the_command_is_imported_is_one_line(tmp_path, co
 def test_without_pyyaml(tmp_path, command):
     ref, res = sample("planetscapes-vqa")
     args = ["--ref", ref, "--res", res] if command == "score.py" else [ref, str(tmp_path / "p")]
-    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, command)] + args,
+    proc = subprocess.run([sys.executable, entry_point(command)] + args,
                           capture_output=True, text=True, timeout=120,
                           env=_blocked(tmp_path, "yaml"))
     _one_line(proc, "PyYAML", "5.1")
@@ -176,7 +178,7 @@ def test_an_image_task_without_numpy_or_pillow(tmp_path, command, module, pip_na
     ref, res = sample("agriculture-vision")
     out = tmp_path / "out"
     args = ["--ref", ref, "--res", res, "--out", out] if command == "score.py" else [ref, out]
-    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, command)] +
+    proc = subprocess.run([sys.executable, entry_point(command)] +
                           [str(a) for a in args], capture_output=True, text=True, timeout=120,
                           env=_blocked(tmp_path, module))
     _one_line(proc, pip_name, minimum)
@@ -206,7 +208,7 @@ def test_compare_py_without_a_package(tmp_path, module, pip_name, minimum):
     traceback without PyYAML and an INTERNAL ERROR without numpy or Pillow)."""
     ref, res = sample("agriculture-vision")
     out = tmp_path / "out"
-    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "compare.py"), "--ref", ref,
+    proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "compare.py"), "--ref", ref,
                            "--out", str(out), res], capture_output=True, text=True,
                           timeout=120, env=_blocked(tmp_path, module))
     _one_line(proc, pip_name, minimum)

@@ -10,9 +10,9 @@ import sys
 
 import pytest
 
-from conftest import PROGRAM, ROOT, VQA_KIT
+from conftest import ORGANIZER, ROOT, PROGRAM, VQA_KIT
 
-KIT = os.path.join(ROOT, "starting_kit")
+KIT = os.path.join(ROOT, "kit")
 
 
 def _kit_module(name, folder):
@@ -32,7 +32,8 @@ def _module(name):
         tool = name[4:]
         return _kit_module(tool, KIT if os.path.isfile(os.path.join(KIT, tool + ".py"))
                            else VQA_KIT)
-    return importlib.import_module("scoring.commands." + name)
+    package = "scoring" if name == "score" else "organizing"
+    return importlib.import_module(package + ".commands." + name)
 
 
 # command -> arguments its parser accepts (the body never sees them)
@@ -167,6 +168,8 @@ def test_a_bad_option_is_argparse_s_usage_and_exit_2(name):
 
 def test_every_command_module_is_in_the_table():
     """A new command (verify.py...) joins the table above, so the frame's situations cover it."""
-    folder = os.path.join(PROGRAM, "scoring", "commands")
-    found = {n[:-3] for n in os.listdir(folder) if n.endswith(".py")} - {"__init__", "frame"}
+    found = set()
+    for folder in (os.path.join(PROGRAM, "scoring", "commands"),
+                   os.path.join(ORGANIZER, "organizing", "commands")):
+        found |= {n[:-3] for n in os.listdir(folder) if n.endswith(".py")} - {"__init__", "frame"}
     assert found == {n for n in COMMANDS if not n.startswith("kit:")}

@@ -5,15 +5,15 @@ import os
 
 import pytest
 
-from conftest import ROOT, VQA_KIT, VQA_REF, run_main
-from scoring.commands import pack as pack_command
+from conftest import AGRIVISION, VQA_KIT, VQA_REF, run_main
+from organizing.commands import pack as pack_command
 from scoring.commands import score as cli
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-AV_REF = os.path.join(ROOT, "reference_data")
-AV_RES = os.path.join(ROOT, "starting_kit", "sample_submission")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
+AV_RES = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
 VQA_RES = os.path.join(VQA_KIT, "sample_submission")
 
 

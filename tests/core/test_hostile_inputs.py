@@ -16,14 +16,14 @@ import pytest
 from PIL import Image
 
 import broken_cases
-from conftest import PROGRAM, ROOT, run_main, run_score, score_either
+from conftest import ROOT, PROGRAM, run_main, run_score, score_either
 from agrivision_data import SMALL_IDS, SMALL_SIZE, save, write_reference, write_small_reference
 from scoring.commands import score as cli
 from scoring import zips as archive
 from scoring.formats.label_png.prediction import max_prediction_bytes, read_prediction
 from zip_headers import patch_zip
 
-KIT = os.path.join(ROOT, "starting_kit")
+KIT = os.path.join(ROOT, "kit")
 if KIT not in sys.path:
     sys.path.insert(0, KIT)
 import check_submission  # noqa: E402

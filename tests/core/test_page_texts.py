@@ -10,11 +10,11 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
+from conftest import AGRIVISION, AV_KIT, AV_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
 from generalist_util import SAMPLE as GENERALIST_SAMPLE, run_generalist
 
 SAMPLES = {
-    "agriculture-vision": ("reference_data", "starting_kit", "40 images"),
+    "agriculture-vision": (AV_REF, AV_KIT, "40 images"),
     "planetscapes-semantic": (SEM_REF, SEM_KIT, "12 images"),
     "planetscapes-vqa": (VQA_REF, VQA_KIT, "300 questions"),
 }
@@ -64,13 +64,13 @@ def test_planetscapes_categories_counted_as_the_table_shows_them(pages):
 def test_every_heat_map_is_the_shared_one(pages, tmp_path):
     """The confusion matrices, the significance map and the generalist's map: one SVG heat map
     in the shared figure and scroll box, its cell text at 11 px, no HTML-table heat map."""
-    sample = os.path.join(ROOT, "starting_kit", "sample_submission")
+    sample = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
     baseline = tmp_path / "all_background"
     baseline.mkdir()
     for name in os.listdir(sample):
         Image.fromarray(np.zeros((512, 512), np.uint8)).save(str(baseline / name))
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "compare.py"),
-                           "--ref", os.path.join(ROOT, "reference_data"), "--out",
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "compare.py"),
+                           "--ref", os.path.join(AGRIVISION, "reference_data"), "--out",
                            tmp_path / "cmp", sample, baseline], capture_output=True, text=True,
                           timeout=300)
     assert proc.returncode == 0, proc.stderr

@@ -16,7 +16,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
+from conftest import AGRIVISION, AV_KIT, AV_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, run_score
 from generalist_util import SAMPLE as GENERALIST_SAMPLE, run_generalist
 from kits_util import built_bundle, session_kits
 
@@ -43,13 +43,13 @@ def detailed_results(ref, kit):
 def comparison(factory):
     """The README's comparison: the sample submission against an all-background baseline."""
     tmp = factory.mktemp("comparison")
-    sample = os.path.join(ROOT, "starting_kit", "sample_submission")
+    sample = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
     baseline = tmp / "all_background"
     baseline.mkdir()
     for name in os.listdir(sample):
         Image.fromarray(np.zeros((512, 512), np.uint8)).save(str(baseline / name))
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "compare.py"),
-                           "--ref", os.path.join(ROOT, "reference_data"), "--out", tmp / "out",
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "compare.py"),
+                           "--ref", os.path.join(AGRIVISION, "reference_data"), "--out", tmp / "out",
                            sample, baseline], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     return [tmp / "out" / "comparison.html"]
@@ -94,12 +94,12 @@ def verification(factory):
     for name, claimed, keep_pdf in (("valid", "0.6133", True), ("broken", "0.7", False)):
         package = tmp / name
         shutil.copytree(os.path.join(ROOT, "samples", "final_submission"), str(package))
-        shutil.copytree(os.path.join(ROOT, "starting_kit", "sample_submission"),
+        shutil.copytree(os.path.join(AGRIVISION, "starting_kit", "sample_submission"),
                         str(package / "submission" / "results"))
         if not keep_pdf:
             os.remove(str(package / "submission" / "challenge_report.pdf"))
-        proc = subprocess.run([sys.executable, os.path.join(ROOT, "scoring_program", "verify.py"),
-                               str(package), "--ref", os.path.join(ROOT, "reference_data"),
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "verify.py"),
+                               str(package), "--ref", os.path.join(AGRIVISION, "reference_data"),
                                "--out", str(tmp / (name + "-out")), "--claimed", claimed],
                               capture_output=True, text=True, timeout=300)
         assert proc.returncode == (0 if keep_pdf else 1), proc.stderr
@@ -109,7 +109,7 @@ def verification(factory):
 
 # kind -> how the real commands make its pages: a function of tmp_path_factory -> the pages.
 PAGES = {
-    "detailed results, agriculture-vision": detailed_results("reference_data", "starting_kit"),
+    "detailed results, agriculture-vision": detailed_results(AV_REF, AV_KIT),
     "detailed results, planetscapes-semantic": detailed_results(SEM_REF, SEM_KIT),
     "detailed results, planetscapes-vqa": detailed_results(VQA_REF, VQA_KIT),
     "comparison": comparison,

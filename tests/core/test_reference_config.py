@@ -11,10 +11,10 @@ import sys
 
 import pytest
 
-from conftest import (PROGRAM, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_main,
+from conftest import (ORGANIZER, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_main,
                       run_score, score_either)
 from measured import run_measured
-from scoring.commands import pack as pack_cli
+from organizing.commands import pack as pack_cli
 from scoring.commands import score as score_cli
 from yaml_bombs import laughs
 
@@ -22,7 +22,8 @@ from yaml_bombs import laughs
 pytestmark = pytest.mark.compat
 
 SAMPLES = {
-    "agriculture-vision": ("reference_data", "starting_kit/sample_submission"),
+    "agriculture-vision": ("competitions/agriculture-vision/reference_data",
+                           "competitions/agriculture-vision/starting_kit/sample_submission"),
     "planetscapes-semantic": (SEM_REF, os.path.join(SEM_KIT, "sample_submission")),
     "planetscapes-vqa": (VQA_REF, os.path.join(VQA_KIT, "sample_submission")),
 }
@@ -181,7 +182,7 @@ def test_the_same_message_from_score_py_and_pack_py(references, tmp_path):
     ref = _with_config(references, "planetscapes-vqa", "raw", tmp_path,
                        _text("task: [a, b]\n"))
     scored = run_score("--ref", ref, "--res", os.path.join(ROOT, SAMPLES["planetscapes-vqa"][1]))
-    packed = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), ref,
+    packed = subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py"), ref,
                              str(tmp_path / "out")], capture_output=True, text=True, timeout=60)
     assert scored.returncode == packed.returncode == 3
     assert scored.stderr == packed.stderr and packed.stdout == ""

@@ -15,10 +15,10 @@ import sys
 
 import pytest
 
-from conftest import PROGRAM, ROOT
+from conftest import AGRIVISION, PROGRAM
 
-AV_REF = os.path.join(ROOT, "reference_data")
-AV_RES = os.path.join(ROOT, "starting_kit", "sample_submission")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
+AV_RES = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
 
 
 def _all_exception_classes():
@@ -36,8 +36,8 @@ def _samples():
     """One instance of every exception class the program defines."""
     from scoring import engine, problems, regular_file, safe_yaml, zips
     from scoring.formats.label_png import kinds as label_png_kinds
-    from scoring.commands import compare
-    from scoring.generalist.problems import InputProblems
+    from organizing.commands import compare
+    from organizing.generalist.problems import InputProblems
     from scoring.formats.label_png import png
     from scoring.formats.label_png.decode_errors import Undecodable
     from scoring.readers import bounded_json
@@ -48,8 +48,9 @@ def _samples():
     from scoring.tasks.planetscapes_vqa import packed as vqa_packed
     from scoring.tasks.planetscapes_vqa.problems import TWO_RESULTS
     from scoring.tasks.planetscapes_vqa.results import ResultsProblems
-    from scoring.verify import leaderboard, package, run as verify_run
-    from scoring.verify.params import detect, result as params_result
+    from organizing.verify import leaderboard, run as verify_run
+    from final_package import package
+    from final_package.params import detect, result as params_result
     log = problems.ProblemLog()
     log.add(problems.MISSING, "a.png", "no file")
     log.add(TWO_RESULTS, "results.json", "and b.json")

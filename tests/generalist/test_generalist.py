@@ -12,8 +12,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generalist_util import SAMPLE, by_model, rank_case, run_generalist
-from scoring.generalist import consistency as cons
-from scoring.generalist.consistency import Board
+from organizing.generalist import consistency as cons
+from organizing.generalist.consistency import Board
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -303,7 +303,7 @@ def test_s_is_the_exact_fraction(n, data):
 
 
 def test_write_atomically_leaves_nothing_on_failure(tmp_path):
-    from scoring.generalist import output
+    from organizing.generalist import output
     out = tmp_path / "out"
     with pytest.raises(TypeError):
         output.write_atomically(str(out), {"ranking.json": "{}", "ranking.csv": None})

@@ -5,7 +5,7 @@ import pytest
 
 from generalist_util import (by_model, codabench_export, codalab_export, generalist_either,
                              rank_case, run_generalist, write_case)
-from scoring.generalist import exports
+from organizing.generalist import exports
 
 # CodaLab Competitions, "Download CSV" (Competition.get_results_csv on Python 3): labels come out
 # as b'...', values as "<value> (<dense rank>)", one empty cell at the end of each data row.
@@ -356,8 +356,8 @@ def test_detect_compare():
 from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-from scoring.generalist import boards  # noqa: E402
-from scoring.generalist.consistency import competition_ranks  # noqa: E402
+from organizing.generalist import boards  # noqa: E402
+from organizing.generalist.consistency import competition_ranks  # noqa: E402
 
 
 @settings(max_examples=3000)

@@ -276,7 +276,7 @@ def test_symbolic_link_to_a_regular_board_is_followed(tmp_path):
 
 
 def test_board_larger_than_the_cap(tmp_path, monkeypatch):
-    from scoring.generalist import boards
+    from organizing.generalist import boards
     folder = tmp_path / "case"
     write_case(folder, CONFIG, GOOD)
     with open(str(folder / "a.csv"), "r+b") as f:      # sparse: no 64 MiB actually written
@@ -455,8 +455,8 @@ def test_a_package_imported_lazily_and_missing(monkeypatch):
     """main's own handler: a ModuleNotFoundError raised while running (a lazy import) gets the
     same one line, exit 2."""
     from conftest import run_main
-    from scoring.commands import generalist as cli
-    from scoring.generalist import config
+    from organizing.commands import generalist as cli
+    from organizing.generalist import config
 
     def missing(*args):
         raise ModuleNotFoundError("No module named 'yaml'", name="yaml")
@@ -504,7 +504,7 @@ _configs = st.fixed_dictionaries({"leaderboards": _boards}, optional={
 def test_any_configuration_is_used_or_refused_never_an_internal_error(tmp_path_factory, doc):
     import yaml
     from conftest import run_main
-    from scoring.commands import generalist as cli
+    from organizing.commands import generalist as cli
     folder = tmp_path_factory.mktemp("any")
     write_case(folder, yaml.safe_dump(doc, allow_unicode=True), GOOD)
     code, out, err = run_main(cli.main, [folder / "config.yaml"])
@@ -533,7 +533,7 @@ _HEADS = {"csv": "team,score\n", "codalab": "submission_pk,User,b'mAP'\r\n",
 def test_any_board_file_is_used_or_refused_never_an_internal_error(tmp_path_factory, kind,
                                                                      body):
     from conftest import run_main
-    from scoring.commands import generalist as cli
+    from organizing.commands import generalist as cli
     folder = tmp_path_factory.mktemp("anyboard")
     write_case(folder, _FUZZ_CONFIGS[kind], dict(GOOD, **{"a.csv": _HEADS[kind] + body}))
     code, out, err = run_main(cli.main, [folder / "config.yaml"])

@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generalist_util import SAMPLE, rank_case, run_generalist
-from scoring.generalist import consistency as cons
-from scoring.generalist.output import format_c
-from scoring.generalist.page import HEATMAP_MODELS, shown_value
+from organizing.generalist import consistency as cons
+from organizing.generalist.output import format_c
+from organizing.generalist.page import HEATMAP_MODELS, shown_value
 
 
 @pytest.mark.parametrize("value, text", [

@@ -9,8 +9,8 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from generalist_util import SAMPLE, by_model, rank_case, run_generalist
-from scoring.generalist import consistency as cons
-from scoring.generalist.consistency import Board
+from organizing.generalist import consistency as cons
+from organizing.generalist.consistency import Board
 
 
 def naive_ranking(boards, eps, min_lb):

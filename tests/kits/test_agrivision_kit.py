@@ -11,8 +11,9 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
-KIT = os.path.join(ROOT, "starting_kit")
+from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
+KIT = os.path.join(ROOT, "kit")
+AV_KIT = os.path.join(AGRIVISION, "starting_kit")
 PROGRAM = os.path.join(ROOT, "scoring_program")
 for path in (HERE, KIT, PROGRAM):
     if path not in sys.path:
@@ -138,13 +139,13 @@ def test_usage_errors_exit_2(ref, tmp_path):
 
 def test_the_committed_manifest_is_the_samples():
     """starting_kit/manifest.json must describe the committed sample (bundle.sh rewrites it)."""
-    sample = os.path.join(ROOT, "reference_data")
+    sample = os.path.join(AGRIVISION, "reference_data")
     if not os.path.isdir(os.path.join(sample, "boundaries")):
         pytest.skip("no sample reference yet")
     task = TASKS[DEFAULT]
     ids = sorted(n[:-4] for n in os.listdir(os.path.join(sample, "boundaries"))
                  if n.endswith(".png"))
-    with open(os.path.join(KIT, "manifest.json")) as f:
+    with open(os.path.join(AV_KIT, "manifest.json")) as f:
         committed = json.load(f)
     assert committed == task.make_manifest(task.open_reference(sample))
     assert sorted(committed["images"]) == ids

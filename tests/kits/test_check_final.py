@@ -12,21 +12,24 @@ import zipfile
 import pytest
 
 import torch_files
-from conftest import ROOT
+from conftest import AGRIVISION, ROOT
 from kits_util import session_kits
 
 pytestmark = pytest.mark.compat
 
-TOOL = os.path.join(ROOT, "starting_kit", "check_final.py")
-SAMPLE = os.path.join(ROOT, "starting_kit", "sample_submission")
+TOOL = os.path.join(ROOT, "kit", "check_final.py")
+SAMPLE = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
 FIXTURES = os.path.join(ROOT, "tests", "verify", "fixtures")
 COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
 PDF = b"%PDF-1.7\n1 0 obj << /Type /Pages /Count 2 >> endobj\n%%EOF\n"
 
 
 def run(*args, tool=TOOL):
-    return subprocess.run([sys.executable, tool] + [str(a) for a in args], capture_output=True,
-                          text=True, timeout=300)
+    # The repository's kit tools have no manifest beside them (a built kit has): the flagship's.
+    extra = ["--manifest", os.path.join(AGRIVISION, "starting_kit", "manifest.json")] \
+        if tool == TOOL else []
+    return subprocess.run([sys.executable, tool] + [str(a) for a in args] + extra,
+                          capture_output=True, text=True, timeout=300)
 
 
 def final_package(tmp_path, model="state_dict.pth", report=PDF, drop=None):
@@ -109,12 +112,19 @@ def test_the_built_kit_carries_it(tmp_path_factory, tmp_path):
     assert proc.returncode == 0, proc.stdout + proc.stderr
 
 
+def _lay_out_kit(kit):
+    """A kit as the bundle lays it out: the tools, final_package/, the program, the manifest."""
+    for name in ("check_final.py", "find_scoring.py"):
+        shutil.copy(os.path.join(ROOT, "kit", name), str(kit))
+    shutil.copy(os.path.join(AGRIVISION, "starting_kit", "manifest.json"), str(kit))
+    os.symlink(os.path.join(ROOT, "kit", "final_package"), str(kit / "final_package"))
+    os.symlink(os.path.join(ROOT, "scoring_program"), str(kit / "scoring_program"))
+
+
 def test_the_rules_of_the_kits_reference_config(tmp_path):
     kit = tmp_path / "kit"
     kit.mkdir()
-    for name in ("check_final.py", "find_scoring.py", "manifest.json"):
-        shutil.copy(os.path.join(ROOT, "starting_kit", name), str(kit))
-    os.symlink(os.path.join(ROOT, "scoring_program"), str(kit / "scoring_program"))
+    _lay_out_kit(kit)
     (kit / "reference_config.yaml").write_text("storm_damage: background\nfinal_submission:\n"
                                                "  max_params: 300\n")
     proc = run(final_package(tmp_path), tool=str(kit / "check_final.py"))
@@ -129,9 +139,7 @@ def test_without_pyyaml_the_defaults_apply_and_it_says_so(tmp_path):
     rules cannot be read, and the challenge's defaults apply, said in one note."""
     kit = tmp_path / "kit"
     kit.mkdir()
-    for name in ("check_final.py", "find_scoring.py", "manifest.json"):
-        shutil.copy(os.path.join(ROOT, "starting_kit", name), str(kit))
-    os.symlink(os.path.join(ROOT, "scoring_program"), str(kit / "scoring_program"))
+    _lay_out_kit(kit)
     (kit / "reference_config.yaml").write_text("final_submission:\n  max_params: 300\n")
     blocker = tmp_path / "blocker"
     blocker.mkdir()

@@ -17,10 +17,10 @@ import sys
 
 import pytest
 
-from conftest import ROOT, SEM_REF, VQA_REF
+from conftest import AGRIVISION, ROOT, SEM_REF, VQA_REF
 from kits_util import BUNDLE_SH, bundle_env, session_kits
 
-AV_REF = os.path.join(ROOT, "reference_data")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
 TRACKS = ["supervised", "semi-supervised", "semantic", "vqa", "merged"]
 # The validation splits where the READMEs' examples have them (under HOME).
 VALIDATION = {os.path.join("data", "Agriculture-Vision-2021", "val"): AV_REF,

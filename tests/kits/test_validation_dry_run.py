@@ -16,13 +16,13 @@ import zipfile
 
 import pytest
 
-from conftest import ROOT, SEM_REF, VQA_REF, built_once, run_score, score_either
+from conftest import AGRIVISION, SEM_REF, VQA_REF, built_once, run_score, score_either
 from kits_util import session_kits
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-AV_REF = os.path.join(ROOT, "reference_data")
+AV_REF = os.path.join(AGRIVISION, "reference_data")
 # kit -> the organizers' sample reference (with its config.yaml)
 KITS = {"supervised": AV_REF, "semantic": SEM_REF, "vqa": VQA_REF}
 

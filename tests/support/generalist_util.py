@@ -8,7 +8,7 @@ import sys
 import textwrap
 
 from conftest import ROOT  # noqa: E402
-COMMAND = os.path.join(ROOT, "scoring_program", "generalist.py")
+COMMAND = os.path.join(ROOT, "organizer", "generalist.py")
 SAMPLE = os.path.join(ROOT, "samples", "generalist")
 
 
@@ -41,7 +41,7 @@ def generalist_either(*args, real=True):
     if real:
         return run_generalist(*args)
     from conftest import run_main
-    from scoring.commands import generalist as cli
+    from organizing.commands import generalist as cli
     argv = [str(a) for a in args]
     code, out, err = run_main(cli.main, argv)
     return subprocess.CompletedProcess([sys.executable, COMMAND] + argv, code, out, err)

@@ -12,7 +12,7 @@ import json
 import os
 import sys
 
-from conftest import PROGRAM, ROOT
+from conftest import ROOT, entry_point
 
 _BENCH = []
 
@@ -30,7 +30,7 @@ def _bench():
 def run_measured(command, *args, timeout=60):
     """command: 'score.py', 'pack.py' (in scoring_program/) or a path. Returns a dict: rc, out,
     err, wall (s), rss (MB)."""
-    path = command if os.sep in command else os.path.join(PROGRAM, command)
+    path = command if os.sep in command else entry_point(command)
     try:
         r = _bench().measure_rusage([sys.executable, path] + [str(a) for a in args],
                                     timeout=timeout)

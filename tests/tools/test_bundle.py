@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
 from conftest import as_completed, built_once, built_twice, bundle_in_process, completed  # noqa: E402
 from conftest import score_either  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
@@ -28,7 +28,7 @@ import agrivision_data as rawdata  # noqa: E402
 from scoring.registry import DEFAULT, TASKS  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
-SAMPLE = os.path.join(ROOT, "reference_data", "boundaries")
+SAMPLE = os.path.join(AGRIVISION, "reference_data", "boundaries")
 NAMES = ["agrivision2021-{}-{}.zip".format(track, platform)
          for track in ("supervised", "semi-supervised") for platform in ("codalab", "codabench")]
 
@@ -150,7 +150,7 @@ def test_starting_kit_is_complete_and_standalone(builds, tmp_path):
             assert kit.read("reference_config.yaml") == f.read()
     phase = json.loads(kit.read("phase.json").decode())
     assert [c["key"] for c in phase["columns"]] == TASKS[DEFAULT].score_keys
-    with open(os.path.join(ROOT, "competition.yaml")) as f:
+    with open(os.path.join(AGRIVISION, "competition.yaml")) as f:
         phase15 = yaml.safe_load(f)["phases"][1]
     assert phase["execution_time_limit"] == phase15["execution_time_limit"]
     # Extracted alone (no ../scoring_program around it), its checker runs on its own copy.
@@ -185,7 +185,7 @@ def test_v2_yaml_is_derived_from_the_v15_yaml(builds):
         assert len(v2["tasks"]) == 1
     with zipfile.ZipFile(str(a / NAMES[0])) as zf:
         text = zf.read("competition.yaml").decode()
-    with open(os.path.join(ROOT, "competition.yaml")) as f:
+    with open(os.path.join(AGRIVISION, "competition.yaml")) as f:
         # The source's texts with their tokens as the default build fills them: the 2021
         # deadline's year, the sample's 40 images.
         source = yaml.safe_load(f.read().replace("{{year}}", "2021").replace(
@@ -422,7 +422,7 @@ def test_pages_and_titles_tell_the_bundles_own_dates_and_test_set(future):
     for name in FUTURE:
         bundle = out / name
         semi = "semi" in name
-        overview = _page(bundle, "competition/{}overview.html".format(
+        overview = _page(bundle, "pages/{}overview.html".format(
             "semi-supervised/" if semi else ""))
         assert "<h3>Timeline (UTC)</h3>\n<ul>\n" \
                "  <li>2027-03-01 00:00 UTC: the Test phase opens.</li>\n" \
@@ -432,11 +432,11 @@ def test_pages_and_titles_tell_the_bundles_own_dates_and_test_set(future):
                "</ul>" in overview
         assert "The test set has 3 images." in overview
         assert "Agriculture-Vision Prize Challenge 2027 &mdash;" in overview
-        terms = _page(bundle, "competition/{}terms.html".format("semi-supervised/" if semi else ""))
+        terms = _page(bundle, "pages/{}terms.html".format("semi-supervised/" if semi else ""))
         assert "runs from 2027-03-01 00:00 UTC to the deadline, 2027-05-31 23:59:59 UTC." in terms
         # How winners are verified, with the limit of the reference's final_submission: block
         assert "How winners are verified" in terms and "must be below 100M)" in terms
-        assert "the test set (3 images)" in _page(bundle, "competition/data.html")
+        assert "the test set (3 images)" in _page(bundle, "pages/data.html")
         with zipfile.ZipFile(str(bundle)) as zf:
             pages = [n for n in zf.namelist() if n.endswith(".html")]
             texts = " ".join(zf.read(n).decode() for n in pages + ["competition.yaml"])
@@ -491,7 +491,7 @@ def _definition():
     """competition.yaml, parsed (once: the property tests ask for it at every example), a
     copy of its own for each caller."""
     if not _DEFINITION:
-        with open(os.path.join(ROOT, "competition.yaml")) as f:
+        with open(os.path.join(AGRIVISION, "competition.yaml")) as f:
             _DEFINITION.append(yaml.safe_load(f))
     return copy.deepcopy(_DEFINITION[0])
 
@@ -563,7 +563,7 @@ def test_a_second_competition_is_a_source_folder(tmp_path):
     (folder / "pages").mkdir(parents=True)
     for page in ("overview", "evaluation", "data", "terms"):
         (folder / "pages" / (page + ".html")).write_text("<p>{}</p>".format(page))
-    (folder / "logo.png").write_bytes(open(os.path.join(ROOT, "competition", "logo.png"),
+    (folder / "logo.png").write_bytes(open(os.path.join(AGRIVISION, "logo.png"),
                                            "rb").read())
     doc = _definition()
     doc["title"] = "Another challenge"
@@ -574,9 +574,8 @@ def test_a_second_competition_is_a_source_folder(tmp_path):
     (folder / "source.json").write_text(json.dumps({
         "name": "other", "prefix": "other2030", "root": ".", "base_track": "main",
         "scoring_program": os.path.relpath(os.path.join(ROOT, "scoring_program"), str(folder)),
-        "sample_reference": os.path.relpath(os.path.join(ROOT, "reference_data"), str(folder)),
+        "sample_reference": os.path.relpath(os.path.join(AGRIVISION, "reference_data"), str(folder)),
         "sample_submission": ""}))
-    (tmp_path / "competition").mkdir()
     sources = bundle_yaml.find_sources(str(tmp_path))
     assert list(sources) == ["other"]
     source = sources["other"]
@@ -616,8 +615,8 @@ def test_the_smoke_run_passes_on_a_detailed_page_at_risk(monkeypatch):
 
 
 def test_a_source_without_a_name_is_refused_with_its_path(tmp_path):
-    (tmp_path / "competition").mkdir()
-    (tmp_path / "competition" / "source.json").write_text('{"prefix": "x"}')
+    (tmp_path / "competitions" / "x").mkdir(parents=True)
+    (tmp_path / "competitions" / "x" / "source.json").write_text('{"prefix": "x"}')
     with pytest.raises(ValueError, match="source.json: a source needs"):
         bundle_yaml.find_sources(str(tmp_path))
 
@@ -715,7 +714,7 @@ def test_a_reference_whose_task_is_not_a_task_name_is_refused(tmp_path, task):
 def test_the_terms_say_how_winners_are_verified_with_the_default_limit(builds):
     _, _, a, _ = builds
     for name in NAMES:
-        terms = _page(a / name, "competition/{}terms.html".format(
+        terms = _page(a / name, "pages/{}terms.html".format(
             "semi-supervised/" if "semi" in name else ""))
         assert "How winners are verified" in terms and "must be below 150M)" in terms
         assert "check_final.py" in terms

@@ -195,12 +195,12 @@ CASES = [
      "other entries with '.yaml'"),
     ("v15 title too long", V15, dict(edit_yaml=_set(["title"], "x" * 101)), "at most 100"),
     # referenced files
-    ("page missing", V15, dict(drop=["competition/evaluation.html"]),
-     "html.evaluation: file 'competition/evaluation.html' is not in the bundle"),
-    ("empty page", V15, dict(replace={"competition/data.html": b""}), "is empty"),
-    ("empty terms", V2, dict(replace={"competition/terms.html": b""}), "is empty"),
-    ("logo missing", V15, dict(drop=["competition/logo.png"]), "logo 'competition/logo.png' is not"),
-    ("logo not an image", V15, dict(replace={"competition/logo.png": b"hello"}),
+    ("page missing", V15, dict(drop=["pages/evaluation.html"]),
+     "html.evaluation: file 'pages/evaluation.html' is not in the bundle"),
+    ("empty page", V15, dict(replace={"pages/data.html": b""}), "is empty"),
+    ("empty terms", V2, dict(replace={"pages/terms.html": b""}), "is empty"),
+    ("logo missing", V15, dict(drop=["logo.png"]), "logo 'logo.png' is not"),
+    ("logo not an image", V15, dict(replace={"logo.png": b"hello"}),
      "is not a PNG, JPEG or GIF"),
     ("reference zip missing", V15, dict(drop=["reference_data.zip"]),
      "reference_data.zip is not in the bundle"),
@@ -312,7 +312,7 @@ CASES = [
      "tasks[0]: missing required key `scoring_program`"),
     ("v2 phase without tasks", V2, dict(edit_yaml=_del(["phases", 1, "tasks"])),
      "phases must list at least one task"),
-    ("v2 empty page", V2, dict(replace={"competition/overview.html": b""}), "is empty"),
+    ("v2 empty page", V2, dict(replace={"pages/overview.html": b""}), "is empty"),
     # v2 structure
     ("v2 no tasks", V2, dict(edit_yaml=_del(["tasks"])), "missing required key `tasks`"),
     ("v2 no terms", V2, dict(edit_yaml=_del(["terms"])), "missing required key `terms`"),
@@ -324,7 +324,7 @@ CASES = [
      "task index 7 is not declared"),
     ("v2 v1.5 docker key", V2, dict(edit_yaml=_set(["competition_docker_image"], "x")),
      "v2 reads `docker_image`"),
-    ("v2 page missing", V2, dict(drop=["competition/data.html"]), "is not in the bundle"),
+    ("v2 page missing", V2, dict(drop=["pages/data.html"]), "is not in the bundle"),
     # The organizer's settings, as Codabench validates them (issue 25)
     ("v2 unknown submission rule", V2,
      dict(edit_yaml=_set(["leaderboards", 0, "submission_rule"], "Force_Worst")),
@@ -454,7 +454,7 @@ def test_a_v15_column_key_with_a_colon_can_never_be_scored(good, tmp_path):
 
 
 def test_a_whitespace_page_is_accepted_as_the_unpacker_does(good, tmp_path):
-    report = rewrite(good / V2, tmp_path / V2, replace={"competition/data.html": b" \n"})
+    report = rewrite(good / V2, tmp_path / V2, replace={"pages/data.html": b" \n"})
     assert not report.errors, report.lines()
 
 
@@ -523,22 +523,22 @@ def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
 def test_pages_whose_dates_are_no_phases_are_refused(good, tmp_path):
     """A page telling another timeline than the phases' (e.g. written for other dates), or a
     template token nobody filled in, is refused, through the check's command."""
-    overview = members(good / V15)["competition/overview.html"].decode()
+    overview = members(good / V15)["pages/overview.html"].decode()
     assert "2021-04-15 00:00 UTC: the Test phase opens." in overview   # the template's
     stale = overview.replace("2021-04-15 00:00 UTC", "2021-04-14")
-    rewrite(good / V15, tmp_path / "stale.zip", replace={"competition/overview.html":
+    rewrite(good / V15, tmp_path / "stale.zip", replace={"pages/overview.html":
                                                           stale.encode()})
     rewrite(good / V2, tmp_path / "token.zip", replace={
-        "competition/terms.html": b"<p>The test phase runs {{challenge_period}}.</p>"})
+        "pages/terms.html": b"<p>The test phase runs {{challenge_period}}.</p>"})
     env = dict(os.environ, BUNDLE_NOW="2030-01-01")
     proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "bundle_check.py"),
                            str(tmp_path / "stale.zip"), str(tmp_path / "token.zip"),
                            str(good / V2)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout
-    assert "stale.zip: ERROR html.overview: competition/overview.html gives the dates 2021-04-14, " \
+    assert "stale.zip: ERROR html.overview: pages/overview.html gives the dates 2021-04-14, " \
            "which are no phase's start or end (phases: Test from 2021-04-15 00:00:00 to " \
            "2021-06-05 23:59:59; Post-challenge from 2021-06-06 00:00:00, no end)" in proc.stdout
-    assert "token.zip: ERROR terms: competition/terms.html holds the template tokens " \
+    assert "token.zip: ERROR terms: pages/terms.html holds the template tokens " \
            "{{challenge_period}}, never filled in" in proc.stdout
     assert "{}: OK (0 warnings); open for submissions: Post-challenge".format(V2) in proc.stdout
 

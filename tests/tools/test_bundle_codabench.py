@@ -15,7 +15,7 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
 from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
@@ -28,12 +28,13 @@ import codabench_source  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
-SAMPLE_SUBMISSION = os.path.join(ROOT, "starting_kit", "sample_submission")
+SAMPLE_SUBMISSION = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
 PLANETSCAPES = os.path.join(ROOT, "competitions", "planetscapes")
+AV_REF_REL = "competitions/agriculture-vision/reference_data"   # as the docs write it
 QUEUE = "0f6e2c9a-7b1d-4c38-9a54-3e2b1d0c4f77"
 NOW = "2026-11-30 12:00:00"
 OTHER_EDITION = "agrivision2019-supervised-codabench.zip"
-DOCS_COMMAND = ["bundle.sh", "--reference", "reference_data", "--start", "2027-03-01", "--end",
+DOCS_COMMAND = ["bundle.sh", "--reference", AV_REF_REL, "--start", "2027-03-01", "--end",
                 "2027-05-31"]
 DOCS_NOW = "2026-11-30 20:18:57"
 
@@ -108,7 +109,7 @@ def build_all(folder):
                      "--kits", tmp / "own-kits"),
         # The Development phase on validation labels of other images than the test set's
         # (the sample reference; the sample submission its predictions).
-        "dev": start("--reference", tmp / "own", "--dev-reference", "reference_data", "--out",
+        "dev": start("--reference", tmp / "own", "--dev-reference", AV_REF_REL, "--out",
                      tmp / "dev", "--no-smoke", "--kits", tmp / "dev-kits",
                      "--dev-start", "2021-04-01"),
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
@@ -117,7 +118,7 @@ def build_all(folder):
         # Every new option at once, the Development phase on the sample reference itself.
         "options": start("--out", tmp / "options", "--no-smoke", "--leaderboard", "last",
                        "--registration", "auto", "--contact", "organizers@example.org",
-                       "--queue", QUEUE, "--dev-reference", "reference_data",
+                       "--queue", QUEUE, "--dev-reference", AV_REF_REL,
                        "--dev-max-submissions", "7", "--dev-max-per-day", "3"),
         "ps-options": start("--competition", "planetscapes", "--out", tmp / "ps-options",
                           "--no-smoke", "--leaderboard", "chosen", "--contact",
@@ -261,14 +262,14 @@ def _codabench_accepts_fact_sheet(sheet):
 
 def test_the_fact_sheet_comes_from_the_source_and_codabench_accepts_it(builds):
     import json
-    for key, source in (("own", "competition"), ("ps-options", PLANETSCAPES)):
+    for key, source in (("own", AGRIVISION), ("ps-options", PLANETSCAPES)):
         with open(os.path.join(ROOT, source, "source.json")) as f:
             sheet = json.load(f)["settings"]["fact_sheet"]
         _, out = builds[key]
         for name, doc in v2_and_v15(out).items():
             if name.endswith("-codabench.zip"):
                 assert doc["fact_sheet"] == sheet and _codabench_accepts_fact_sheet(sheet)
-    with open(os.path.join(ROOT, "competition", "source.json")) as f:
+    with open(os.path.join(AGRIVISION, "source.json")) as f:
         sheet = json.load(f)["settings"]["fact_sheet"]
     # What the Agriculture-Vision rules ask teams to declare, asked at every submission.
     assert [q["key"] for q in sheet.values()] == ["method_name", "code_url", "parameters",
@@ -281,7 +282,7 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
     _, options = builds["options"]
     for track in ("supervised", "semi-supervised"):
         overview = page(default / "agrivision2021-{}-codabench.zip".format(track),
-                        "competition/{}overview.html".format(
+                        "pages/{}overview.html".format(
                             "" if track == "supervised" else "semi-supervised/"))
         assert "At most <strong>2 submissions a day and 20 in total</strong> in the Test and " \
                "Post-challenge phases (each counts its own)." in overview
@@ -291,18 +292,18 @@ def test_the_pages_state_the_rule_the_fact_sheet_and_the_limits(builds):
                "(required, on the leaderboard)</li>\n  <li>Code link (URL), if public " \
                "(optional, on the leaderboard)</li>" in overview
         terms = page(default / "agrivision2021-{}-codalab.zip".format(track),
-                     "competition/{}terms.html".format(
+                     "pages/{}terms.html".format(
                          "" if track == "supervised" else "semi-supervised/"))
         assert "At most <strong>2 submissions a day and 20 in total</strong>" in terms
         # CodaLab asks no fact sheet: its pages do not say it does (the same page otherwise).
         codalab = page(default / "agrivision2021-{}-codalab.zip".format(track),
-                       "competition/{}overview.html".format(
+                       "pages/{}overview.html".format(
                            "" if track == "supervised" else "semi-supervised/"))
         assert "asks" not in codalab and "Method name" not in codalab
         assert codalab.replace("\n\n", "\n") == re.sub(r"<p>With every submission.*?</ul>", "",
                                                       overview, flags=re.S).replace("\n\n", "\n")
     overview = page(options / "agrivision2021-supervised-codabench.zip",
-                    "competition/overview.html")
+                    "pages/overview.html")
     assert "At most <strong>3 submissions a day and 7 in total</strong> in the Development " \
            "phase; <strong>2 submissions a day and 20 in total</strong> in the Test and " \
            "Post-challenge phases" in overview
@@ -399,10 +400,10 @@ def test_bad_options_are_refused_before_anything_is_built(tmp_path):
     cases = [
         (["--contact", "organizers"], "--contact 'organizers' is not an email address"),
         (["--queue", "gpu-queue"], "--queue 'gpu-queue': give the queue's vhost, a UUID"),
-        (["--dev-reference", "reference_data", "--dev-start", "2021-05-01"],
+        (["--dev-reference", AV_REF_REL, "--dev-start", "2021-05-01"],
          "the Development phase must start before the Test phase"),
         (["--dev-start", "2021-03-01"], "--dev-start: the Development phase comes with"),
-        (["--dev-reference", "reference_data", "--dev-max-per-day", "0"], "0 is no limit"),
+        (["--dev-reference", AV_REF_REL, "--dev-max-per-day", "0"], "0 is no limit"),
     ]
     for i, (args, phrase) in enumerate(cases):
         # The first through bash bundle.sh, the others through bundle.py's main in process.
@@ -619,7 +620,7 @@ def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
     v2 = [b for b in result.built if b.platform == "codabench"][0]
     with zipfile.ZipFile(v2.path) as zf:
         assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
-        assert "<li>Team size (required)</li>" in zf.read("competition/overview.html").decode()
+        assert "<li>Team size (required)</li>" in zf.read("pages/overview.html").decode()
     assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
 
 

@@ -9,7 +9,7 @@ import zipfile
 
 import yaml
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
+from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
 for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
     if path not in sys.path:
         sys.path.insert(0, path)
@@ -60,7 +60,7 @@ def test_confidence_columns_are_added_checked_and_filled(tmp_path):
         assert not report.errors, report.lines()
     codabench = [n for n in built if n.endswith("-codabench.zip")][0]
     outcomes = []
-    sub = os.path.join(ROOT, "starting_kit", "sample_submission")
+    sub = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
     assert dry_run.main([sub, "--bundle", str(tmp_path / "out" / codabench), "--quiet"],
                         outcomes) == dry_run.EXIT_OK
     assert set(CI) <= set(outcomes[-1].scores)
@@ -92,7 +92,7 @@ def test_no_confidence_columns_by_default_and_a_check_that_refuses_a_stray_one(
 
 def test_refused_when_the_reference_turns_intervals_off(tmp_path):
     ref = tmp_path / "ref"
-    shutil.copytree(os.path.join(ROOT, "reference_data"), str(ref))
+    shutil.copytree(os.path.join(AGRIVISION, "reference_data"), str(ref))
     with open(str(ref / "config.yaml"), "a") as f:
         f.write("\nconfidence: false\n")
     proc = run_bundle("--reference", ref, "--out", tmp_path / "out", "--confidence-columns",

@@ -16,9 +16,9 @@ import pytest
 from hypothesis import example, given, settings, strategies as st
 
 import torch_files
-from conftest import PROGRAM
-from scoring.verify import params
-from scoring.verify.params import rule
+from conftest import KIT, PROGRAM
+from final_package import params
+from final_package.params import rule
 
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
@@ -328,11 +328,11 @@ def test_count_package_counts_identical_files_once_and_says_what_it_skipped(tmp_
 
 
 def test_the_counter_never_imports_torch_or_runs_the_file():
-    code = ("import sys; sys.path.insert(0, {!r}); from scoring.verify import params; "
+    code = ("import sys; sys.path[:0] = [{!r}, {!r}]; from final_package import params; "
             "params.count_file({!r}, 'x'); params.count_file({!r}, 'y'); "
             "print(sorted(m for m in sys.modules if m.split('.')[0] in "
             "('torch', 'tensorflow', 'keras', 'onnx', 'safetensors')))").format(
-                PROGRAM, os.path.join(FIXTURES, "training_checkpoint.ckpt"),
+                PROGRAM, KIT, os.path.join(FIXTURES, "training_checkpoint.ckpt"),
                 os.path.join(FIXTURES, "model.onnx"))
     out = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True,
                          check=True).stdout
@@ -444,7 +444,7 @@ def test_a_file_holding_only_an_ema_copy_counts_it_as_the_model(tmp_path):
 
 def test_files_that_hold_no_parameter_are_a_warning_not_a_pass(tmp_path):
     import numpy as np
-    from scoring.verify import param_check
+    from final_package import param_check
     (tmp_path / "models").mkdir()
     np.save(str(tmp_path / "models" / "index.npy"), np.arange(5))
     c = param_check.check(params.count_package(str(tmp_path)), 150000000)

@@ -2,7 +2,7 @@
 readable, never guessed), a truncated file."""
 import pytest
 
-from scoring.verify import pdf
+from final_package import pdf
 
 pytestmark = pytest.mark.compat
 

@@ -19,13 +19,13 @@ from PIL import Image
 
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
-from conftest import PROGRAM, run_main
+from conftest import ORGANIZER, run_main
 from zip_headers import patch_zip
-from scoring.commands import compare as compare_cli
+from organizing.commands import compare as compare_cli
 from scoring.commands import score as score_cli
-from scoring.commands import verify as cli
+from organizing.commands import verify as cli
 
-VERIFY = os.path.join(PROGRAM, "verify.py")
+VERIFY = os.path.join(ORGANIZER, "verify.py")
 FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
 pytestmark = pytest.mark.compat
@@ -547,7 +547,7 @@ def test_every_path_is_checked_before_any_work(tmp_path, ref):
     (0.61328837, "61.33", False, "0.61"),
 ])
 def test_the_rounding_rule(rescored, claimed, match, shown):
-    from scoring.verify import leaderboard
+    from organizing.verify import leaderboard
     m = leaderboard.compare(rescored, leaderboard.claimed_value(claimed))
     assert (m.match, m.rescored_shown) == (match, shown)
     assert m.rule.startswith("the rescored value {!r} rounded to the claimed value's".format(

@@ -1,1 +1,1 @@
-"""The commands, each over one frame (frame.py): score.py, pack.py, compare.py, generalist.py."""
+"""The commands the worker and the kit run, each over one frame (frame.py): score.py."""

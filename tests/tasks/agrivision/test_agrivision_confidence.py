@@ -13,7 +13,7 @@ import pytest
 import agrivision_oracle as oracle
 import bootstrap_oracle
 from agrivision_data import random_image, write_reference
-from conftest import PROGRAM, run_score
+from conftest import ORGANIZER, run_score
 from scoring.metrics import bootstrap
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -227,7 +227,7 @@ def test_packed_reference_gives_the_same_interval(tmp_path):
     ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
     make_set(ref, res, 7, "ignore")
     packed = str(tmp_path / "packed")
-    proc = subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), ref, packed],
+    proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py"), ref, packed],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     raw, _ = scored(ref, res, tmp_path / "o1")

@@ -12,7 +12,7 @@ from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 import broken_cases
-from conftest import PROGRAM, pack_either, run_score, score_either
+from conftest import AGRIVISION, ORGANIZER, pack_either, run_score, score_either
 from agrivision_data import PATTERNS, layered_image, random_image, write_reference
 from scoring import engine
 from scoring.submission.discovery import discover
@@ -27,7 +27,7 @@ TASK = TASKS["agriculture-vision"]
 
 
 def pack(raw, out, workers=1):
-    return subprocess.run([sys.executable, os.path.join(PROGRAM, "pack.py"), str(raw), str(out),
+    return subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py"), str(raw), str(out),
                            "--workers", str(workers)], capture_output=True,
                           text=True)
 
@@ -90,7 +90,7 @@ def test_more_than_256_codes_falls_back_to_16_bit(tmp_path):
 
 def test_pack_command_and_scores_identical_for_any_workers(tmp_path):
     make_set(tmp_path, np.random.RandomState(2), 7, 20, 16)
-    shutil.copyfile(os.path.join(os.path.dirname(PROGRAM), "reference_data", "config.yaml"),
+    shutil.copyfile(os.path.join(AGRIVISION, "reference_data", "config.yaml"),
                     str(tmp_path / "raw" / "config.yaml"))
     proc = pack(tmp_path / "raw", tmp_path / "packed", workers=2)
     assert proc.returncode == 0, proc.stderr

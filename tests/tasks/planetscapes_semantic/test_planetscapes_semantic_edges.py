@@ -14,7 +14,7 @@ import yaml
 from PIL import Image
 
 import planetscapes_oracle as oracle
-from conftest import PROGRAM, ROOT, pack_either, run_main, run_score, score_either
+from conftest import ROOT, ORGANIZER, pack_either, run_main, run_score, score_either
 from planetscapes_util import save_16bit, write_case, write_predictions, write_reference
 from scoring.registry import TASKS
 from scoring.task_api import PredictionProblem
@@ -25,8 +25,8 @@ from scoring.tasks.planetscapes_semantic import metric, packed, reference
 pytestmark = pytest.mark.compat
 
 TASK = TASKS["planetscapes-semantic"]
-PACK = os.path.join(PROGRAM, "pack.py")
-KIT = os.path.join(ROOT, "starting_kit")
+PACK = os.path.join(ORGANIZER, "pack.py")
+KIT = os.path.join(ROOT, "kit")
 CHECK_SUBMISSION = os.path.join(KIT, "check_submission.py")
 if KIT not in sys.path:
     sys.path.insert(0, KIT)

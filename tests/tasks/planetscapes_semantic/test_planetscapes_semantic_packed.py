@@ -10,14 +10,14 @@ import yaml
 from hypothesis import given, settings, strategies as st
 from PIL import Image, PngImagePlugin
 
-from conftest import PROGRAM, run_score
+from conftest import ORGANIZER, run_score
 from planetscapes_util import ROWS, random_images, table, write_case
 from scoring.tasks.planetscapes_semantic import metric, packed, reference
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-PACK = os.path.join(PROGRAM, "pack.py")
+PACK = os.path.join(ORGANIZER, "pack.py")
 
 
 def _states(images, tab):

@@ -80,7 +80,7 @@ def test_interval_equals_the_oracle(tmp_path, questions):
 def test_packed_reference_gives_the_same_interval(tmp_path):
     ref, res, _ = make_set(tmp_path, 30)
     packed = str(tmp_path / "packed")
-    proc = subprocess.run([sys.executable, str(ROOT) + "/scoring_program/pack.py", ref, packed],
+    proc = subprocess.run([sys.executable, str(ROOT) + "/organizer/pack.py", ref, packed],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stderr
     texts = []

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
-from conftest import (PROGRAM, ROOT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_score,
+from conftest import (ORGANIZER, ROOT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_score,
                       score_either)
 from scoring.problems import BrokenReference
 from scoring.registry import TASKS
@@ -31,7 +31,7 @@ from scoring.tasks.planetscapes_vqa.reference import read_annotations, read_ques
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-PACK = os.path.join(PROGRAM, "pack.py")
+PACK = os.path.join(ORGANIZER, "pack.py")
 SAMPLE_REF = VQA_REF
 SAMPLE_SUB = os.path.join(VQA_KIT, "sample_submission")
 TASK = TASKS["planetscapes-vqa"]

@@ -85,5 +85,5 @@ REF_EMPTY = Kind(
     "questions.json and annotations.json must list the test questions.")
 REF_PACKED = Kind(
     "vqa_ref_packed", "packed reference damaged, incomplete or not this version's",
-    "pack the raw reference again (python3 scoring_program/pack.py RAW_DIR NEW_DIR) and replace "
+    "pack the raw reference again (python3 organizer/pack.py RAW_DIR NEW_DIR) and replace "
     "the packed one with the new folder, whole; never edit a packed reference by hand.")

@@ -1,0 +1,227 @@
+"""compare.py: the organizer's view of many submissions on one test set (docs/confidence.md).
+
+reference (opened once) -> every submission found and checked -> one pass of the process pool
+over the units, each unit's reference read once for all submissions -> per submission its
+scores and interval (as score.py computes them) -> a paired bootstrap over the units ->
+leaderboard.csv, comparison.json, comparison.html.
+"""
+import argparse
+import datetime
+import os
+import time
+from typing import List, Optional
+
+from scoring import __version__, confidence, engine, zips
+from ..compare import outputs, page, paired, submissions
+from scoring.config import read_config
+from scoring.metrics import bootstrap
+from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
+from scoring.registry import DEFAULT, TASKS, task_of
+from scoring.registry import add_options as add_task_options
+from scoring.report.text_table import print_table
+from scoring.commands import frame
+
+FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
+
+
+class NothingScored(Refusal):
+    """Every submission was left out: nothing to compare (exit 1)."""
+
+    exit_code = frame.EXIT_REFUSED
+
+    def __init__(self, listing: str) -> None:
+        super().__init__(listing)
+        self.listing = listing
+
+    def __reduce__(self):
+        return (type(self), (self.listing,))
+
+    def message(self) -> str:
+        return "ERROR: no submission could be scored; nothing was written.\n" + self.listing
+
+EPILOG = """\
+SUBMISSION: a zip or a folder of predictions (its name is the model's name), or a folder holding
+such zips or folders (as downloaded from the platform). An invalid submission is listed with its
+problem and left out.
+
+exit status: 0 written; 1 no submission could be scored; 2 bad command line; 3 the reference
+data is broken; 4 internal error.
+
+example:
+  compare.py --ref reference_data --out comparison team_a.zip team_b.zip downloads/
+"""
+
+
+def build_parser() -> argparse.ArgumentParser:
+    p = argparse.ArgumentParser(
+        prog="compare.py", epilog=EPILOG, formatter_class=argparse.RawDescriptionHelpFormatter,
+        description="Score many submissions on one test set and compare them: "
+                    "leaderboard.csv, comparison.json and comparison.html with bootstrap "
+                    "confidence intervals, a significance map and rank stability.")
+    p.add_argument("submissions", nargs="+", metavar="SUBMISSION")
+    p.add_argument("--ref", required=True, metavar="DIR_OR_ZIP", help="reference data")
+    p.add_argument("--out", required=True, metavar="DIR", help="folder for the three files")
+    p.add_argument("--workers", type=int, metavar="N",
+                   help="processes to use (default: the CPUs this process may use, once the "
+                        "units times the submissions are enough for a pool to pay for its "
+                        "start-up; else 1)")
+    p.add_argument("--task", choices=sorted(TASKS), default=None,
+                   help="challenge (default: the reference's config.yaml, else {})".format(
+                       DEFAULT))
+    p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
+    p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
+    p.add_argument("--version", action="version", version="%(prog)s " + __version__)
+    add_task_options(p)
+    return p
+
+
+def _ranking_key(task, config) -> str:
+    return task.keys(config)[0]
+
+
+def compare(args: argparse.Namespace, io: frame.Io) -> int:
+    started = time.monotonic()
+    stdout = io.stdout
+    say = io.sayer(args.quiet)
+    if os.path.lexists(args.out) and not os.path.isdir(args.out):
+        raise UsageError("the output {} exists and is not a folder".format(args.out))
+    entries = submissions.expand(args.submissions)
+    cleanups = []
+    try:
+        ref_dir, cleanup = zips.unpack_reference(args.ref)
+        cleanups.append(cleanup)
+        io.show_as(ref_dir, args.ref)
+        ref_config = read_config(ref_dir)
+        task = task_of(ref_config, args)
+        config = task.configure(args, ref_config)
+        with_intervals = confidence.enabled(ref_config)  # as score.py: false, or exit 3
+        reference = task.open_reference(ref_dir, config)
+        fmt = task.submission_format(config)
+        noun = fmt.words.get("units", "units")
+        opened, more = submissions.open_all(
+            entries, lambda folder: fmt.discover(folder, reference.ids), fmt.words)
+        cleanups += more
+        candidates = [o for o in opened if not o.error]
+        units = len(set(u for o in candidates for u in o.files))
+        workers = args.workers or engine.default_workers(units * max(1, len(candidates)),
+                                                         task.unit_seconds)
+        say("{} comparison {}: {:,} reference {}, {} submissions ({} left out before scoring), "
+            "{} worker{}".format(task.title, __version__, len(reference.ids), noun,
+                                 len(opened), len(opened) - len(candidates), workers,
+                                 "s" if workers > 1 else ""))
+        progress = None if args.quiet else engine.Progress(units, stdout, args.progress_every,
+                                                          noun=noun)
+        scored = engine.evaluate_many(
+            task, reference, fmt, config,
+            [{u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
+              for u, p in o.files.items()} for o in candidates], workers, progress)
+        if scored.reference_log.fatal:
+            raise BrokenReference(scored.reference_log)
+
+        invalid = [{"model": o.model, "error": o.error} for o in opened if o.error]
+        valid = []  # (model, state)
+        for o, state, log in zip(candidates, scored.states, scored.submission_logs):
+            found = ProblemLog()
+            found.merge(o.log)
+            found.merge(log)
+            if found.fatal:
+                invalid.append({"model": o.model,
+                                "error": submissions.first_problem(found, fmt.words)})
+            else:
+                valid.append((o.model, state))
+        if not valid:
+            raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
+                                        for x in invalid))
+        return _report(args, stdout, say, task, config, reference, valid, invalid, noun,
+                       workers, started, with_intervals)
+    finally:
+        for cleanup in cleanups:
+            cleanup()
+
+
+def _report(args, stdout, say, task, config, reference, valid, invalid, noun, workers,
+            started, with_intervals=True) -> int:
+    key = _ranking_key(task, config)
+    keys = task.keys(config)
+    rows, own, resamplings = [], {}, []
+    for model, state in valid:
+        summary = task.summarize(state, reference, config)
+        intervals = confidence.compute(task, state, summary, config) if with_intervals else None
+        scores = dict(summary.scores)
+        if intervals:
+            scores.update(intervals.scores())
+            own[model] = intervals.interval(key)
+        rows.append({"model": model, "scores": scores})
+        resamplings.append(task.resampling(state, summary, config) if with_intervals else None)
+    # Rank order (ties by name) before anything is derived, so every output lists the models and
+    # the pairs in that order.
+    ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
+    order = sorted(range(len(rows)), key=lambda m: (ranks[m], rows[m]["model"]))
+    rows = [dict(rows[m], rank=ranks[m]) for m in order]
+    resamplings = [resamplings[m] for m in order]
+    names = [r["model"] for r in rows]
+    points = [r["scores"].get(key) for r in rows]
+    values = None
+    if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
+        values = paired.resample_values(resamplings)
+    doc = paired.analyse(names, points, values,
+                         tested=paired.randomization(resamplings) if values else None)
+    units, unit_noun = paired.resampled_units(resamplings[0], len(reference.ids), noun)
+    doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
+                "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
+                "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
+    doc["invalid"] = invalid
+    doc["confidence"] = with_intervals
+
+    present = [k for k in keys if any(r["scores"].get(k) is not None for r in rows)]
+    present += [k for k in confidence.interval_score_keys(task)
+                if any(r["scores"].get(k) is not None for r in rows)]
+    shares = paired.rank_shares(values) if values else None
+    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    facts = [["Task", task.title], ["Submissions compared", len(rows)],
+             ["Left out", len(invalid)], ["{} per submission".format(unit_noun.capitalize()),
+                                          units],
+             ["Resamples", doc["resamples"]], ["Worker processes", workers],
+             ["Time taken", "{:.1f} s".format(time.monotonic() - started)],
+             ["Scorer version", __version__], ["Finished", finished]]
+    html_page = page.render("{} - comparison of {} submissions".format(task.title, len(rows)),
+                            doc, own, shares, invalid, facts)
+    outputs.write_text(args.out, "leaderboard.csv", outputs.leaderboard_csv(present, rows))
+    outputs.write_text(args.out, "comparison.json", outputs.comparison_json(doc))
+    outputs.write_text(args.out, "comparison.html", html_page)
+
+    if not args.quiet:
+        table = []
+        for m in doc["models"]:
+            ends = own.get(m["model"])
+            table.append([m["model"], str(m["rank"]),
+                          "n/a" if m["score"] is None else "{:.4f}".format(m["score"]),
+                          "{:.4f}-{:.4f}".format(*ends) if ends else "n/a",
+                          "{}-{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
+        stdout.write("\n")
+        print_table(["model", "rank", key, "95% CI", "rank 95% CI"], table, stdout)
+        stdout.write("\n")
+        if invalid:
+            say("Left out ({}):".format(len(invalid)))
+            for x in invalid:
+                say("  - {}: {}".format(x["model"], x["error"]))
+        if values:
+            pairs = paired.significant(doc["pairs"])
+            say("{} of {} ordered pairs differ significantly (approximate randomization over "
+                "{:,} {}, Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
+                                                           unit_noun))
+    say("Wrote {} to {}".format(", ".join(FILES), args.out))
+    return frame.EXIT_OK
+
+
+def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
+    if args.workers is not None and args.workers < 1:
+        parser.error("--workers must be at least 1")
+
+
+COMMAND = frame.Command("compare.py", build_parser, compare, not_blamed="the submissions",
+                        check_args=_check_args)
+
+
+def main(argv: Optional[List[str]] = None, stdout=None, stderr=None) -> int:
+    return frame.run(COMMAND, argv, stdout, stderr)

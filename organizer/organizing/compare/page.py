@@ -1,0 +1,142 @@
+"""comparison.html: the ranking with each score's interval, the significance map and the rank
+stability (blob) plot, as inline SVG from the shared HTML blocks. Aggregates only."""
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from scoring.report import html
+from . import page_challenger
+from scoring.report.html import _num, _text, _text_width, _truncate
+
+
+NOTES = [
+    "Each score's interval is the 95% studentized bootstrap interval of that submission alone "
+    "(as score.py writes it): 1,000 test sets drawn with replacement from the test's "
+    "independent units (Agriculture-Vision: fields, all their tiles together), each scored "
+    "and set against its own standard error; classes the test set holds no reference pixel "
+    "of may score anything from 0 to 1 (docs/confidence.md).",
+    "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
+    "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
+    "share of the 1,000 resamples in which the row scores strictly higher than the column "
+    "(identical submissions get 0 both ways). It is not a p-value.",
+    "A cell marked * passes the approximate randomization test of the ranked score (the two "
+    "submissions' predictions of each resampled unit swapped at random; the p-value is the "
+    "share of shuffles whose difference is at least the observed one) after Holm's adjustment "
+    "over every pair of the map, at 5%: among equally good submissions, at most 5% of maps "
+    "mark any cell (bench/results-confidence.md). Without a mark the order of the two may well "
+    "flip on another test set of the same kind.",
+    "The rank interval is the middle 95% of the submission's ranks over the resamples "
+    "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
+    "Assumption: the resampled units (fields, images, questions; config.yaml resample_by) are "
+    "independent draws from the same population. Units that are not (frames of one video "
+    "resampled one by one) make the intervals too narrow.",
+]
+
+
+def significance_map(names: Sequence[str], p: List[List[Optional[float]]],
+                     marked: Optional[List[List[bool]]] = None) -> str:
+    """Models x models, the shared heat map; cell (a, b) = p(a better than b), the bootstrap
+    probability of superiority, marked and outlined where marked[a][b] (the pair test after
+    Holm's adjustment)."""
+    cells = []
+    for i, a in enumerate(names):
+        row = []
+        for j, b in enumerate(names):
+            value = p[i][j]
+            if i == j or value is None:
+                row.append(html.HeatCell(None))
+                continue
+            mark = bool(marked and marked[i][j])
+            row.append(html.HeatCell(value, ["{:.2f}{}".format(value, "*" if mark else "")],
+                                     "p({} better than {}) = {:.3f}: {} scores higher in {:.1f}% of "
+                                     "the resamples".format(a, b, value, a, 100 * value), mark))
+        cells.append(row)
+    lead = ('<p class="lead">Each cell is the bootstrap probability of superiority: the share of '
+            'the 1,000 resampled test sets in which the row\'s submission scores higher than the '
+            'column\'s (not a p-value). * marks a pair that passes the approximate randomization '
+            'test after Holm\'s adjustment over every pair of the map, at 5%.</p>')
+    return lead + html.heat_map(
+        "Significance map: p(row better than column); * significant (Holm-adjusted p <= 0.05)",
+        "heatmap", names, names, cells, ("0", "1", "p(row better)"), empty_fill="#eaeef2")
+
+
+def blob_plot(names: Sequence[str], shares: List[List[float]],
+              rank_ci: List[Optional[List[int]]]) -> str:
+    """For each model (a row) a circle per rank whose area is the share of resamples with
+    that rank, and a line over its 95% rank interval (challengeR's blob plot)."""
+    n = len(names)
+    shown = [_truncate(x, 24) for x in names]
+    font = 12.0
+    step = float(max(28, min(48, int(560 / max(n, 1)))))
+    label_w = max([_text_width(x, font) for x in shown] + [20.0])
+    left, top = 12.0 + label_w, 30.0
+    width, height = left + n * step + 20.0, top + n * step + 30.0
+    out = []
+    for r in range(n):
+        out.append(_text(left + step * (r + 0.5), top - 10, str(r + 1), size=font,
+                         anchor="middle"))
+    out.append(_text(left + step * n / 2, height - 8, "rank", size=font, anchor="middle",
+                     fill="#59636e"))
+    for m, name in enumerate(shown):
+        cy = top + step * (m + 0.5)
+        out.append(_text(left - 8, cy + 4, name, size=font, anchor="end"))
+        span = rank_ci[m]
+        if span:
+            lo, hi = span
+            out.append('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="#8c959f" stroke-width="2"/>'
+                       .format(_num(left + step * (lo - 0.5)), _num(cy),
+                               _num(left + step * (hi - 0.5)), _num(cy)))
+        for r, share in enumerate(shares[m]):
+            if share <= 0:
+                continue
+            radius = (step / 2 - 2) * share ** 0.5  # area proportional to the share
+            out.append('<g><title>{}</title><circle cx="{}" cy="{}" r="{}" fill="#2f6fbd" '
+                       'fill-opacity="0.8"/></g>'.format(
+                           html.escape("{}: rank {:d} in {:.1f}% of the resamples".format(
+                               names[m], r + 1, 100 * share)),
+                           _num(left + step * (r + 0.5)), _num(cy), _num(max(radius, 1.0))))
+    return html.figure("Rank stability: the share of resamples in which each submission has "
+                       "each rank", "blobs", width, height, out)
+
+
+def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[float, float]]],
+           shares: Optional[List[List[float]]], invalid: List[Dict[str, str]],
+           facts: List[List[Any]]) -> str:
+    """doc: comparison.json's content; intervals: model -> its own score interval."""
+    models = doc["models"]
+    names = [m["model"] for m in models]
+    key = doc["key"]
+    rows = []
+    for m in models:
+        ends = intervals.get(m["model"])
+        rows.append([m["rank"], m["model"], m["score"],
+                     "{}\u2013{}".format(html.format_score(ends[0]), html.format_score(ends[1]))
+                     if ends else "n/a",
+                     "{}\u2013{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
+    sections = [("Ranking", '<p class="lead">By the task\'s ranking score, {} (its key in '
+                            'scores.txt and on the leaderboard).</p>'.format(html.escape(key)) +
+                 html.counts_table(["Rank", "Submission", "Score ({})".format(key),
+                                    "95% CI of the score", "95% CI of the rank"], rows))]
+    if shares is not None:
+        p = {(q["a"], q["b"]): q["p_a_better"] for q in doc["pairs"]}
+        sig = {(q["a"], q["b"]): bool(q.get("significant")) for q in doc["pairs"]}
+        matrix = [[None if a == b else p[(a, b)] for b in names] for a in names]
+        marks = [[a != b and sig[(a, b)] for b in names] for a in names]
+        sections.append(("Is the row better than the column?",
+                         significance_map(names, matrix, marks) +
+                         page_challenger.floor_note(doc)))
+        sections.append(("Rank stability", blob_plot(names, shares,
+                                                     [m["rank_ci"] for m in models])))
+        sections += page_challenger.sections(doc)
+    elif doc.get("confidence") is False:
+        sections.append(("Comparisons", '<p class="na">The reference\'s config.yaml says '
+                                        '<code>confidence: false</code>: no intervals and no '
+                                        'comparisons, as score.py.</p>'))
+    else:
+        sections.append(("Comparisons", '<p class="na">This task gives no per-unit statistics '
+                                        'to resample: no intervals.</p>'))
+    if invalid:
+        sections.append(("Left out", html.counts_table(
+            ["Submission", "Why"], [[x["model"], x["error"]] for x in invalid])))
+    sections.append(("How to read this", html.notes_list(
+        NOTES + (page_challenger.NOTES if shares is not None else []))))
+    sections.append(("Run information", html.counts_table(["Item", "Value"], facts)))
+    return html.page(title, sections, "Aggregate results only; no per-unit data is shown.")

@@ -1,0 +1,173 @@
+"""The paired bootstrap of many models on one test set (Koehn, EMNLP 2004; challengeR's rank
+stability): every resample draws the SAME units for all models, so a resample's scores are
+comparable model against model.
+
+Per resample each model gets its ranking score; from them:
+- rank_ci: the 95% percentile interval of the model's rank (standard competition ranking,
+  1-2-2-4, higher score first; an undefined score ranks last);
+- per ordered pair (a, b): diff_ci, the interval of score_a - score_b, and p_a_better, the share
+  of resamples in which a scores STRICTLY higher than b (the bootstrap probability of
+  superiority, not a p-value). Identical models are never better than each other (p = 0 both
+  ways); a model better on every unit is better in every resample (p = 1);
+- per pair, p_value: the test of the ranked score (pair_tests.py): approximate randomization
+  of the resampled units when compare.py gives it (randomization()), else the two-sided paired
+  bootstrap test; p_holm: Holm-adjusted over every pair of the map; significant: a scores
+  higher and p_holm <= 0.05 (the map's mark: the chance of marking any pair of equally good
+  submissions is then at most 5%, bench/results-confidence.md).
+"""
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from scoring.metrics import bootstrap
+from scoring.resample_units import collapse
+from . import pair_tests
+
+Value = Optional[float]
+
+
+def competition_ranks(values: Sequence[Value]) -> List[int]:
+    """1 + the number of models scoring strictly higher (None scores below every number)."""
+    def above(v: Value, w: Value) -> bool:
+        return w is not None and (v is None or w > v)
+    return [1 + sum(1 for w in values if above(v, w)) for v in values]
+
+
+def unit_tables(resamplings: List[Any]) -> List[Any]:
+    """Per model its rows as an int64 array, one row per resampling unit (a cluster's summed
+    rows when the task groups its units: fields), the units in the same order for all."""
+    import numpy as np
+    tables = []
+    ids = None
+    for res in resamplings:
+        unit_ids, rows = res.rows()
+        if ids is None:
+            ids = unit_ids
+        elif list(unit_ids) != list(ids):
+            raise ValueError("the models were not scored on the same units")
+        if res.group is not None:
+            unit_ids, rows = collapse(unit_ids, rows, res.group)
+        tables.append(np.asarray(rows, dtype=np.int64).reshape(len(unit_ids), -1))
+    return tables
+
+
+def resampled_units(res: Any, units: int, noun: str) -> Tuple[int, str]:
+    """(how many units the bootstrap resamples, their noun): the clusters (fields) when the task
+    groups its units; (units, noun) without a resampling."""
+    if res is None:
+        return units, noun
+    if res.group is None:
+        return res.units, res.noun
+    unit_ids, _ = res.rows()
+    return len(set(res.group(u) for u in unit_ids)), res.group_noun
+
+
+def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES,
+                    seed: int = bootstrap.SEED) -> List[List[Value]]:
+    """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
+    all models on the same resampled units. The units are drawn one by one (unit draws) from a
+    stream that depends only on their number and the seed: a pair's resamples are the same
+    whichever other submissions are compared beside it."""
+    sums = bootstrap.unit_sums_of_tables(unit_tables(resamplings), resamples, seed)
+    return [[res.scores(s)[0] for s in model_sums]
+            for res, model_sums in zip(resamplings, sums)]
+
+
+def randomization(resamplings: List[Any]) -> List[Optional[float]]:
+    """The approximate randomization p-value of every pair (a < b, in the models' order) of the
+    ranked score, the units (clusters) of each pair swapped by the same shuffles
+    (pair_tests.randomization_tests); the task's score function is the same for every
+    submission of one reference."""
+    tested = pair_tests.randomization_tests(unit_tables(resamplings),
+                                            lambda sums: resamplings[0].scores(sums))
+    return [p for p, _ in tested]
+
+
+def pair_p_values(names: List[str], values: List[List[Value]],
+                  raw: Optional[List[Optional[float]]] = None) -> Dict[Tuple[str, str], Any]:
+    """{(a, b) with a before b: (p, Holm-adjusted p)} over every unordered pair of the map; p:
+    raw (randomization()) when given, else the two-sided paired bootstrap test."""
+    keys = [(a, b) for a in range(len(names)) for b in range(a + 1, len(names))]
+    if raw is None:
+        raw = [pair_tests.bootstrap_p(values[a], values[b]) for a, b in keys]
+    adjusted = pair_tests.holm(raw)
+    return {(names[a], names[b]): (p, q) for (a, b), p, q in zip(keys, raw, adjusted)}
+
+
+def _better(a: Value, b: Value) -> bool:
+    return a is not None and (b is None or a > b)
+
+
+def analyse(names: List[str], points: List[Value], values: Optional[List[List[Value]]],
+            level_permille: int = bootstrap.LEVEL_PERMILLE,
+            tested: Optional[List[Optional[float]]] = None) -> Dict[str, Any]:
+    """comparison.json's models and pairs from the point scores and the per-resample scores
+    (values None: no resampling; intervals and p are then null)."""
+    ranks = competition_ranks(points)
+    per_resample_ranks = None
+    if values is not None:
+        per_resample_ranks = [competition_ranks(col) for col in zip(*values)]
+    models = []
+    for m, name in enumerate(names):
+        rank_ci = None
+        if per_resample_ranks is not None:
+            rank_ends = bootstrap.percentile_interval([r[m] for r in per_resample_ranks],
+                                                      level_permille)
+            rank_ci = list(rank_ends) if rank_ends else None
+        models.append({"model": name, "score": points[m], "rank": ranks[m], "rank_ci": rank_ci})
+    pairs = []
+    p_values = pair_p_values(names, values, tested) if values is not None else {}
+    for a, name_a in enumerate(names):
+        for b, name_b in enumerate(names):
+            if a == b:
+                continue
+            point_a, point_b = points[a], points[b]
+            diff = None if point_a is None or point_b is None else point_a - point_b
+            p, p_holm = p_values.get((name_a, name_b)) or p_values.get((name_b, name_a)) or \
+                (None, None)
+            pair: Dict[str, Any] = {
+                "a": name_a, "b": name_b, "diff": diff, "diff_ci": None, "p_a_better": None,
+                "p_value": p, "p_holm": p_holm,
+                "significant": p_holm is not None and p_holm <= pair_tests.ALPHA and
+                diff is not None and diff > 0}
+            if values is not None:
+                diffs = [None if x is None or y is None else x - y
+                         for x, y in zip(values[a], values[b])]
+                ends = bootstrap.percentile_interval(diffs, level_permille)
+                pair["diff_ci"] = list(ends) if ends else None
+                pair["p_a_better"] = sum(_better(x, y) for x, y in zip(values[a], values[b])) \
+                    / len(values[a])
+            pairs.append(pair)
+    doc: Dict[str, Any] = {"models": models, "pairs": pairs}
+    if per_resample_ranks is not None:
+        _challenger(doc, names, ranks, per_resample_ranks)
+    return doc
+
+
+def _challenger(doc: Dict[str, Any], names: List[str], ranks: List[int],
+                per_resample_ranks: List[List[int]]) -> None:
+    """challengeR's analysis (challenger.py) into the document: per model its share of the
+    resamples at each rank and its test-then-rank; Kendall's tau of the resamples' rankings."""
+    from . import challenger
+    count = len(per_resample_ranks)
+    tested = challenger.test_then_rank(names, significant(doc["pairs"]))
+    for m, model in enumerate(doc["models"]):
+        at = [0] * len(names)
+        for r in per_resample_ranks:
+            at[r[m] - 1] += 1
+        model["rank_shares"] = [c / count for c in at]
+        model["test_then_rank"] = tested[m]
+    doc["kendall_tau"] = challenger.kendall_summary(ranks, per_resample_ranks)
+
+
+def rank_shares(values: List[List[Value]]) -> List[List[float]]:
+    """shares[m][r - 1]: the share of resamples in which model m has rank r (the blob plot)."""
+    count = len(values)
+    counts = [[0] * count for _ in range(count)]
+    for col in zip(*values):
+        for m, r in enumerate(competition_ranks(col)):
+            counts[m][r - 1] += 1
+    return [[c / len(values[0]) for c in row] for row in counts]
+
+
+def significant(pairs: List[Dict[str, Any]]) -> List[Tuple[str, str]]:
+    """(a, b) marked on the map: a scores higher and the pair's Holm-adjusted p <= alpha."""
+    return [(p["a"], p["b"]) for p in pairs if p.get("significant")]

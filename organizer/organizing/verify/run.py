@@ -1,0 +1,382 @@
+"""verify.py's checks, in order: the package and its layout, results/ scored by the platform's
+engine with every submission check, the score against the team's leaderboard row, results/
+against the submission the platform scored (image by image), the parameter count, the
+reproduction (per-image agreement, the score difference and its paired bootstrap interval), the
+report. Each check's outcome is a Check (checks.py); the verdict is "invalid" when one fails.
+
+verify(args, stdout) does it all and returns the exit status (0 valid, 1 invalid); the
+organizer's broken inputs raise BrokenReference or InputProblem (exit 3), a bad command line
+UsageError (exit 2).
+"""
+import os
+from typing import Any, Dict, List, Optional, Tuple
+
+from scoring import __version__, engine, zips
+from ..compare import paired
+from scoring.config import read_config
+from scoring.metrics import bootstrap
+from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError, shown
+from scoring.registry import task_of
+from scoring.report.scores_file import DECIMALS
+from . import images, leaderboard, outputs
+from final_package import layout as layout_check, param_check, params, pdf
+from final_package import rules as rules_mod
+from final_package.checks import FAIL, NOT_CHECKED, PASS, WARN, Check
+from final_package.package import PackageRefused, open_input
+
+EXIT_VALID, EXIT_INVALID = 0, 1
+LISTED = 20      # images listed by name in a check's evidence
+
+
+class InputProblem(Refusal):
+    """An organizer's input (leaderboard file, team name, reproduction, downloaded submission)
+    is unusable: exit 3, str() says which and why (the command frame prints message())."""
+
+    exit_code = 3
+
+    def message(self) -> str:
+        return ("ERROR: an organizer's input is unusable (not the participant's package): {}\n"
+                "Nothing was written.\n".format(self))
+
+
+def check_args(args) -> None:
+    if args.leaderboard and args.claimed is not None:
+        raise UsageError("give either --leaderboard CSV --team NAME or --claimed VALUE, not both")
+    if bool(args.leaderboard) != bool(args.team):
+        raise UsageError("--leaderboard and --team go together")
+    if args.claimed is not None:
+        try:
+            leaderboard.claimed_value(args.claimed)
+        except ValueError as exc:
+            raise UsageError(str(exc)) from None
+    if args.max_params is not None and args.max_params < 1:
+        raise UsageError("--max-params must be a positive integer")
+    if args.tolerance is not None and not args.tolerance >= 0:
+        raise UsageError("--tolerance must be a non-negative number")
+    if args.workers is not None and args.workers < 1:
+        raise UsageError("--workers must be at least 1")
+    if args.table is not None and (args.table < 1 or not args.leaderboard):
+        raise UsageError("--table N (a positive integer) picks one table of a CodaLab export "
+                         "given with --leaderboard")
+    if os.path.lexists(args.out) and not os.path.isdir(args.out):
+        raise UsageError("the output {} exists and is not a folder".format(shown(args.out)))
+    # Every path given, checked before any work: a folder or a zip file.
+    for path in (args.final, args.ref, args.leaderboard_submission, args.reproduced):
+        if path is not None:
+            zips.check_given(path)
+
+
+def _rel(root: str, path: str) -> str:
+    return os.path.relpath(path, root).replace(os.sep, "/")
+
+
+def _problems(log: ProblemLog, words: Dict[str, str]) -> List[str]:
+    return [line for para in log.describe(log.kinds(fatal=True), **words)
+            for line in para.splitlines()]
+
+
+def verify(args, io) -> int:
+    """The whole verification (io: the command frame's streams, commands/frame.py)."""
+    check_args(args)
+    stdout = io.stdout
+    say = io.sayer(args.quiet)
+    try:
+        os.makedirs(args.out, exist_ok=True)
+        outputs.clear(args.out)
+    except OSError as exc:
+        raise UsageError("cannot write into the output folder {} ({})".format(
+            shown(args.out), exc.strerror or type(exc).__name__)) from None
+    cleanups = []
+    try:
+        ref_dir, cleanup = zips.unpack_reference(args.ref)
+        cleanups.append(cleanup)
+        io.show_as(ref_dir, args.ref)
+        ref_config = read_config(ref_dir)
+        task = task_of(ref_config, args)
+        config = task.configure(args, ref_config)
+        rules = rules_mod.read(ref_config)
+        limit = args.max_params or rules.max_params
+        tolerance = rules.tolerance if args.tolerance is None else args.tolerance
+        key = task.keys(config)[0]
+        claim: Optional[leaderboard.Claim] = None
+        if args.leaderboard:
+            columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
+                ["mIoU", key]
+            try:
+                claim = leaderboard.read_claim(args.leaderboard, args.team, columns, args.table)
+            except leaderboard.LeaderboardProblem as exc:
+                raise InputProblem(str(exc)) from None
+        elif args.claimed is not None:
+            claim = leaderboard.claimed_value(args.claimed)
+        fmt = task.submission_format(config)
+        if fmt.words.get("units") != "images":
+            raise UsageError("verify.py verifies final submissions of image tasks (one "
+                             "prediction per image in results/); {} is scored from {}".format(
+                                 task.name, fmt.words.get("files", "other files")))
+        reference = task.open_reference(ref_dir, config)
+        package = os.path.basename(os.path.normpath(args.final))
+        say("Verifying the final submission {} ({}, {:,} reference {}); rules: at most {:,} "
+            "parameters, reproduction tolerance {}".format(
+                shown(package), task.title, len(reference.ids), fmt.words.get("units", "units"),
+                limit, tolerance))
+        doc = {"package": shown(package), "task": task.name, "key": key,
+               "scorer_version": __version__, "reference_units": len(reference.ids),
+               "rules": dict(rules._asdict(), max_params=limit, tolerance=tolerance)}
+        try:
+            folder, cleanup = open_input(args.final, args.out, "the final package")
+            cleanups.append(cleanup)
+        except PackageRefused as exc:
+            checks = [Check("package", FAIL, str(exc), [str(exc), "nothing was unpacked: every "
+                                                       "other check is not made"])]
+            return _finish(args, stdout, say, doc, checks, None, None, limit)
+        lay = layout_check.find(folder, rules)
+        checks = [lay.check]
+        states = _Scored(task, reference, fmt, config, args, lay, cleanups, stdout)
+        result_check, score = states.results()
+        checks.append(result_check)
+        checks.append(_match(score, claim, key))
+        checks.append(states.leaderboard_submission())
+        census = params.count_package(lay.root, _rel(lay.root, lay.models)
+                                      if lay.models else None)
+        checks.append(param_check.check(census, limit))
+        checks.append(states.reproduction(tolerance))
+        checks.append(pdf.check(lay.report, rules.report))
+        checks.append(Check("datasets declared", NOT_CHECKED, "the public datasets used for "
+                            "training or pre-training must be named in {}: the jury's to "
+                            "read".format(rules.report), ["not checked by the program"]))
+        checks.append(Check("training reproducible", NOT_CHECKED, "retraining gives a model "
+                            "that performs similarly, and the test set was not used in "
+                            "training: the jury's", ["not checked by the program"]))
+        doc["score"] = {"key": key, "results": _r(score),
+                        "claimed": claim.text if claim else None,
+                        "claimed_from": claim.source if claim else None,
+                        "match": next(c.figures.get("match") for c in checks
+                                      if c.name == "leaderboard match")}
+        return _finish(args, stdout, say, doc, checks, census, states.reproduced, limit)
+    finally:
+        for cleanup in reversed(cleanups):
+            cleanup()
+
+
+class _Scored:
+    """results/ (and the reproduction) scored in one pass of the engine; the other predictions
+    compared with results/ image by image."""
+
+    def __init__(self, task, reference, fmt, config, args, lay, cleanups, stdout) -> None:
+        self.task, self.reference, self.fmt, self.config = task, reference, fmt, config
+        self.args, self.lay, self.cleanups, self.stdout = args, lay, cleanups, stdout
+        self.key = task.keys(config)[0]
+        self.results_files: Dict[str, str] = {}
+        self.states: List[Any] = []
+        self.reproduced: Optional[Dict[str, Any]] = None
+        self.repro_files: Dict[str, str] = {}
+        self.repro_problems: List[str] = []
+        self.workers = args.workers or engine.default_workers(len(reference.ids),
+                                                              task.unit_seconds)
+
+    def _open(self, path: str, what: str) -> str:
+        try:
+            folder, cleanup = open_input(path, self.args.out, what)
+        except PackageRefused as exc:
+            raise InputProblem(str(exc)) from None
+        self.cleanups.append(cleanup)
+        return folder
+
+    def results(self) -> Tuple[Check, Optional[float]]:
+        words = self.fmt.words
+        if self.lay.results is None:
+            return Check("results", FAIL, "no results/ folder: nothing to score"), None
+        found = self.fmt.discover(self.lay.results, self.reference.ids)
+        log = ProblemLog()
+        log.merge(found.log)
+        files = [found.files] if not found.log.fatal else []
+        if self.args.reproduced:
+            rep = self.fmt.discover(self._open(self.args.reproduced, "the reproduction"),
+                                    self.reference.ids)
+            if rep.log.fatal:
+                self.repro_problems = _problems(rep.log, words)
+            else:
+                self.repro_files = rep.files
+                if files:
+                    files.append(rep.files)
+        shown_root = self.lay.shown_root if self.lay.shown_root != "./" else ""
+        names = [{u: shown_root + "results/" + _rel(self.lay.results, p)
+                  for u, p in files[0].items()}] if files else []
+        if len(files) == 2:
+            names.append({u: "reproduced/" + os.path.basename(p) for u, p in files[1].items()})
+        progress = None if self.args.quiet or not files else engine.Progress(
+            len(self.reference.ids), self.stdout, noun=words.get("units", "units"))
+        scored = engine.evaluate_many(
+            self.task, self.reference, self.fmt, self.config,
+            [{u: (p, shown_names[u]) for u, p in f.items()} for f, shown_names in zip(files, names)],
+            self.workers, progress) if files else None
+        if scored is not None and scored.reference_log.fatal:
+            raise BrokenReference(scored.reference_log)
+        if scored is not None:
+            log.merge(scored.submission_logs[0])
+        if log.fatal:
+            lines = _problems(log, words)
+            return Check("results", FAIL, "results/ would be refused by the scoring program: "
+                         "{}".format(lines[0].rstrip(":")), lines), None
+        assert scored is not None
+        self.results_files = files[0]
+        self.states = scored.states
+        if len(files) == 2 and scored.submission_logs[1].fatal:
+            self.repro_problems = _problems(scored.submission_logs[1], words)
+            self.states = scored.states[:1]
+        summary = self.task.summarize(self.states[0], self.reference, self.config)
+        score = dict(summary.scores).get(self.key)
+        warnings = log.summary_lines(**words)
+        evidence = ["{:,} predictions for the {:,} reference {}".format(
+            len(files[0]), len(self.reference.ids), words.get("units", "units"))]
+        evidence += ["{}: {}".format(k, "n/a" if v is None else repr(round(v, 10)))
+                     for k, v in summary.scores]
+        evidence += ["warning: " + w for w in warnings]
+        return Check("results", PASS, "results/ passes every check of the scoring program; "
+                     "{} {}".format(self.key, "n/a" if score is None else
+                                    "{:.4f}".format(score)), evidence,
+                     {"scores": {k: (None if v is None else round(v, 10))
+                                 for k, v in summary.scores}}), score
+
+    def leaderboard_submission(self) -> Check:
+        name = "leaderboard submission"
+        if not self.args.leaderboard_submission:
+            return Check(name, NOT_CHECKED, "no --leaderboard-submission given (the zip the "
+                         "platform scored, downloaded by the organizer)")
+        if not self.results_files:
+            return Check(name, NOT_CHECKED, "results/ cannot be scored: nothing to compare")
+        folder = self._open(self.args.leaderboard_submission, "the leaderboard submission")
+        found = self.fmt.discover(folder, self.reference.ids)
+        agreement = images.compare(self.fmt, self.results_files, found.files,
+                                   ("results/", "the leaderboard submission"), self.workers)
+        figures = _agreement_figures(agreement)
+        if not agreement.differences:
+            return Check(name, PASS, "results/ and the leaderboard submission are identical, "
+                         "image by image ({:,} images)".format(agreement.compared), [],
+                         figures)
+        return Check(name, FAIL, "{:,} of {:,} images differ from the submission the platform "
+                     "scored".format(len(agreement.differences), len(self.reference.ids)),
+                     _difference_lines(agreement), figures)
+
+    def reproduction(self, tolerance: float) -> Check:
+        name = "reproduction"
+        if not self.args.reproduced:
+            return Check(name, NOT_CHECKED, "no --reproduced given: run code/ with models/ on "
+                         "the test images and give the predictions' folder")
+        if self.repro_problems:
+            return Check(name, FAIL, "the reproduced predictions would be refused by the "
+                         "scoring program: {}".format(self.repro_problems[0].rstrip(":")),
+                         self.repro_problems)
+        if len(self.states) < 2:
+            return Check(name, NOT_CHECKED, "results/ cannot be scored: nothing to compare")
+        summaries = [self.task.summarize(s, self.reference, self.config) for s in self.states]
+        points = [dict(s.scores).get(self.key) for s in summaries]
+        resamplings = [self.task.resampling(s, m, self.config)
+                       for s, m in zip(self.states, summaries)]
+        values = None
+        if self.task.interval_keys and self.task.interval_keys[0] == self.key and \
+                None not in resamplings:
+            values = paired.resample_values(resamplings)
+        pair = [p for p in paired.analyse(["results", "reproduced"], points, values)["pairs"]
+                if p["a"] == "reproduced"][0]
+        agreement = images.compare(self.fmt, self.results_files, self.repro_files,
+                                   ("results/", "the reproduction"), self.workers)
+        diff = pair["diff"]
+        self.reproduced = {
+            "score": _r(points[1]), "results_score": _r(points[0]), "difference": _r(diff),
+            "difference_ci": [_r(v) for v in pair["diff_ci"]] if pair["diff_ci"] else None,
+            "level": bootstrap.LEVEL_PERMILLE / 1000,
+            "resamples": bootstrap.RESAMPLES if values else 0, "tolerance": tolerance,
+            "reproduced": diff is not None and abs(diff) <= tolerance,
+            "images": _agreement_figures(agreement)}
+        ci = pair["diff_ci"]
+        evidence = ["reproduced {} {}, results/ {}; difference {}{}".format(
+            self.key, _num(points[1]), _num(points[0]), _num(diff, signed=True),
+            ", 95% paired bootstrap interval [{}, {}] ({:,} resamples of the images)".format(
+                _num(ci[0], signed=True), _num(ci[1], signed=True), bootstrap.RESAMPLES)
+            if ci else "")]
+        evidence += _difference_lines(agreement)
+        figures = dict(self.reproduced)
+        if self.reproduced["reproduced"]:
+            return Check(name, PASS, "reproduced: the score differs by {} (tolerance {}); {} "
+                         "of {:,} images identical".format(_num(diff, signed=True), tolerance,
+                                                            "{:,}".format(agreement.identical),
+                                                            agreement.compared),
+                         evidence, figures)
+        return Check(name, FAIL, "not reproduced: the score differs by {}, beyond the "
+                     "tolerance {}".format(_num(diff, signed=True), tolerance), evidence,
+                     figures)
+
+
+def _r(value: Optional[float]) -> Optional[float]:
+    """Scores as score.py writes them (scores_file.DECIMALS), what the platform shows."""
+    return None if value is None else round(value, DECIMALS)
+
+
+def _num(value: Optional[float], signed: bool = False) -> str:
+    if value is None:
+        return "n/a"
+    return "{:+.6f}".format(value) if signed else "{:.6f}".format(value)
+
+
+def _agreement_figures(a: images.Agreement) -> Dict[str, Any]:
+    return {"compared": a.compared, "identical": a.identical, "pixels": a.pixels,
+            "differing_pixels": a.differing,
+            "pixel_agreement": None if a.agreement is None else round(a.agreement, 10),
+            "differing_images": [{"image": d.unit, "pixels": d.pixels, "of": d.total,
+                                  "note": d.note} for d in a.differences]}
+
+
+def _difference_lines(a: images.Agreement) -> List[str]:
+    lines = ["{:,} of {:,} images compared are identical; {:,} of {:,} pixels differ".format(
+        a.identical, a.compared, a.differing, a.pixels)]
+    for d in a.differences[:LISTED]:
+        lines.append("{}: {}".format(shown(d.unit), d.note or "{:,} of {:,} pixels differ"
+                                     .format(d.pixels, d.total)))
+    if len(a.differences) > LISTED:
+        lines.append("... and {:,} more images (all in verdict.json)".format(
+            len(a.differences) - LISTED))
+    return lines
+
+
+def _match(score: Optional[float], claim, key: str) -> Check:
+    name = "leaderboard match"
+    if claim is None:
+        return Check(name, NOT_CHECKED, "no leaderboard row given (--leaderboard CSV --team "
+                     "NAME, or --claimed VALUE)", figures={"match": None})
+    if score is None:
+        return Check(name, NOT_CHECKED, "results/ has no {} to compare with the claimed "
+                     "{}".format(key, claim.text), figures={"match": None})
+    m = leaderboard.compare(score, claim)
+    figures = {"match": m.match, "claimed": claim.text, "rescored": round(score, 10),
+               "rescored_at_claimed_precision": m.rescored_shown, "source": claim.source}
+    evidence = ["claimed: {} ({})".format(claim.text, claim.source), "rule: " + m.rule]
+    if m.match:
+        return Check(name, PASS, "the rescored {} {} matches the claimed {}".format(
+            key, m.rescored_shown, claim.text), evidence, figures)
+    return Check(name, FAIL, "the rescored {} {} does not match the claimed {}".format(
+        key, m.rescored_shown, claim.text), evidence, figures)
+
+
+def _finish(args, stdout, say, doc, checks, census, reproduced, limit) -> int:
+    invalid = any(c.status == FAIL for c in checks)
+    doc["verdict"] = "invalid" if invalid else "valid"
+    doc["checks"] = [c.as_json() for c in checks]
+    doc["not_checked"] = [c.name for c in checks if c.status == NOT_CHECKED]
+    doc["warnings"] = [c.name for c in checks if c.status == WARN]
+    if census is not None:
+        doc["parameters"] = dict(
+            {"counted": census.counted, "limit": limit, "complete": census.complete,
+             "rule": params.RULE, "files": [f.as_json() for f in census.files]},
+            **{k: v for k, v in census.totals.items() if k != params.PARAMETERS})
+    else:
+        doc["parameters"] = {"counted": None, "limit": limit, "complete": False,
+                             "rule": params.RULE, "files": []}
+    doc.setdefault("score", {"key": doc["key"], "results": None, "claimed": None,
+                             "claimed_from": None, "match": None})
+    doc["reproduction"] = reproduced
+    outputs.write(args.out, doc)
+    if not args.quiet:
+        stdout.write(outputs.summary(doc))
+    say("Wrote {} to {}".format(" and ".join(outputs.FILES), shown(args.out)))
+    return EXIT_INVALID if invalid else EXIT_VALID
