@@ -9,8 +9,9 @@ from conftest import PROGRAM
 PACKAGE = os.path.join(PROGRAM, "scoring")
 # The command-line layer: what only entry points (and each other) may import.
 ENTRY = ("scoring.commands",)
-# The run layer: the engine, the registry and the validation of a submission without labels.
-RUN = ("scoring.engine", "scoring.registry", "scoring.validate")
+# The run layer: the engine, the registry, a reference set up as every command opens it, and
+# the validation of a submission without labels.
+RUN = ("scoring.engine", "scoring.registry", "scoring.reference_setup", "scoring.validate")
 # Lower layers: what tasks and the engine build on.
 LOWER = ("scoring.readers", "scoring.metrics", "scoring.report", "scoring.submission",
          "scoring.problems", "scoring.task_api", "scoring.config", "scoring.folders",

@@ -75,7 +75,7 @@ class MetricSpec:
 class SemanticState(MetricState):
     """Additive state of one run (see the module docstring)."""
 
-    fields = {"matrix": SUM, "instances": SUM, "units": SUM, "unit_ids": CAT, "unit_rows": CAT}
+    fields = {"matrix": SUM, "instances": SUM, "units": SUM, "unit_rows": CAT}
 
     def __init__(self, spec: MetricSpec, row_layout: Optional[RowLayout] = None) -> None:
         self.spec = spec
@@ -83,10 +83,9 @@ class SemanticState(MetricState):
         # class id -> {instance size: [instances, summed tp, summed category tp]}
         self.instances: Dict[int, Dict[int, List[int]]] = {}
         self.units = 0
-        # With a row layout, update_unit() keeps each image's row for the confidence interval.
+        # With a row layout, update() keeps each image's row for the confidence interval.
         self.row_layout = row_layout
-        self.unit_ids: List[str] = []
-        self.unit_rows: List[np.ndarray] = []
+        self.unit_rows: Dict[str, np.ndarray] = {}
 
     @property
     def images(self) -> int:
@@ -96,21 +95,19 @@ class SemanticState(MetricState):
     def pixels(self) -> int:
         return int(self.matrix.sum())
 
-    def update_unit(self, unit_id: str, prediction: np.ndarray, truth) -> None:
-        """update(), keeping the image's row (intervals.py): the image is scored into a state
-        of its own, whose matrix and instances give the row, then merged."""
+    def update(self, unit_id: str, prediction: np.ndarray, truth) -> None:
+        """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
+        (raw layout) or a PackedTruth. With a row layout, the image is scored into a state of
+        its own, whose matrix and instances give its row (intervals.py), then merged."""
         if self.row_layout is None:
-            self.update(prediction, truth)
+            self._fold(prediction, truth)
             return
         one = SemanticState(self.spec)
-        one.update(prediction, truth)
+        one._fold(prediction, truth)
         self.merge(one)
-        self.unit_ids.append(unit_id)
-        self.unit_rows.append(image_row(self.row_layout, one))
+        self.unit_rows[unit_id] = image_row(self.row_layout, one)
 
-    def update(self, prediction: np.ndarray, truth) -> None:
-        """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
-        (raw layout) or a PackedTruth."""
+    def _fold(self, prediction: np.ndarray, truth) -> None:
         if isinstance(truth, PackedTruth):
             self._update_packed(prediction, truth)
         else:
