@@ -258,74 +258,26 @@ def _mean(values: List[Optional[float]]) -> Optional[float]:
     return math.fsum(defined) / len(defined) if defined else None
 
 
+class _Matrix(NamedTuple):
+    """The confusion matrix (rows reference) and the sums the rows are read from."""
+
+    m: np.ndarray
+    row_sums: np.ndarray
+    # Rows of ignored reference labels never count (the anchor's `notIgnored` rows).
+    counted_rows: np.ndarray
+    counted_col_sums: np.ndarray
+
+
 def summarize(state: SemanticState, table: LabelTable) -> Result:
     m = state.matrix
-    row_sums = m.sum(axis=1)
-    # Rows of ignored reference labels never count (the anchor's `notIgnored` rows).
     counted_rows = np.zeros(table.size, dtype=bool)
     for lab in table.evaluated():
         counted_rows[lab.id] = True
-    counted_col_sums = m[counted_rows].sum(axis=0)
+    mx = _Matrix(m, m.sum(axis=1), counted_rows, m[counted_rows].sum(axis=0))
     sizes = average_sizes(state, table)
-    row: Dict[str, Any]  # the fields of a ClassRow, then of a CategoryRow
-
-    classes = []
-    for lab in table.evaluated():
-        c = lab.id
-        tp = int(m[c, c])
-        fn = int(row_sums[c]) - tp
-        fp = int(counted_col_sums[c]) - tp  # column c over counted rows other than c
-        row = dict(name=lab.name, id=c, tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn),
-                   has_instances=lab.has_instances, instances=0, average_size=None,
-                   size_source="", itp=None, ifn=None, iiou=None)
-        if lab.has_instances:
-            by_size = state.instances.get(c, {})
-            avg = sizes[c]
-            row["instances"] = sum(n for n, _, _ in by_size.values())
-            if avg is not None:
-                row["average_size"] = float(avg)
-                row["size_source"] = ("configured" if lab.name in table.average_sizes
-                                      else "reference")
-            f_avg = float(avg) if avg is not None else 0.0
-            hits, misses = _weighted(by_size, category=False)
-            itp, ifn = f_avg * hits, f_avg * misses
-            row.update(itp=itp, ifn=ifn, iiou=_ratio(itp, itp + fp + ifn))
-        classes.append(ClassRow(**row))
-
-    categories = []
-    for cat in table.categories:
-        ids = table.category_ids(cat)
-        inst_ids = table.instance_category_ids(cat)
-        if not ids and inst_ids is None:
-            continue
-        outside = counted_rows.copy()
-        for lab in table.members[cat]:
-            if lab.id >= 0:
-                outside[lab.id] = False
-        row = dict(name=cat, members=[lab.name for lab in table.members[cat] if lab.id >= 0],
-                   tp=0, fp=0, fn=0, iou=None, itp=None, ifp=None, ifn=None, iiou=None)
-        if ids:
-            tp = int(m[np.ix_(ids, ids)].sum())
-            fn = int(row_sums[ids].sum()) - tp
-            fp = int(m[np.ix_(np.flatnonzero(outside), ids)].sum())
-            row.update(tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn))
-        if inst_ids is not None:
-            # FP over the iIoU members (ignored classes included), unweighted.
-            ifp = int(m[np.ix_(np.flatnonzero(outside), inst_ids)].sum()) if inst_ids else 0
-            itp_terms, ifn_terms = [], []
-            for lab in table.members[cat]:
-                avg = sizes.get(lab.id)
-                if lab.id < 0 or lab.ignore_in_eval or avg is None:
-                    continue
-                by_size = state.instances.get(lab.id, {})
-                f_avg = float(avg)
-                hits, misses = _weighted(by_size, category=True)
-                itp_terms.append(f_avg * hits)
-                ifn_terms.append(f_avg * misses)
-            itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
-            row.update(itp=itp, ifp=ifp, ifn=ifn, iiou=_ratio(itp, itp + ifp + ifn))
-        categories.append(CategoryRow(**row))
-
+    classes = [_class_row(lab, mx, state, table, sizes) for lab in table.evaluated()]
+    categories = [row for row in (_category_row(cat, mx, state, table, sizes)
+                                  for cat in table.categories) if row is not None]
     means = {
         "iou_class": _mean([r.iou for r in classes]),
         "iiou_class": _mean([r.iiou for r in classes]),
@@ -333,6 +285,71 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
         "iiou_category": _mean([r.iiou for r in categories]),
     }
     return Result(classes, categories, means, m)
+
+
+def _class_row(lab: Any, mx: _Matrix, state: SemanticState, table: LabelTable,
+               sizes: Dict[int, Optional[Fraction]]) -> ClassRow:
+    """One evaluated class: its IoU and, for a class with instances, its iIoU."""
+    c = lab.id
+    tp = int(mx.m[c, c])
+    fn = int(mx.row_sums[c]) - tp
+    fp = int(mx.counted_col_sums[c]) - tp  # column c over counted rows other than c
+    row: Dict[str, Any] = dict(
+        name=lab.name, id=c, tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn),
+        has_instances=lab.has_instances, instances=0, average_size=None, size_source="",
+        itp=None, ifn=None, iiou=None)
+    if lab.has_instances:
+        by_size = state.instances.get(c, {})
+        avg = sizes[c]
+        row["instances"] = sum(n for n, _, _ in by_size.values())
+        if avg is not None:
+            row["average_size"] = float(avg)
+            row["size_source"] = ("configured" if lab.name in table.average_sizes
+                                  else "reference")
+        f_avg = float(avg) if avg is not None else 0.0
+        hits, misses = _weighted(by_size, category=False)
+        itp, ifn = f_avg * hits, f_avg * misses
+        row.update(itp=itp, ifn=ifn, iiou=_ratio(itp, itp + fp + ifn))
+    return ClassRow(**row)
+
+
+def _category_row(cat: str, mx: _Matrix, state: SemanticState, table: LabelTable,
+                  sizes: Dict[int, Optional[Fraction]]) -> Optional[CategoryRow]:
+    """One category: its IoU over its evaluated classes and, when all its classes have
+    instances, its iIoU; None for a category of ignored labels only (Cityscapes' void)."""
+    m = mx.m
+    ids = table.category_ids(cat)
+    inst_ids = table.instance_category_ids(cat)
+    if not ids and inst_ids is None:
+        return None
+    outside = mx.counted_rows.copy()
+    for lab in table.members[cat]:
+        if lab.id >= 0:
+            outside[lab.id] = False
+    row: Dict[str, Any] = dict(
+        name=cat, members=[lab.name for lab in table.members[cat] if lab.id >= 0],
+        tp=0, fp=0, fn=0, iou=None, itp=None, ifp=None, ifn=None, iiou=None)
+    if ids:
+        tp = int(m[np.ix_(ids, ids)].sum())
+        fn = int(mx.row_sums[ids].sum()) - tp
+        fp = int(m[np.ix_(np.flatnonzero(outside), ids)].sum())
+        row.update(tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn))
+    if inst_ids is not None:
+        # FP over the iIoU members (ignored classes included), unweighted.
+        ifp = int(m[np.ix_(np.flatnonzero(outside), inst_ids)].sum()) if inst_ids else 0
+        itp_terms, ifn_terms = [], []
+        for lab in table.members[cat]:
+            avg = sizes.get(lab.id)
+            if lab.id < 0 or lab.ignore_in_eval or avg is None:
+                continue
+            by_size = state.instances.get(lab.id, {})
+            f_avg = float(avg)
+            hits, misses = _weighted(by_size, category=True)
+            itp_terms.append(f_avg * hits)
+            ifn_terms.append(f_avg * misses)
+        itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
+        row.update(itp=itp, ifp=ifp, ifn=ifn, iiou=_ratio(itp, itp + ifp + ifn))
+    return CategoryRow(**row)
 
 
 def score_list(result: Result, table: LabelTable) -> List[Tuple[str, Optional[float]]]:
