@@ -26,7 +26,7 @@ NOTES = [
 def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
            counts: Tuple[Sequence[int], Sequence[int], Sequence[int]],
            confusion: Sequence[Sequence[int]], warnings: List[str], run: RunFacts,
-           config_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
+           settings_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
            notes: Sequence[str] = tuple(NOTES), intervals=None) -> str:
     """counts: (TP, FP, FN) per class; confusion[p][r]: pixels predicted p whose reference is r;
     intervals: the run's confidence.Confidence (None: not shown)."""
@@ -57,12 +57,12 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
         "rows can add up to more than the pixels scored.")))
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(notes)))
-    sections.append(run_info.section(run, config_facts))
+    sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 
 
 
-def settings_facts(settings: Any) -> List[Tuple[str, str]]:
+def settings_rows(settings: Any) -> List[Tuple[str, str]]:
     """What the page shows of the task's settings."""
     return [("storm_damage policy", str(settings.storm_damage))]
 
@@ -92,7 +92,7 @@ class AVReport(Report[LabelSetHistogram, Any]):
         return render(self.title + " - detailed results", values["miou"],
                       [values["iou_" + c] for c in CLASSES],
                       (counts.tp, counts.fp, counts.fn), counts.confusion,
-                      warnings, run, settings_facts(settings), intervals=summary.confidence)
+                      warnings, run, settings_rows(settings), intervals=summary.confidence)
 
     def run_facts(self, state: LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]

@@ -44,7 +44,7 @@ def _with_interval(note: str, intervals, key: str) -> str:
 
 
 def render(title: str, result: Result, table: LabelTable, warnings: List[str], run: RunFacts,
-           config_facts: Sequence[Tuple[str, Any]], intervals=None) -> str:
+           settings_facts: Sequence[Tuple[str, Any]], intervals=None) -> str:
     """intervals: the run's confidence.Confidence (None: not shown)."""
     means = result.means
     sections = []
@@ -99,7 +99,7 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
 
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(NOTES)))
-    sections.append(run_info.section(run, config_facts))
+    sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 
 
