@@ -145,6 +145,13 @@ def test_the_toy_ap_equals_the_naive_ap_with_ties_in_any_order():
         assert naive_ap(every, positives) == average_precision(records)
 
 
+def test_a_task_without_its_own_console_table_gets_its_scores():
+    """Report.table's default: one row per leaderboard key (the toy keeps it)."""
+    from scoring.task_api import Summary
+    assert TASK.report.table(Summary([("ap", 0.123456), ("other", None)])) == \
+        (["score", "value"], [["ap", "0.1235"], ["other", "n/a"]])
+
+
 def test_records_through_the_engine_are_the_same_for_any_worker_count_and_order(tmp_path):
     truth, guesses = random_set(random.Random(3), 40, prefix_groups=6)
     res = str(tmp_path / "res")
