@@ -54,7 +54,7 @@ from scoring.metrics import unseen  # noqa: E402
 from scoring.task_api import Resampling  # noqa: E402
 from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
 from scoring.tasks.planetscapes_semantic import intervals as ps_intervals  # noqa: E402
-from scoring.tasks.planetscapes_vqa import task as vqa_task  # noqa: E402
+from scoring.tasks.planetscapes_vqa import intervals as vqa_intervals  # noqa: E402
 
 Interval = Optional[Tuple[float, float]]
 
@@ -181,7 +181,7 @@ def _gradient_and_widen(scores, reference):
             return unseen.open_mean(ends, *unseen.blind_terms(reference, total[9:]))
         return av_metric.miou_gradient, (widen if reference is not None else None)
     if scores is pops.vqa_accuracy:
-        return vqa_task.ratio_gradient, None
+        return vqa_intervals.ratio_gradient, None
     averages = {c: pops.PS_AVERAGE_SIZE for c in pops.PS_INSTANCE}
     return (lambda sums: ps_intervals.gradient_of_sums(pops.Layout, averages, sums),
             lambda key, ends, total: unseen.open_mean(
@@ -195,7 +195,8 @@ def _resampling(rows, clusters, scores, grouped: bool, reference=None, studentiz
     gradient, widen = _gradient_and_widen(scores, reference) if studentized else (None, None)
     widen = widen if widened else None
     return Resampling("units", len(ids), lambda: ([ids[i] for i in order], rows[order]), scores,
-                      group=resample_units.field_of if grouped else None, group_noun="clusters",
+                      group=resample_units.prefix_of(1) if grouped else None,
+                      group_noun="clusters",
                       bounds=(0.0, 100.0 if scores is pops.vqa_accuracy else 1.0),
                       gradient=gradient, widen=widen)
 

@@ -1,7 +1,8 @@
 """The cost of the confidence interval (docs/confidence.md), measured in this process for the
 benches (run.py, vqa.py, planetscapes.py): what it adds to a scorer run is
-  (1) the per-unit rows the state keeps in update_unit() (in the workers): timed as update_unit
-      against update on the same units already read, best of `repeat`;
+  (1) the per-unit rows the state keeps in update() (in the workers): timed as update on the
+      scorer's state against update on the same state keeping no rows, on the same units already
+      read, best of `repeat`;
   (2) the bootstrap after scoring (in the main process): confidence.compute, CPU and wall time,
       best of `repeat`, and its peak of allocated memory (tracemalloc, numpy's arrays included);
   (3) the memory the kept rows take in the main process.
@@ -34,39 +35,49 @@ def deep_bytes(obj, seen=None) -> int:
     return size
 
 
-def bootstrap_cost(task, state, summary, config, repeat=3):
+def bootstrap_cost(task, state, summary, reference, setup, repeat=3):
     """{"cpu", "wall": best seconds of confidence.compute, "peak_mb": its allocation peak,
-    "intervals": the result}."""
+    "intervals": the result}; setup: the reference's reference_setup.Setup."""
     cpu = wall = None
     result = None
+    settings, by = setup.settings, setup.intervals.by
     for _ in range(repeat):
         c, w = time.process_time(), time.perf_counter()
-        result = confidence.compute(task, state, summary, config)
+        result = confidence.compute(task, state, summary, reference, settings, by)
         c, w = time.process_time() - c, time.perf_counter() - w
         cpu = c if cpu is None else min(cpu, c)
         wall = w if wall is None else min(wall, w)
     tracemalloc.start()
     try:
-        confidence.compute(task, state, summary, config)
+        confidence.compute(task, state, summary, reference, settings, by)
         peak = tracemalloc.get_traced_memory()[1]
     finally:
         tracemalloc.stop()
     return {"cpu": cpu, "wall": wall, "peak_mb": peak / 1e6, "intervals": result}
 
 
-def rows_cost(task, config, units, repeat=3):
-    """Extra CPU seconds per unit that update_unit() (rows kept) costs over update(), on units =
-    [(unit id, prediction, truth)] already read."""
+def without_rows(state):
+    """The same empty state keeping no per-unit rows: an image task's state keeps them under
+    its storm_damage policy (Agriculture-Vision) or its row layout (Planetscapes)."""
+    for switch in ("row_layout", "storm_policy"):
+        if hasattr(state, switch):
+            setattr(state, switch, None)
+            return state
+    raise ValueError("{} keeps its rows unconditionally".format(type(state).__name__))
+
+
+def rows_cost(task, settings, units, repeat=3):
+    """Extra CPU seconds per unit that update() with the rows kept (the scorer's state) costs
+    over update() keeping none, on units = [(unit id, prediction, truth)] already read."""
     def timed(keep_rows):
         best = None
         for _ in range(repeat):
-            state = task.new_state(config)
+            state = task.new_state(settings)
+            if not keep_rows:
+                state = without_rows(state)
             started = time.process_time()
             for unit_id, prediction, truth in units:
-                if keep_rows:
-                    state.update_unit(unit_id, prediction, truth)
-                else:
-                    state.update(prediction, truth)
+                state.update(unit_id, prediction, truth)
             seconds = time.process_time() - started
             best = seconds if best is None else min(best, seconds)
         return best
@@ -84,23 +95,21 @@ def read_units(task, reference, fmt, items):
 
 
 def measure_images(task_name, ref_dir, pred_dir, workers, k):
-    """For an image task (its state keeps unit_ids and unit_rows): the scorer's state of the
-    whole set in this process, the bootstrap timed on it, the rows it keeps, and update_unit
-    against update on the first k images."""
-    from scoring import engine
-    from scoring.config import read_config
-    from scoring.registry import TASKS
-    task = TASKS[task_name]
-    config = task.configure(None, read_config(ref_dir))
-    reference = task.open_reference(ref_dir, config)
-    fmt = task.submission_format(config)
+    """For an image task (its state keeps unit_rows): the scorer's state of the whole set in
+    this process, the bootstrap timed on it, the rows it keeps, and update with rows against
+    update without on the first k images."""
+    from scoring import engine, reference_setup
+    setup = reference_setup.configure(ref_dir, task_name)
+    task, settings = setup.task, setup.settings
+    reference = setup.open()
+    fmt = task.submission_format(settings)
     files = sorted(fmt.discover(pred_dir, reference.ids).files.items())
-    acc = engine.evaluate(task, reference, fmt, config, [(i, p, i) for i, p in files], workers)
-    summary = task.summarize(acc.state, reference, config)
-    boot = bootstrap_cost(task, acc.state, summary, config)
-    kept = deep_bytes([acc.state.unit_ids, acc.state.unit_rows]) / 1e6
+    acc = engine.evaluate(task, reference, fmt, settings, [(i, p, i) for i, p in files], workers)
+    summary = task.summarize(acc.state, reference, settings)
+    boot = bootstrap_cost(task, acc.state, summary, reference, setup)
+    kept = deep_bytes(acc.state.unit_rows) / 1e6
     step = max(1, len(files) // max(k, 1))  # spread over the set
     some = read_units(task, reference, fmt, files[::step][:k])
-    extra, plain = rows_cost(task, config, some)
+    extra, plain = rows_cost(task, settings, some)
     return {"boot": boot, "kept_mb": kept, "rows_per_image": extra, "update_per_image": plain,
             "rows_images": len(some), "intervals": boot["intervals"]}

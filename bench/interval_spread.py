@@ -21,7 +21,8 @@ import numpy as np
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 
-from scoring import confidence, resample_units  # noqa: E402
+from scoring import confidence  # noqa: E402
+from scoring.tasks.agrivision.intervals import field_of  # noqa: E402
 from scoring.task_api import Resampling  # noqa: E402
 from scoring.tasks.agrivision import metric  # noqa: E402
 
@@ -45,7 +46,7 @@ def measure(tiles: int, per_field: int, repeat: int):
         for gradient in (None, metric.miou_gradient):
             res = Resampling("images", tiles, lambda: (ids, rows),
                              lambda s: [metric.miou_of_sums(s)],
-                             group=resample_units.field_of if grouped else None,
+                             group=field_of if grouped else None,
                              gradient=gradient)
             best = None
             for _ in range(repeat):

@@ -70,7 +70,7 @@ FLAT_MEMORY_FACTOR = 1.25  # peak at N images within this factor of the peak at 
 ANCHOR = os.path.join(BENCH, "cityscapes_anchor.py")  # run by each --anchor-python
 INTERVAL_SHARE = 0.05  # the confidence interval's budget (issue 18)
 INTERVAL_MB = 50.0
-INTERVAL_ROWS_IMAGES = 20  # images update_unit is timed against update on
+INTERVAL_ROWS_IMAGES = 20  # images update with rows is timed against update without on
 
 # Cityscapes ids for the synthetic scenes: ground and structures, sky, things with their sizes
 # (min, max radius as a fraction of the height), a few void ids.

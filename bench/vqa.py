@@ -254,17 +254,17 @@ def interval_in_process(packed: str, results: str) -> Dict[str, object]:
     sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
     sys.path.insert(0, os.path.join(ROOT, "bench"))
     import interval_cost
-    from scoring import engine
-    from scoring.config import read_config
-    from scoring.registry import TASKS
-    task = TASKS["planetscapes-vqa"]
-    config = task.configure(None, read_config(packed))
-    reference = task.open_reference(packed, config)
-    fmt = task.submission_format(config)
-    acc = engine.evaluate(task, reference, fmt, config, [("results", results, "results.json")], 1)
-    summary = task.summarize(acc.state, reference, config)
-    cost = interval_cost.bootstrap_cost(task, acc.state, summary, config)
-    cost["kept_mb"] = interval_cost.deep_bytes([ns for _, ns in acc.state.question_rows]) / 1e6
+    from scoring import engine, reference_setup
+    setup = reference_setup.configure(packed, "planetscapes-vqa")
+    task, settings = setup.task, setup.settings
+    reference = setup.open()
+    fmt = task.submission_format(settings)
+    acc = engine.evaluate(task, reference, fmt, settings, [("results", results, "results.json")],
+                          1)
+    summary = task.summarize(acc.state, reference, settings)
+    cost = interval_cost.bootstrap_cost(task, acc.state, summary, reference, setup)
+    cost["kept_mb"] = interval_cost.deep_bytes(
+        [ns for _, (_, ns) in acc.state.in_unit_order("question_rows")]) / 1e6
     cost["distinct"] = len(acc.state.distribution())
     return cost
 

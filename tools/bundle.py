@@ -99,54 +99,49 @@ def reference_entries(task, reference, layout: str, build: str, say) -> List[Tup
     own packer (docs/packed-format.md, docs/vqa-packed-format.md), which checks everything on
     the way. reference: the raw reference, as the scorer opened it."""
     root = reference.root
-    if layout == "raw" or task.packed_layout is None:
+    if layout == "raw" or task.packing is None:
         return collect(root, exclude_top=REFERENCE_EXCLUDE)
     from scoring import engine
     from scoring.problems import ScoringError
     # A folder of its own per reference: two tracks may each pack theirs (Planetscapes).
     out = tempfile.mkdtemp(prefix="packed-reference-", dir=build)
-    total, noun = task.pack_units(reference)
+    total, noun = reference.size()
     say("Packing the reference ({:,} {})...".format(total, noun))
     try:
-        task.pack(reference, out, engine.default_workers(total, task.unit_seconds),
-                  engine.Progress(total, sys.stdout, 10.0, "packed", noun))
+        task.packing.pack(reference, out, engine.default_workers(total, task.unit_seconds),
+                          engine.Progress(total, sys.stdout, 10.0, "packed", noun))
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
     return collect(out)
 
 
 def open_reference(ref_dir: str):
-    """(task, reference, task's configuration) as the scorer opens them; Refused with the
-    scorer's own message if the reference is broken: better now than on the first
+    """(the scorer's reference_setup.Setup, the reference) as the scorer opens them; Refused
+    with the scorer's own message if the reference is broken: better now than on the first
     participant's submission."""
-    from scoring.config import read_config, task_name
+    from scoring import reference_setup
     from scoring.problems import ScoringError
-    from scoring.registry import DEFAULT, TASKS
     try:
-        config = read_config(ref_dir)
-        name = task_name(config, DEFAULT, TASKS)
-        task = TASKS[name]
-        config = task.configure(None, config)
-        reference = task.open_reference(ref_dir, config)
+        setup = reference_setup.configure(ref_dir)
+        reference = setup.open()
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
     if reference.layout == "packed":
         # The manifest reads image sizes from the raw label images; packing is bundle.sh's job.
         raise Refused("{} is a packed reference: give the raw layout (the dataset's own label "
                       "files)".format(ref_dir))
-    return TASKS[name], reference, config
+    return setup, reference
 
 
-def final_rules(ref_dir: str):
+def final_rules(ref_config: Dict[str, Any]):
     """The final-submission rules the reference's config.yaml states (`final_submission:`,
     kit/final_package/rules.py), as verify.py and the kit's check_final.py will apply them: the
     terms page says the same limit ({{max_params}}), and a broken block is refused now rather
     than when the winners are verified."""
-    from scoring.config import read_config
     from scoring.problems import ScoringError
     from final_package import rules
     try:
-        return rules.read(read_config(ref_dir))
+        return rules.read(ref_config)
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
 
@@ -161,7 +156,7 @@ def reference_manifest(task, reference) -> Dict[str, Any]:
     """The task's manifest of the reference (names, sizes, ids; no labels)."""
     from scoring.formats.label_png.png import NotPNG
     try:
-        return task.make_manifest(reference)
+        return task.manifest.make(reference)
     except NotPNG as exc:   # read before the packing checks every file: a broken one, named
         raise Refused("the reference {} is broken: {}".format(shown(reference.root), exc)) \
             from None
@@ -264,16 +259,15 @@ def phase_json(track: bundle_yaml.Track,
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
-def with_interval_columns(track: bundle_yaml.Track, task, reference: str) -> bundle_yaml.Track:
+def with_interval_columns(track: bundle_yaml.Track, setup, reference: str) -> bundle_yaml.Track:
     """--confidence-columns: columns for the ranking score's confidence interval
     (<key>_ci_low, <key>_ci_high), unless the reference turns the intervals off."""
     from scoring.confidence import CONFIG_KEY, interval_score_keys
-    from scoring.config import read_config
-    keys = interval_score_keys(task)
+    keys = interval_score_keys(setup.task)
     if not keys:
         raise Refused("--confidence-columns: task {} gives no confidence interval".format(
-            task.name))
-    if read_config(reference).get(CONFIG_KEY, True) is False:
+            setup.task.name))
+    if not setup.intervals.enabled:
         raise Refused("--confidence-columns: {}/config.yaml says {}: false, so these columns "
                       "would stay empty".format(shown(reference), CONFIG_KEY))
     try:
@@ -288,9 +282,10 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     """made: zips already built for an earlier track (tracks sharing a program or reference
     share its zip); dev_reference: the Development phase's labels (--dev-reference)."""
     data = source.data(track.name)
-    task, ref, config = open_reference(reference)
-    max_params = final_rules(reference).max_params
-    count, noun = task.pack_units(ref)   # images, or a VQA reference's questions
+    setup, ref = open_reference(reference)
+    task = setup.task
+    max_params = final_rules(setup.ref_config).max_params
+    count, noun = ref.size()   # images, or a VQA reference's questions
     test_set = (count, noun, data.task_name or track.name)
     if data.sample_submission and not same_folder(reference, data.sample_reference):
         # The repository's sample fits the sample reference only: the kit gets a placeholder
@@ -308,15 +303,15 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     if ("reference", reference) not in made:
         say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(
             shown(reference), count, noun, task.name,
-            "raw" if task.packed_layout is None else layout))
+            "raw" if task.packing is None else layout))
     if data.columns_from_reference:
-        keys = task.keys(config)
+        keys = task.keys(setup.settings)
         try:
             track = bundle_yaml.with_columns(track, keys, "the reference's config.yaml")
         except ValueError as exc:
             raise Refused(str(exc)) from None
     if confidence_columns:
-        track = with_interval_columns(track, task, reference)
+        track = with_interval_columns(track, setup, reference)
     manifest = manifest_bytes(task, ref) if data.kit.manifest else None
     program_zip = made.get(("program", data.scoring_program))
     if program_zip is None:
@@ -333,14 +328,15 @@ def build_track(build: str, source: bundle_yaml.Source, track: bundle_yaml.Track
     dev_zip = ""
     dev_manifest = None   # the validation images' names and sizes, for the kit's tools
     if dev_reference:
-        dev_task, dev_ref, _ = open_reference(dev_reference)
+        dev_setup, dev_ref = open_reference(dev_reference)
+        dev_task = dev_setup.task
         if dev_task.name != task.name:
             raise Refused("--dev-reference {}: its task is {}, the test reference's {}: the "
                           "Development phase is scored like the Test phase".format(
                               shown(dev_reference), dev_task.name, task.name))
         dev_zip = made.get(("reference", dev_reference), "")
         if not dev_zip:
-            dev_count, dev_noun = dev_task.pack_units(dev_ref)
+            dev_count, dev_noun = dev_ref.size()
             say("Development reference: {} ({:,} {})".format(shown(dev_reference), dev_count,
                                                             dev_noun))
             dev_zip = os.path.join(build, "dev_reference_data-{}.zip".format(track.name))

@@ -330,7 +330,7 @@ def check_program_zip(data: bytes, where: str, report: Report) -> List[str]:
 _KEYS_CACHE = {}  # type: Dict[Tuple[str, str, str], Tuple[Optional[List[str]], str]]
 
 # A task whose keys follow the reference (Planetscapes' label table) lists them with
-# keys(configure(None, config)), config being the reference's config.yaml.
+# keys(configure({}, ref_config)), ref_config being the reference's config.yaml (no options).
 _KEYS_SNIPPET = """
 import json, sys
 sys.path.insert(0, sys.argv[1])
@@ -345,7 +345,7 @@ else:
         import yaml
         from scoring.problems import ScoringError
         try:
-            keys = list(task.keys(task.configure(None, yaml.safe_load(sys.argv[3]) or {})))
+            keys = list(task.keys(task.configure({}, yaml.safe_load(sys.argv[3]) or {})))
         except ScoringError as exc:
             print(json.dumps({"error": "the reference's config.yaml: " +
                               exc.message().strip().splitlines()[0]}))

@@ -50,7 +50,7 @@ class KitSpec(NamedTuple):
     """What a track's starting kit holds besides a copy of the scoring program, dry_run.py,
     phase.json and the sample submission (source.json "starting_kit")."""
     files: List[Tuple[str, str]]    # (name in the kit, absolute path)
-    manifest: str                   # name of the task's manifest (Task.make_manifest) in the
+    manifest: str                   # name of the task's manifest (the task's Manifest.make) in the
                                     # kit, "" = none
     from_reference: List[str]       # public files copied from the reference's root (e.g. the
                                     # VQA questions.json): the organizer's, not the sample's

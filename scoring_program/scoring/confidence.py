@@ -1,6 +1,15 @@
-"""The 95% confidence interval of a run's ranking score(s): the task's per-unit rows
-(Task.resampling) through the bootstrap (metrics/bootstrap.py). Task-agnostic; see
+"""The 95% confidence interval of a run's ranking score(s): the task's resampling of its units
+(task_api.Intervals) through the bootstrap (metrics/bootstrap.py). Task-agnostic; see
 docs/confidence.md for the method and its limits.
+
+The one owner of the interval's settings in config.yaml: `confidence:` (whether intervals are
+computed) and `resample_by:` (what is resampled, among the rules the task declares), read once
+into IntervalSettings (read_settings).
+
+Two forms (task_api.py): the sum form (Resampling: per-unit integer rows whose column sums give
+the scores; studentized where the task gives the scores' gradient, else basic) and the
+re-scoring form (Rescoring: each resample scored again from the units' records, weighted by how
+often it draws each; basic). Both draw the same units.
 
 Only the two ends of each interval leave this module (as <key>_ci_low and <key>_ci_high): never
 a unit's row nor a resample's score.
@@ -8,13 +17,22 @@ a unit's row nor a resample's score.
 import math
 from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import resample_units
 from .config import CONFIG_FILE
 from .metrics import bootstrap, spread
 from .problems import REF_CONFIG, BrokenReference, ProblemLog
-from .resample_units import collapse
+from .task_api import Rescoring
 
 CONFIG_KEY = "confidence"  # config.yaml: `confidence: false` turns the intervals off
 SUFFIXES = ("_ci_low", "_ci_high")
+
+
+class IntervalSettings(NamedTuple):
+    """config.yaml's interval settings (read_settings)."""
+
+    enabled: bool   # `confidence:` (default true)
+    by: str         # `resample_by:` checked against the task's rules; "" for a task without
+    #                 intervals
 
 
 class Confidence(NamedTuple):
@@ -42,9 +60,25 @@ class Confidence(NamedTuple):
         return out
 
 
+def interval_keys(task: Any) -> List[str]:
+    """The leaderboard keys that get an interval (Intervals.keys); [] for a task without."""
+    return list(task.intervals.keys) if task.intervals is not None else []
+
+
 def interval_score_keys(task: Any) -> List[str]:
     """The leaderboard keys the intervals of a task can produce (for bundle columns)."""
-    return [key + suffix for key in task.interval_keys for suffix in SUFFIXES]
+    return [key + suffix for key in interval_keys(task) for suffix in SUFFIXES]
+
+
+def read_settings(ref_config: Dict[str, Any], intervals: Any) -> IntervalSettings:
+    """config.yaml's `resample_by:` (one of the task's rules, default its first, or `prefix N`
+    where the task takes it) and `confidence:`; a bad value is the organizers' mistake
+    (BrokenReference, exit 3). intervals: the task's Intervals role, or None."""
+    by = ""
+    if intervals is not None:
+        rules = intervals.resample_by
+        by = resample_units.read_rule(ref_config, rules[0], rules, prefix=intervals.by_prefix)
+    return IntervalSettings(enabled(ref_config), by)
 
 
 def enabled(ref_config: Dict[str, Any]) -> bool:
@@ -120,29 +154,65 @@ def _total(rows: Any = None, groups: Optional[Dict[Tuple[int, ...], int]] = None
     return [sum(col) for col in zip(*rows)]
 
 
-def compute(task: Any, state: Any, summary: Any, config: Any,
+def resampling_of(task: Any, state: Any, summary: Any, reference: Any, settings: Any,
+                  by: str) -> Any:
+    """The task's resampling of this run's units under the rule `by` (IntervalSettings.by): a
+    Resampling or a Rescoring; None if the task gives no interval (or none this run)."""
+    if not interval_keys(task):
+        return None
+    return task.intervals.resampling(state, summary, reference, settings, by)
+
+
+def compute(task: Any, state: Any, summary: Any, reference: Any, settings: Any, by: str,
             resamples: int = bootstrap.RESAMPLES, seed: int = bootstrap.SEED
             ) -> Optional[Confidence]:
-    """The intervals of task.interval_keys for this run; None if the task gives none."""
-    if not task.interval_keys:
-        return None
-    res = task.resampling(state, summary, config)
+    """The intervals of the task's interval keys for this run; None if the task gives none."""
+    return intervals_of(task, resampling_of(task, state, summary, reference, settings, by),
+                        resamples, seed)
+
+
+def intervals_of(task: Any, res: Any, resamples: int = bootstrap.RESAMPLES,
+                 seed: int = bootstrap.SEED) -> Optional[Confidence]:
+    """The intervals of a run's resampling (resampling_of); None without one or without
+    units."""
     if res is None or res.units == 0:
         return None
-    return of_resampling(task.interval_keys, res, resamples, seed)
+    return of_resampling(interval_keys(task), res, resamples, seed)
+
+
+def of_rescoring(keys: Sequence[str], res: Rescoring, resamples: int = bootstrap.RESAMPLES,
+                 seed: int = bootstrap.SEED) -> Confidence:
+    """The basic intervals of a task_api.Rescoring: every resample (over its clusters when it
+    names them) scored again by the task from its units' records, weighted by their draws."""
+    ids = list(res.ids)
+    noun, units, members, member_noun = res.noun, len(ids), 0, ""
+    cluster_of = None
+    if res.group is not None:
+        clusters, cluster_of = resample_units.members(ids, res.group)
+        noun, units, members, member_noun = res.group_noun, len(clusters), len(ids), res.noun
+    point = res.rescore([1] * len(ids))
+    values = [res.rescore(weights)
+              for weights in bootstrap.unit_weights(units, cluster_of, resamples, seed)]
+    intervals = [(key, basic_interval([v[i] for v in values], point[i], res.bounds))
+                 for i, key in enumerate(keys)]
+    return Confidence(intervals, noun, units, len(values), bootstrap.LEVEL_PERMILLE, members,
+                      member_noun)
 
 
 def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESAMPLES,
                   seed: int = bootstrap.SEED) -> Confidence:
     """The intervals of a task_api.Resampling, over its clusters when it names them
     (res.group), else over its units: studentized where the task gives its scores' gradient,
-    else basic; then widened by the task for what the test set cannot show (res.widen)."""
+    else basic; then widened by the task for what the test set cannot show (res.widen). A
+    Rescoring: of_rescoring."""
+    if isinstance(res, Rescoring):
+        return of_rescoring(keys, res, resamples, seed)
     noun, units, members, member_noun = res.noun, res.units, 0, ""
     rows: Any = None
     groups = None
     if res.group is not None:
         ids, unit_rows = res.rows()
-        clusters, rows = collapse(ids, unit_rows, res.group)
+        clusters, rows = resample_units.collapse(ids, unit_rows, res.group)
         noun, units, members, member_noun = res.group_noun, len(clusters), res.units, res.noun
         total = _total(rows)
     elif res.distinct is not None:  # the rows are built only if the unit sampler needs them

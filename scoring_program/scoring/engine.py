@@ -182,7 +182,7 @@ def _score_chunk(context: Dict[str, Any], units: Sequence[Unit]):
     reference is read once, and every submission's prediction of it is read, checked and folded
     into that submission's own state."""
     reference, fmt, task = context["reference"], context["format"], context["task"]
-    states = [task.new_state(context["config"]) for _ in range(context["submissions"])]
+    states = [task.new_state(context["settings"]) for _ in range(context["submissions"])]
     logs = [ProblemLog() for _ in range(context["submissions"])]
     ref_log = ProblemLog()
     for unit_id, predictions in units:
@@ -201,7 +201,7 @@ def _score_chunk(context: Dict[str, Any], units: Sequence[Unit]):
                 else:
                     logs[index].add(exc.kind, shown, exc.detail)
                 continue
-            states[index].update_unit(unit_id, prediction, truth)
+            states[index].update(unit_id, prediction, truth)
     return states, logs, ref_log, len(units)
 
 
@@ -274,12 +274,14 @@ class Accumulated(NamedTuple):
     units: int
 
 
-def evaluate_many(task, reference, fmt, config: Any, submissions: List[Dict[str, Tuple[str, str]]],
-                  workers: int, progress: Optional[Callable[[int], None]] = None) -> Scored:
+def evaluate_many(task, reference, fmt, settings: Any,
+                  submissions: List[Dict[str, Tuple[str, str]]], workers: int,
+                  progress: Optional[Callable[[int], None]] = None) -> Scored:
     """Score every submission (unit id -> (prediction path, name shown in messages)) in one pass
-    over the units: task, reference and fmt (its SubmissionFormat) as in task_api.py."""
+    over the units: task, reference, fmt (its SubmissionFormat) and the task's settings as in
+    task_api.py."""
     count = len(submissions)
-    total = Scored([task.new_state(config) for _ in range(count)],
+    total = Scored([task.new_state(settings) for _ in range(count)],
                    [ProblemLog() for _ in range(count)], ProblemLog(), 0)
     done = [0]
     units = sorted(set(u for s in submissions for u in s))
@@ -297,15 +299,15 @@ def evaluate_many(task, reference, fmt, config: Any, submissions: List[Dict[str,
             progress(done[0])
 
     map_chunks(_score_chunk, {"task": task, "reference": reference, "format": fmt,
-                              "config": config, "submissions": count},
+                              "settings": settings, "submissions": count},
                chunked(work, workers), workers, absorb)
     return total._replace(units=done[0])
 
 
-def evaluate(task, reference, fmt, config: Any, items: List[Item], workers: int,
+def evaluate(task, reference, fmt, settings: Any, items: List[Item], workers: int,
              progress: Optional[Callable[[int], None]] = None) -> Accumulated:
     """One submission (score.py): evaluate_many with N = 1."""
-    scored = evaluate_many(task, reference, fmt, config,
+    scored = evaluate_many(task, reference, fmt, settings,
                            [{unit: (path, shown) for unit, path, shown in items}], workers,
                            progress)
     return Accumulated(scored.states[0], scored.submission_logs[0], scored.reference_log,

@@ -1,8 +1,8 @@
 """Public manifests: the label-free facts of a test set (ids, image sizes...; never labels) that
 let a participant check a submission without the ground truth (validate.py).
 
-A task writes its manifest (Task.make_manifest) and builds a stand-in reference from it
-(Task.open_manifest); the helpers here serve tasks whose units are images.
+A task's Manifest role (task_api.py) writes its manifest (make) and builds a stand-in reference
+from it (open); the helpers here serve tasks whose units are images.
 """
 import json
 from typing import Any, Dict

@@ -1,11 +1,19 @@
 """The task registry: which challenge tasks exist, by their `task:` name.
 
-Every layer may use it (the command line, the label-free check, pack.py): it imports nothing of
+Every layer may use it (the commands, the label-free check, the bundle): it imports nothing of
 the tasks until one is asked for, so a run pays only for its own task (the VQA task needs neither
 numpy nor Pillow: 0.3 s of start-up saved). A new task is one line here.
+
+A task's command-line options are data in its package's light __init__ (the command line is
+built before any task is imported):
+
+    OPTIONS = {"storm_damage": dict(choices=..., default=None, help="...")}
+
+option name -> argparse's keywords; on the command line `--storm-damage`. A command hands the
+values given to the task as plain data (options_of), never its argparse namespace.
 """
 import importlib
-from typing import Any, Dict, Iterator, Mapping, Tuple
+from typing import Any, Dict, Iterator, List, Mapping, Optional, Tuple
 
 from .config import task_name
 
@@ -54,16 +62,35 @@ class _Registry(Mapping):
 TASKS = _Registry(_ENTRIES)
 
 
-def add_options(parser) -> None:
-    """Every task's command-line options: the `add_options(parser)` hook of each task package's
-    light __init__ (task_api.py), called without importing the task itself."""
+def _declared_options() -> List[Tuple[str, Dict[str, Any]]]:
+    """(name, argparse keywords) of every task's command-line options: the `OPTIONS` each task
+    package's light __init__ declares (task_api.py), read without importing the task itself."""
+    out: List[Tuple[str, Dict[str, Any]]] = []
     for package, _ in _ENTRIES.values():
-        hook = getattr(_package(package), "add_options", None)
-        if hook is not None:
-            hook(parser)
+        out += list(getattr(_package(package), "OPTIONS", {}).items())
+    return out
 
 
-def task_of(ref_config: Dict[str, Any], args: Any = None) -> Any:
-    """The task a command scores: the command line's --task, else the reference's config.yaml
-    `task:` (config.task_name: BrokenReference if it names no known task), else DEFAULT."""
-    return TASKS[getattr(args, "task", None) or task_name(ref_config, DEFAULT, TASKS)]
+def add_options(parser) -> None:
+    """Every task's command-line options: a task option `storm_damage` is `--storm-damage`."""
+    for name, keywords in _declared_options():
+        parser.add_argument("--" + name.replace("_", "-"), dest=name, **keywords)
+
+
+def options_of(args: Any) -> Dict[str, Any]:
+    """The task options given on a command line (argparse's namespace) as plain data, option
+    name -> value, only those given: what a command hands to Task.configure. The namespace
+    itself never reaches a task."""
+    given = {}
+    for name, _ in _declared_options():
+        value = getattr(args, name, None)
+        if value is not None:
+            given[name] = value
+    return given
+
+
+def task_of(ref_config: Dict[str, Any], name: Optional[str] = None) -> Any:
+    """The task a command scores: `name` (the command line's --task), else the reference's
+    config.yaml `task:` (config.task_name: BrokenReference if it names no known task), else
+    DEFAULT."""
+    return TASKS[name or task_name(ref_config, DEFAULT, TASKS)]

@@ -2,14 +2,17 @@
 
 Test units that are not independent (Agriculture-Vision's tiles of one field, consecutive
 frames of one drive, several questions about one image) must be resampled together, or the
-intervals are too narrow. A reference's config.yaml names the grouping:
+intervals are too narrow. A reference's config.yaml names the grouping (read with
+`confidence:` by confidence.read_settings, against the rules the task's Intervals declare):
 
-    resample_by: field      # Agriculture-Vision's default: <field>_x1-y1-x2-y2 -> <field>
     resample_by: image      # every image (question: every question) on its own
     resample_by: prefix 2   # the first 2 `_`-separated parts of the id (aachen_000012_...)
+    resample_by: field      # a rule of the task's own (Agriculture-Vision's fields)
 
-Since every metric here is a sum over units, a cluster's row is the sum of its units' rows,
-and resampling clusters is resampling those summed rows: the bootstrap itself is unchanged.
+For a score that is a function of per-unit rows' sums (task_api.Resampling), a cluster's row is
+the sum of its units' rows, and resampling clusters is resampling those summed rows: the
+bootstrap itself is unchanged (collapse). For a score re-scored from per-unit records
+(task_api.Rescoring), every unit of a cluster is drawn as often as its cluster (members).
 Clusters are ordered by their key (a string), so the result does not depend on the order in
 which units were scored.
 """
@@ -21,12 +24,6 @@ from .quoting import brief
 
 CONFIG_KEY = "resample_by"
 PREFIX = "prefix"
-
-
-def field_of(unit_id: Any) -> str:
-    """Agriculture-Vision's field: the tile id without its last `_` part (the coordinates)."""
-    text = str(unit_id)
-    return text.rsplit("_", 1)[0] if "_" in text else text
 
 
 def prefix_of(parts: int) -> Callable[[Any], str]:
@@ -56,12 +53,15 @@ def read_rule(ref_config: Dict[str, Any], default: str, named: Sequence[str],
     raise BrokenReference(log)
 
 
-def key_of(rule: str, unit_rule: str) -> Optional[Callable[[Any], str]]:
-    """The cluster of a unit id under a rule; None when every unit is its own (unit_rule)."""
+def key_of(rule: str, unit_rule: str,
+           named: Optional[Dict[str, Callable[[Any], Any]]] = None
+           ) -> Optional[Callable[[Any], Any]]:
+    """The cluster of a unit id under a rule: None when every unit is its own (unit_rule), the
+    task's own key for a rule it names (named: rule -> key), or `prefix N`'s."""
     if rule == unit_rule:
         return None
-    if rule == "field":
-        return field_of
+    if named and rule in named:
+        return named[rule]
     if rule.startswith(PREFIX + " "):
         return prefix_of(int(rule.split()[1]))
     raise ValueError("no cluster key for " + rule)
@@ -89,3 +89,10 @@ def collapse(ids: Sequence[Any], rows: Any, key: Callable[[Any], Any]) -> Tuple[
             sums = list(rows[i]) if sums is None else [s + v for s, v in zip(sums, rows[i])]
         out.append(tuple(sums or ()))
     return keys, out
+
+
+def members(ids: Sequence[Any], key: Callable[[Any], Any]) -> Tuple[List[Any], List[int]]:
+    """(cluster keys sorted, per unit the index of its cluster among them)."""
+    keys = sorted(set(key(unit) for unit in ids))
+    index = {k: i for i, k in enumerate(keys)}
+    return keys, [index[key(unit)] for unit in ids]

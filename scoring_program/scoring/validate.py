@@ -19,20 +19,20 @@ class Counting(MetricState):
 
     fields = {"units": SUM}
 
-    def update(self, prediction, truth) -> None:
+    def update(self, unit_id, prediction, truth) -> None:
         self.units += 1
 
 
 class _CheckOnly:
     """What the engine asks of a task, reduced to a check."""
 
-    def new_state(self, config: Dict[str, Any]) -> Counting:
+    def new_state(self, settings: None) -> Counting:
         return Counting()
 
 
 def open_manifest(manifest: Dict[str, Any]) -> Tuple[Reference, SubmissionFormat]:
     """The manifest's task's stand-in reference and submission format."""
-    return TASKS[manifest.get("task", DEFAULT)].open_manifest(manifest)
+    return TASKS[manifest.get("task", DEFAULT)].manifest.open(manifest)
 
 
 def manifest_words(manifest: Dict[str, Any]) -> Dict[str, str]:
@@ -52,10 +52,10 @@ def validate_submission(res_dir: str, manifest: Dict[str, Any], workers: Optiona
 def check(res_dir: str, reference: Reference, fmt: SubmissionFormat,
           workers: Optional[int] = None, progress=None,
           unit_seconds: Optional[float] = None) -> Tuple[ProblemLog, int]:
-    """validate_submission against a task's stand-in reference and format (Task.open_manifest)."""
+    """validate_submission against a task's stand-in reference and format (Manifest.open)."""
     found = fmt.discover(res_dir, reference.ids)
     items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-    acc = engine.evaluate(_CheckOnly(), reference, fmt, {}, items,
+    acc = engine.evaluate(_CheckOnly(), reference, fmt, None, items,
                           workers or engine.default_workers(len(items), unit_seconds), progress)
     log = found.log
     log.merge(acc.submission_log)

@@ -153,6 +153,31 @@ def test_storm_policy_from_option_and_reference_config(tmp_path):
     assert miou("--storm-damage", "background") == 0.25
 
 
+def test_a_task_gets_the_options_given_as_plain_data(tmp_path, ref, monkeypatch):
+    """score.py and compare.py hand the task the task options given on the command line as a
+    dict (only those given), never argparse's namespace."""
+    from conftest import run_main
+    from organizing.commands import compare
+    from scoring.commands import score
+    from scoring.tasks.agrivision.task import AgricultureVision
+    seen = []
+    configure = AgricultureVision.configure
+
+    def spy(self, options, ref_config):
+        seen.append(options)
+        return configure(self, options, ref_config)
+    monkeypatch.setattr(AgricultureVision, "configure", spy)
+    res = str(tmp_path / "res")
+    broken_cases.good(res, IDS, SIZE)
+    for main, argv in ((score.main, ["--ref", ref, "--res", res]),
+                       (compare.main, ["--ref", ref, "--out", tmp_path / "cmp", res])):
+        for extra in ([], ["--storm-damage", "ignore"]):
+            code, _, err = run_main(main, argv + ["--workers", "1", "-q"] + extra)
+            assert code == 0, err
+    assert seen == [{}, {"storm_damage": "ignore"}] * 2
+    assert all(type(options) is dict for options in seen)
+
+
 def test_help_and_usage_errors(tmp_path):
     proc = run_score("--help")
     assert proc.returncode == 0

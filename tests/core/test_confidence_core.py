@@ -43,7 +43,7 @@ def test_the_samples_intervals_are_the_same_everywhere(task, tmp_path):
 
 class _NoIntervals(AgricultureVision):
     name = "no-intervals"
-    interval_keys = []
+    intervals = None
 
 
 def test_a_task_without_rows_gets_no_interval_and_says_so(tmp_path, monkeypatch):

@@ -270,6 +270,17 @@ def test_pack_py_already_packed_and_no_packed_layout(tmp_path):
     assert proc.stderr.count("\n") == 1 and not (tmp_path / "q").exists()
 
 
+def test_pack_py_refuses_a_task_without_the_packing_role(tmp_path, monkeypatch):
+    """Packing is optional: a task without it is a bad command line for pack.py (exit 2),
+    before the reference is read."""
+    from scoring.tasks.agrivision.task import AgricultureVision
+    monkeypatch.setattr(AgricultureVision, "packing", None)
+    code, out, err = run_main(pack_command.main, [os.path.join(ROOT, "reference_data"),
+                                                  tmp_path / "out"])
+    assert code == 2 and "task has no packed layout; score it as it is" in err, err
+    assert not (tmp_path / "out").exists()
+
+
 def test_pack_py_broken_reference_is_the_scorers_message(tmp_path):
     """A raw reference the scorer refuses: pack.py says the same (exit 3) and leaves no
     folder behind."""

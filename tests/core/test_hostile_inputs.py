@@ -46,7 +46,7 @@ def manifest(ref, tmp_path_factory):
     task = TASKS[DEFAULT]
     path = str(tmp_path_factory.mktemp("manifest") / "manifest.json")
     with open(path, "w") as f:
-        json.dump(task.make_manifest(task.open_reference(ref)), f)
+        json.dump(task.manifest.make(task.open_reference(ref)), f)
     return path
 
 
@@ -471,7 +471,7 @@ def test_an_internal_error_after_scoring_leaves_no_scores(tmp_path, ref, monkeyp
     def boom(*args):
         raise KeyError("a bug in the page")
 
-    monkeypatch.setattr(type(TASKS[DEFAULT]), "render_html", boom)
+    monkeypatch.setattr(type(TASKS[DEFAULT].report), "page", boom)
     code, _, err = run_main(cli.main, ["--ref", ref, "--res", res, "--out", out, "--workers", "1"])
     assert code == 4
     assert not (out / "scores.json").exists() and not (out / "scores.txt").exists()

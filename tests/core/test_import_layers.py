@@ -12,8 +12,9 @@ from conftest import KIT, ORGANIZER, PROGRAM
 ROOTS = {"worker": PROGRAM, "kit": KIT, "organizer": ORGANIZER}
 # The command-line layer of the worker's program: what only entry points may import.
 ENTRY = ("scoring.commands",)
-# The run layer: the engine, the registry and the validation of a submission without labels.
-RUN = ("scoring.engine", "scoring.registry", "scoring.validate")
+# The run layer: the engine, the registry, a reference set up as every command opens it, and
+# the validation of a submission without labels.
+RUN = ("scoring.engine", "scoring.registry", "scoring.reference_setup", "scoring.validate")
 # Lower layers: what tasks and the engine build on.
 LOWER = ("scoring.readers", "scoring.metrics", "scoring.report", "scoring.submission",
          "scoring.problems", "scoring.task_api", "scoring.config", "scoring.folders",

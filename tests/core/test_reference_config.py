@@ -217,6 +217,19 @@ def test_long_storm_damage_value_is_quoted_briefly(references, tmp_path):
     assert "(200,000 characters)" in proc.stderr and len(proc.stderr) < 1500
 
 
+def test_a_bad_storm_damage_is_a_config_yaml_problem_not_a_layout_one(references, tmp_path):
+    """The message's fix says to correct config.yaml, not to re-arrange the reference's
+    folders."""
+    ref = _with_config(references, "agriculture-vision", "raw", tmp_path,
+                       _text("storm_damage: sometimes\n"))
+    code, _, err = run_main(score_cli.main, [
+        "--ref", ref, "--res", os.path.join(ROOT, SAMPLES["agriculture-vision"][1])])
+    assert code == 3, err
+    assert "Reference configuration (config.yaml) unusable (1):\n  - config.yaml: storm_damage " \
+           "must be one of background, ignore, not 'sometimes'\n  Fix: correct config.yaml" in err
+    assert "layout" not in err
+
+
 @pytest.mark.parametrize("config,phrase", [
     ("labels: " + "m" * 200000 + "\n", "`labels: 'mmm"),
     ("labels:\n  - {name: " + "n" * 200000 + ", id: 1, category: c, has_instances: 2, "

@@ -15,15 +15,14 @@ import pytest
 import yaml
 
 from conftest import run_score, score_either
-from scoring import confidence, engine, validate
+from scoring import confidence, engine, reference_setup, validate
 from scoring.confidence import interval_score_keys
-from scoring.config import read_config
 from scoring.formats.label_png.kinds import BAD_VALUES
 from scoring.problems import ProblemLog
 from scoring.formats.label_png.prediction import PngLabels
 from scoring.registry import TASKS
 from scoring.task_api import PredictionProblem, Submission
-from scoring.tasks.agrivision.task import AgricultureVision
+from scoring.tasks.agrivision.task import AgricultureVision, AVManifest
 from task_fixtures import FIXTURES
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -66,10 +65,10 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
     assert v1 == {k: float(v) for k, v in yaml.safe_load(txt).items()}
     assert v1 == json.loads((out / "scores.json").read_text())
     task = TASKS[name]
-    keys = task.keys(task.configure(None, read_config(root)))
+    keys = task.keys(reference_setup.configure(root, name).settings)
     assert keys[0] in v1
     # Beside the leaderboard keys, only the ranking score's confidence interval (none for a
-    # task without interval_keys).
+    # task without Intervals).
     assert set(v1) - set(keys) == set(interval_score_keys(task))
     assert all(math.isfinite(v) for v in v1.values())
     assert not (out / "metadata").exists()
@@ -81,12 +80,14 @@ def test_outputs_parse_on_both_platforms_and_hold_no_unit_data(task_ref, tmp_pat
 
 
 def _opened(task, root):
-    config = task.configure(None, read_config(root))
-    return config, task.open_reference(root, config), task.submission_format(config)
+    """(settings, reference, format) as the commands open them, for this task."""
+    settings = reference_setup.configure(root, task.name).settings
+    return settings, task.open_reference(root, settings), task.submission_format(settings)
 
 
 def _scores(name, root, res, workers, seed):
     task = TASKS[name]
+    setup = reference_setup.configure(root, name)
     config, reference, fmt = _opened(task, root)
     found = fmt.discover(res, reference.ids)
     items = [(i, p, i) for i, p in found.files.items()]
@@ -94,7 +95,8 @@ def _scores(name, root, res, workers, seed):
     acc = engine.evaluate(task, reference, fmt, config, items, workers)
     assert not acc.submission_log.fatal and not acc.reference_log.fatal
     summary = task.summarize(acc.state, reference, config)
-    intervals = confidence.compute(task, acc.state, summary, config)
+    intervals = confidence.compute(task, acc.state, summary, reference, config,
+                                   setup.intervals.by)
     return summary.scores + (intervals.scores() if intervals else [])
 
 
@@ -128,8 +130,8 @@ def test_every_field_a_state_changes_is_declared_and_merges(task_ref, tmp_path):
     for i, (unit, path) in enumerate(units):
         truth = reference.read(unit)
         prediction = fmt.read(path, reference.expect(unit, truth))
-        whole.update_unit(unit, prediction, truth)
-        halves[i * 2 // len(units)].update_unit(unit, prediction, truth)
+        whole.update(unit, prediction, truth)
+        halves[i * 2 // len(units)].update(unit, prediction, truth)
     changed = {k for k, v in vars(whole).items() if k not in given or v is not given[k] or
                (k in before and not _same_value(before[k], v))}
     assert changed and changed <= set(type(whole).fields), (changed, type(whole).fields)
@@ -178,14 +180,14 @@ def contract_broken_cases(task, fixtures, root, ids, tmp):
 
 
 def contract_manifest_round_trip(task, fixtures, root, ids, tmp):
-    """make_manifest -> JSON (as the starting kit ships it) -> the participants' check: the valid
+    """Manifest.make -> JSON (as the starting kit ships it) -> the participants' check: the valid
     sample passes with every unit checked, and the manifest holds no unit's label."""
     _, reference, _ = _opened(task, root)
-    manifest = json.loads(json.dumps(task.make_manifest(reference)))
+    manifest = json.loads(json.dumps(task.manifest.make(reference)))
     assert manifest.get("task") == task.name
     res = os.path.join(tmp, "valid")
     fixtures.make_submission(res, root, ids)
-    stand_in, fmt = task.open_manifest(manifest)
+    stand_in, fmt = task.manifest.open(manifest)
     assert sorted(stand_in.ids) == sorted(reference.ids)
     log, checked = validate.check(res, stand_in, fmt, workers=1)
     assert not log.fatal, log.describe(log.kinds(fatal=True), **fmt.words)
@@ -231,14 +233,25 @@ class _EverythingBadValues(PngLabels):
         raise PredictionProblem(BAD_VALUES, "refused")
 
 
+class _WrongReasonManifest(AVManifest):
+    def open(self, manifest):
+        return super().open(manifest)[0], _EverythingBadValues(AgricultureVision.max_id)
+
+
 class _WrongReasonTask(AgricultureVision):
-    def submission_format(self, config=None):
+    manifest = _WrongReasonManifest(AgricultureVision.name)
+
+    def submission_format(self, settings=None):
         return _EverythingBadValues(self.max_id)
 
 
-class _NoManifestTask(AgricultureVision):
-    def make_manifest(self, reference):
+class _NoManifest(AVManifest):
+    def make(self, reference):
         raise NotImplementedError
+
+
+class _NoManifestTask(AgricultureVision):
+    manifest = _NoManifest(AgricultureVision.name)
 
 
 @pytest.fixture(scope="module")

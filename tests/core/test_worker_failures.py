@@ -158,7 +158,7 @@ if case == "expect":
 elif case == "unpicklable":
     png_labels.PngLabels.read = read_unpicklable
 elif case == "bug":
-    metric.LabelSetHistogram.update_unit = update_bug
+    metric.LabelSetHistogram.update = update_bug
 elif case == "refusal":
     reference.RawReference.read = reference_refusal
 sys.exit(score.main(["--ref", {ref!r}, "--res", {res!r}, "--workers", "2", "-q"]))

@@ -302,14 +302,28 @@ def test_s_is_the_exact_fraction(n, data):
     assert cons.s_value(1, n) == 1.0 and cons.s_value(n, n) == 0.0 and cons.s_value(n + 1, n) == 0.0
 
 
-def test_write_atomically_leaves_nothing_on_failure(tmp_path):
+def test_a_run_that_fails_while_writing_leaves_nothing(tmp_path, monkeypatch):
+    """The outputs are moved into --out together: a bug while writing the second one leaves
+    neither --out nor the temporary folder; a run that succeeds leaves the three files, in a
+    folder as readable as the umask lets it be (not the temporary folder's private mode)."""
+    from conftest import run_main
+    from generalist_util import CONFIG, GOOD, write_case
+    from organizing.commands import generalist as cli
     from organizing.generalist import output
-    out = tmp_path / "out"
-    with pytest.raises(TypeError):
-        output.write_atomically(str(out), {"ranking.json": "{}", "ranking.csv": None})
-    assert os.listdir(str(tmp_path)) == []
-    output.write_atomically(str(out), {"ranking.json": "{}"})
-    assert os.listdir(str(out)) == ["ranking.json"]
+    case, out = tmp_path / "case", tmp_path / "results" / "out"
+    write_case(case, CONFIG, GOOD)
+
+    def bug(*args):
+        raise TypeError("a bug while writing ranking.csv")
+    with monkeypatch.context() as m:
+        m.setattr(output, "write_csv", bug)
+        code, _, err = run_main(cli.main, [case / "config.yaml", "--out", out, "-q"])
+    assert code == 4, err
+    assert sorted(os.listdir(str(tmp_path))) == ["case"]
+    code, _, err = run_main(cli.main, [case / "config.yaml", "--out", out, "-q"])
+    assert code == 0, err
+    assert sorted(os.listdir(str(out))) == ["ranking.csv", "ranking.html", "ranking.json"]
+    assert os.listdir(str(out.parent)) == ["out"]
     assert os.stat(str(out)).st_mode & 0o777 != 0o700     # not mkdtemp's private mode
 
 

@@ -43,7 +43,7 @@ def ref(tmp_path_factory):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, *SIZE)
         rawdata.write_reference(str(tmp / "ref"), image_id, boundary, mask, labels, storm)
     task = TASKS[DEFAULT]
-    manifest = task.make_manifest(task.open_reference(str(tmp / "ref")))
+    manifest = task.manifest.make(task.open_reference(str(tmp / "ref")))
     assert sorted(manifest["images"]) == sorted(ids)
     (tmp / "manifest.json").write_text(json.dumps(manifest))
     return tmp, ids
@@ -147,7 +147,7 @@ def test_the_committed_manifest_is_the_samples():
                  if n.endswith(".png"))
     with open(os.path.join(AV_KIT, "manifest.json")) as f:
         committed = json.load(f)
-    assert committed == task.make_manifest(task.open_reference(sample))
+    assert committed == task.manifest.make(task.open_reference(sample))
     assert sorted(committed["images"]) == ids
     assert "labels" not in json.dumps(committed)
 

@@ -50,7 +50,7 @@ def score_arrays(tab, images, workers_split=None):
             lab, inst, pred = images[i]
             truth = reference.check_truth(np.asarray(lab, dtype=np.uint8),
                                           np.asarray(inst, dtype=np.uint16), checks, "l", "i")
-            state.update(np.asarray(pred, dtype=np.uint8), truth)
+            state.update(str(i), np.asarray(pred, dtype=np.uint8), truth)
         total.merge(state)
     result = metric.summarize(total, tab)
     return {k: v for k, v in metric.score_list(result, tab) if v is not None}

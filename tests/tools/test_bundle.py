@@ -723,7 +723,8 @@ def test_the_terms_say_how_winners_are_verified_with_the_default_limit(builds):
 def test_a_broken_final_submission_block_is_refused_when_bundling(tmp_path):
     tiny_reference(tmp_path)
     ref = tmp_path / "reference"
-    assert bundle.final_rules(str(ref)).max_params == 150000000
+    assert bundle.final_rules(bundle.open_reference(str(ref))[0].ref_config).max_params == \
+        150000000
     (ref / "config.yaml").write_text("final_submission:\n  max_params: lots\n")
     with pytest.raises(bundle.Refused, match="max_params must be a positive integer"):
-        bundle.final_rules(str(ref))
+        bundle.final_rules(bundle.open_reference(str(ref))[0].ref_config)

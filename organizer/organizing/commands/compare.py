@@ -9,14 +9,13 @@ import argparse
 import datetime
 import os
 import time
-from typing import List, Optional
+from typing import Callable, List, Optional
 
-from scoring import __version__, confidence, engine, zips
+from scoring import __version__, confidence, engine, reference_setup
 from ..compare import outputs, page, paired, submissions
-from scoring.config import read_config
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
-from scoring.registry import DEFAULT, TASKS, task_of
+from scoring.registry import DEFAULT, TASKS, options_of
 from scoring.registry import add_options as add_task_options
 from scoring.report.text_table import print_table
 from scoring.commands import frame
@@ -75,8 +74,8 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def _ranking_key(task, config) -> str:
-    return task.keys(config)[0]
+def _ranking_key(task, settings) -> str:
+    return task.keys(settings)[0]
 
 
 def compare(args: argparse.Namespace, io: frame.Io) -> int:
@@ -86,17 +85,13 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(args.out))
     entries = submissions.expand(args.submissions)
-    cleanups = []
+    cleanups: List[Callable[[], None]] = []
     try:
-        ref_dir, cleanup = zips.unpack_reference(args.ref)
-        cleanups.append(cleanup)
-        io.show_as(ref_dir, args.ref)
-        ref_config = read_config(ref_dir)
-        task = task_of(ref_config, args)
-        config = task.configure(args, ref_config)
-        with_intervals = confidence.enabled(ref_config)  # as score.py: false, or exit 3
-        reference = task.open_reference(ref_dir, config)
-        fmt = task.submission_format(config)
+        setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
+                                       options_of(args))
+        task = setup.task
+        reference = setup.open()
+        fmt = task.submission_format(setup.settings)
         noun = fmt.words.get("units", "units")
         opened, more = submissions.open_all(
             entries, lambda folder: fmt.discover(folder, reference.ids), fmt.words)
@@ -112,7 +107,7 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         progress = None if args.quiet else engine.Progress(units, stdout, args.progress_every,
                                                           noun=noun)
         scored = engine.evaluate_many(
-            task, reference, fmt, config,
+            task, reference, fmt, setup.settings,
             [{u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
               for u, p in o.files.items()} for o in candidates], workers, progress)
         if scored.reference_log.fatal:
@@ -132,27 +127,31 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         if not valid:
             raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
                                         for x in invalid))
-        return _report(args, stdout, say, task, config, reference, valid, invalid, noun,
-                       workers, started, with_intervals)
+        return _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
+                       started)
     finally:
         for cleanup in cleanups:
             cleanup()
 
 
-def _report(args, stdout, say, task, config, reference, valid, invalid, noun, workers,
-            started, with_intervals=True) -> int:
-    key = _ranking_key(task, config)
-    keys = task.keys(config)
+def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
+            started) -> int:
+    task, settings = setup.task, setup.settings
+    with_intervals, by = setup.intervals.enabled, setup.intervals.by
+    key = _ranking_key(task, settings)
+    keys = task.keys(settings)
     rows, own, resamplings = [], {}, []
     for model, state in valid:
-        summary = task.summarize(state, reference, config)
-        intervals = confidence.compute(task, state, summary, config) if with_intervals else None
+        summary = task.summarize(state, reference, settings)
+        res = confidence.resampling_of(task, state, summary, reference, settings, by) \
+            if with_intervals else None
+        intervals = confidence.intervals_of(task, res)
         scores = dict(summary.scores)
         if intervals:
             scores.update(intervals.scores())
             own[model] = intervals.interval(key)
         rows.append({"model": model, "scores": scores})
-        resamplings.append(task.resampling(state, summary, config) if with_intervals else None)
+        resamplings.append(res)
     # Rank order (ties by name) before anything is derived, so every output lists the models and
     # the pairs in that order.
     ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
@@ -162,7 +161,7 @@ def _report(args, stdout, say, task, config, reference, valid, invalid, noun, wo
     names = [r["model"] for r in rows]
     points = [r["scores"].get(key) for r in rows]
     values = None
-    if task.interval_keys and task.interval_keys[0] == key and None not in resamplings:
+    if confidence.interval_keys(task)[:1] == [key] and None not in resamplings:
         values = paired.resample_values(resamplings)
     doc = paired.analyse(names, points, values,
                          tested=paired.randomization(resamplings) if values else None)

@@ -1,7 +1,7 @@
 """`pack.py RAW_DIR OUT_DIR`: convert a raw reference into its task's packed layout.
 
 The task is the reference's (config.yaml `task:`, as the scorer decides it); tasks with a packed
-layout provide pack() (Agriculture-Vision: docs/packed-format.md; Planetscapes semantic
+layout have a Packing role (task_api.py; Agriculture-Vision: docs/packed-format.md; Planetscapes semantic
 labeling: docs/planetscapes.md; Planetscapes VQA: docs/vqa-packed-format.md). Every layer of
 every image (every annotation) is read and checked on the way (a broken raw reference is refused
 with the same messages the scorer gives), the work is spread over the usable CPUs (VQA: one
@@ -18,12 +18,10 @@ import os
 import stat
 import tempfile
 import time
-from typing import List, Optional
+from typing import List, Optional, cast
 
-from scoring import engine
-from scoring.config import read_config
+from scoring import engine, reference_setup
 from scoring.problems import UsageError, shown
-from scoring.registry import task_of
 from scoring.commands import frame
 
 
@@ -106,24 +104,26 @@ def _check_paths(raw: str, out: str) -> None:
 def _pack(args: argparse.Namespace, stdout) -> int:
     _check_paths(args.raw, args.out)
     started = time.monotonic()
-    ref_config = read_config(args.raw)
-    task = task_of(ref_config)
-    if task.packed_layout is None:
+    setup = reference_setup.configure(args.raw)
+    task = setup.task
+    if task.packing is None:
         raise UsageError("{}'s task has no packed layout; score it as it is".format(
             shown(args.raw)))
-    reference = task.open_reference(args.raw, task.configure(None, ref_config))
+    reference = setup.open()
     if reference.layout != "raw":
         raise UsageError("{} is already {}".format(shown(args.raw), reference.layout))
-    total, noun = task.pack_units(reference)
+    total, noun = reference.size()
     stdout.write("Packing {:,} {} from {} into {}\n".format(total, noun, shown(args.raw),
                                                            shown(args.out)))
     stdout.flush()
     workers = args.workers or engine.default_workers(total, task.unit_seconds)
-    units, _ = task.pack(reference, args.out, workers,
-                         engine.Progress(total, stdout, args.progress_every, "packed", noun))
-    raw_bytes, packed_bytes = folder_bytes(reference.root), folder_bytes(args.out)
+    units, _ = task.packing.pack(reference, args.out, workers,
+                                 engine.Progress(total, stdout, args.progress_every, "packed",
+                                                 noun))
+    # A reference opened from a folder has its root (None is the label-free check's stand-in).
+    raw_bytes, packed_bytes = folder_bytes(cast(str, reference.root)), folder_bytes(args.out)
     stdout.write("Packed {:,} {} in {:.1f} s: raw {:,} bytes -> packed {:,} bytes ({:.1f}x "
                  "smaller). The layout: {}\n".format(
                      units, noun, time.monotonic() - started, raw_bytes, packed_bytes,
-                     raw_bytes / max(packed_bytes, 1), task.packed_layout))
+                     raw_bytes / max(packed_bytes, 1), task.packing.layout))
     return frame.EXIT_OK

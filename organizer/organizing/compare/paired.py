@@ -18,7 +18,8 @@ Per resample each model gets its ranking score; from them:
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
 from scoring.metrics import bootstrap
-from scoring.resample_units import collapse
+from scoring.resample_units import collapse, members
+from scoring.task_api import Rescoring
 from . import pair_tests
 
 Value = Optional[float]
@@ -56,7 +57,7 @@ def resampled_units(res: Any, units: int, noun: str) -> Tuple[int, str]:
         return units, noun
     if res.group is None:
         return res.units, res.noun
-    unit_ids, _ = res.rows()
+    unit_ids = res.ids if isinstance(res, Rescoring) else res.rows()[0]
     return len(set(res.group(u) for u in unit_ids)), res.group_noun
 
 
@@ -65,17 +66,38 @@ def resample_values(resamplings: List[Any], resamples: int = bootstrap.RESAMPLES
     """Per model (a task_api.Resampling each, same units), its ranking score in every resample,
     all models on the same resampled units. The units are drawn one by one (unit draws) from a
     stream that depends only on their number and the seed: a pair's resamples are the same
-    whichever other submissions are compared beside it."""
+    whichever other submissions are compared beside it. Tasks of the re-scoring form
+    (task_api.Rescoring): each model's records re-scored with the same draws."""
+    if isinstance(resamplings[0], Rescoring):
+        return _rescored_values(resamplings, resamples, seed)
     sums = bootstrap.unit_sums_of_tables(unit_tables(resamplings), resamples, seed)
     return [[res.scores(s)[0] for s in model_sums]
             for res, model_sums in zip(resamplings, sums)]
 
 
-def randomization(resamplings: List[Any]) -> List[Optional[float]]:
+def _rescored_values(resamplings: List[Any], resamples: int, seed: int) -> List[List[Value]]:
+    ids = list(resamplings[0].ids)
+    if any(list(res.ids) != ids for res in resamplings):
+        raise ValueError("the models were not scored on the same units")
+    n, cluster_of = len(ids), None
+    if resamplings[0].group is not None:
+        clusters, cluster_of = members(ids, resamplings[0].group)
+        n = len(clusters)
+    values: List[List[Value]] = [[] for _ in resamplings]
+    for weights in bootstrap.unit_weights(n, cluster_of, resamples, seed):
+        for res, out in zip(resamplings, values):
+            out.append(res.rescore(weights)[0])
+    return values
+
+
+def randomization(resamplings: List[Any]) -> Optional[List[Optional[float]]]:
     """The approximate randomization p-value of every pair (a < b, in the models' order) of the
     ranked score, the units (clusters) of each pair swapped by the same shuffles
     (pair_tests.randomization_tests); the task's score function is the same for every
-    submission of one reference."""
+    submission of one reference. None for the re-scoring form, whose units' records cannot be
+    swapped between models as rows: the pairs then get the paired bootstrap test."""
+    if isinstance(resamplings[0], Rescoring):
+        return None
     tested = pair_tests.randomization_tests(unit_tables(resamplings),
                                             lambda sums: resamplings[0].scores(sums))
     return [p for p, _ in tested]

@@ -328,14 +328,3 @@ class OutFolder:
             except OSError:
                 break
         self.created = []
-
-
-def write_atomically(out_dir: str, files: Dict[str, Union[str, Writer]]) -> None:
-    """Every file (text, or a function writing into the open file) into out_dir, all or none."""
-    folder = OutFolder(out_dir)
-    try:
-        for name, content in files.items():
-            folder.write(name, content)
-        folder.commit()
-    finally:
-        folder.discard()

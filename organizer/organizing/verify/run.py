@@ -9,14 +9,13 @@ organizer's broken inputs raise BrokenReference or InputProblem (exit 3), a bad 
 UsageError (exit 2).
 """
 import os
-from typing import Any, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
-from scoring import __version__, engine, zips
+from scoring import __version__, confidence, engine, reference_setup, zips
 from ..compare import paired
-from scoring.config import read_config
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError, shown
-from scoring.registry import task_of
+from scoring.registry import options_of
 from scoring.report.scores_file import DECIMALS
 from . import images, leaderboard, outputs
 from final_package import layout as layout_check, param_check, params, pdf
@@ -86,18 +85,15 @@ def verify(args, io) -> int:
     except OSError as exc:
         raise UsageError("cannot write into the output folder {} ({})".format(
             shown(args.out), exc.strerror or type(exc).__name__)) from None
-    cleanups = []
+    cleanups: List[Callable[[], None]] = []
     try:
-        ref_dir, cleanup = zips.unpack_reference(args.ref)
-        cleanups.append(cleanup)
-        io.show_as(ref_dir, args.ref)
-        ref_config = read_config(ref_dir)
-        task = task_of(ref_config, args)
-        config = task.configure(args, ref_config)
-        rules = rules_mod.read(ref_config)
+        setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
+                                       options_of(args))
+        task = setup.task
+        rules = rules_mod.read(setup.ref_config)
         limit = args.max_params or rules.max_params
         tolerance = rules.tolerance if args.tolerance is None else args.tolerance
-        key = task.keys(config)[0]
+        key = task.keys(setup.settings)[0]
         claim: Optional[leaderboard.Claim] = None
         if args.leaderboard:
             columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
@@ -108,12 +104,12 @@ def verify(args, io) -> int:
                 raise InputProblem(str(exc)) from None
         elif args.claimed is not None:
             claim = leaderboard.claimed_value(args.claimed)
-        fmt = task.submission_format(config)
+        fmt = task.submission_format(setup.settings)
         if fmt.words.get("units") != "images":
             raise UsageError("verify.py verifies final submissions of image tasks (one "
                              "prediction per image in results/); {} is scored from {}".format(
                                  task.name, fmt.words.get("files", "other files")))
-        reference = task.open_reference(ref_dir, config)
+        reference = setup.open()
         package = os.path.basename(os.path.normpath(args.final))
         say("Verifying the final submission {} ({}, {:,} reference {}); rules: at most {:,} "
             "parameters, reproduction tolerance {}".format(
@@ -131,7 +127,7 @@ def verify(args, io) -> int:
             return _finish(args, stdout, say, doc, checks, None, None, limit)
         lay = layout_check.find(folder, rules)
         checks = [lay.check]
-        states = _Scored(task, reference, fmt, config, args, lay, cleanups, stdout)
+        states = _Scored(setup, reference, fmt, args, lay, cleanups, stdout)
         result_check, score = states.results()
         checks.append(result_check)
         checks.append(_match(score, claim, key))
@@ -162,17 +158,18 @@ class _Scored:
     """results/ (and the reproduction) scored in one pass of the engine; the other predictions
     compared with results/ image by image."""
 
-    def __init__(self, task, reference, fmt, config, args, lay, cleanups, stdout) -> None:
-        self.task, self.reference, self.fmt, self.config = task, reference, fmt, config
+    def __init__(self, setup, reference, fmt, args, lay, cleanups, stdout) -> None:
+        self.setup, self.task, self.settings = setup, setup.task, setup.settings
+        self.reference, self.fmt = reference, fmt
         self.args, self.lay, self.cleanups, self.stdout = args, lay, cleanups, stdout
-        self.key = task.keys(config)[0]
+        self.key = self.task.keys(self.settings)[0]
         self.results_files: Dict[str, str] = {}
         self.states: List[Any] = []
         self.reproduced: Optional[Dict[str, Any]] = None
         self.repro_files: Dict[str, str] = {}
         self.repro_problems: List[str] = []
         self.workers = args.workers or engine.default_workers(len(reference.ids),
-                                                              task.unit_seconds)
+                                                              self.task.unit_seconds)
 
     def _open(self, path: str, what: str) -> str:
         try:
@@ -207,7 +204,7 @@ class _Scored:
         progress = None if self.args.quiet or not files else engine.Progress(
             len(self.reference.ids), self.stdout, noun=words.get("units", "units"))
         scored = engine.evaluate_many(
-            self.task, self.reference, self.fmt, self.config,
+            self.task, self.reference, self.fmt, self.settings,
             [{u: (p, shown_names[u]) for u, p in f.items()} for f, shown_names in zip(files, names)],
             self.workers, progress) if files else None
         if scored is not None and scored.reference_log.fatal:
@@ -224,7 +221,7 @@ class _Scored:
         if len(files) == 2 and scored.submission_logs[1].fatal:
             self.repro_problems = _problems(scored.submission_logs[1], words)
             self.states = scored.states[:1]
-        summary = self.task.summarize(self.states[0], self.reference, self.config)
+        summary = self.task.summarize(self.states[0], self.reference, self.settings)
         score = dict(summary.scores).get(self.key)
         warnings = log.summary_lines(**words)
         evidence = ["{:,} predictions for the {:,} reference {}".format(
@@ -269,13 +266,13 @@ class _Scored:
                          self.repro_problems)
         if len(self.states) < 2:
             return Check(name, NOT_CHECKED, "results/ cannot be scored: nothing to compare")
-        summaries = [self.task.summarize(s, self.reference, self.config) for s in self.states]
+        summaries = [self.task.summarize(s, self.reference, self.settings) for s in self.states]
         points = [dict(s.scores).get(self.key) for s in summaries]
-        resamplings = [self.task.resampling(s, m, self.config)
+        resamplings = [confidence.resampling_of(self.task, s, m, self.reference, self.settings,
+                                                self.setup.intervals.by)
                        for s, m in zip(self.states, summaries)]
         values = None
-        if self.task.interval_keys and self.task.interval_keys[0] == self.key and \
-                None not in resamplings:
+        if confidence.interval_keys(self.task)[:1] == [self.key] and None not in resamplings:
             values = paired.resample_values(resamplings)
         pair = [p for p in paired.analyse(["results", "reproduced"], points, values)["pairs"]
                 if p["a"] == "reproduced"][0]

@@ -8,17 +8,16 @@ import argparse
 import datetime
 import os
 import time
-from typing import Dict, List, Optional, cast
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, cast
 
-from .. import __version__, confidence, engine, zips
-from ..config import read_config
-from ..problems import BrokenReference, SubmissionError, UsageError
-from ..registry import DEFAULT, TASKS, task_of
+from .. import __version__, confidence, engine, reference_setup, zips
+from ..problems import BrokenReference, ProblemLog, SubmissionError, UsageError
+from ..registry import DEFAULT, TASKS, options_of
 from ..registry import add_options as add_task_options
 from ..report import confidence as confidence_report
 from ..report import scores_file
 from ..report.text_table import print_table
-from ..task_api import RunFacts
+from ..task_api import RunFacts, Summary
 from . import frame
 SCORE_FILES = ("scores.txt", "scores.json")
 HTML_FILE = "detailed_results.html"
@@ -110,107 +109,143 @@ def clear_outputs(out: str) -> None:
             os.remove(path)
 
 
+class _Scored(NamedTuple):
+    """One submission scored: its state, every problem found (discovery and files), the units
+    processed and the worker processes used."""
+
+    state: Any
+    log: ProblemLog
+    units: int
+    workers: int
+
+
 def run(args: argparse.Namespace, io: frame.Io) -> int:
     started = time.monotonic()
     paths = _paths(args)
-    stdout = io.stdout
     say = io.sayer(args.quiet)
-    cleanups = []
+    cleanups: List[Callable[[], None]] = []
     try:
-        v1_watcher = False
-        if paths["out"]:
-            page_path = os.path.join(paths["out"], HTML_FILE)
-            v1_watcher = bool(args.output) and os.path.isfile(page_path) and \
-                not os.path.islink(page_path) and os.path.getsize(page_path) == 0
-            try:
-                os.makedirs(paths["out"], exist_ok=True)
-                clear_outputs(paths["out"])
-            except OSError as exc:
-                raise UsageError("cannot write into the output folder {} ({})".format(
-                    paths["out"], exc.strerror or type(exc).__name__)) from None
+        v1_watcher = _prepare_output(paths["out"], bool(args.output))
         # _paths gives both (UsageError otherwise); only "out" may be None.
         ref_path, res_path = cast(str, paths["ref"]), cast(str, paths["res"])
         for given in (ref_path, res_path):
             zips.check_given(given)
-        ref_dir, cleanup = zips.unpack_reference(ref_path)
-        cleanups.append(cleanup)
-        io.show_as(ref_dir, ref_path)
-
-        # Task and options: command line, then the reference's config.yaml, then defaults.
-        ref_config = read_config(ref_dir)
-        task = task_of(ref_config, args)
-        config = task.configure(args, ref_config)
-        with_intervals = confidence.enabled(ref_config)
-        reference = task.open_reference(ref_dir, config)
-        fmt = task.submission_format(config)
+        # Task and settings: command line, then the reference's config.yaml, then defaults.
+        setup = reference_setup.unpack(ref_path, cleanups, io.show_as, args.task,
+                                       options_of(args))
+        reference = setup.open()
+        fmt = setup.task.submission_format(setup.settings)
         units = fmt.words.get("units", "units")
         # The submission after the task: a zip that cannot be unpacked is told in its words.
         res_dir, cleanup = zips.unpack_submission(res_path, **fmt.words)
         cleanups.append(cleanup)
         io.show_as(res_dir, res_path)
 
-        found = fmt.discover(res_dir, reference.ids)
-        items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-        workers = args.workers or engine.default_workers(len(items), task.unit_seconds)
-        say("{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
-            task.title, __version__, len(reference.ids), units, len(items), workers,
-            "s" if workers > 1 else ""))
-        progress = None if args.quiet else engine.Progress(len(items), stdout,
-                                                          args.progress_every, noun=units)
-        acc = engine.evaluate(task, reference, fmt, config, items, workers, progress)
-        if acc.reference_log.fatal:
-            raise BrokenReference(acc.reference_log)
-        log = found.log
-        log.merge(acc.submission_log)
-        if log.fatal:
-            raise SubmissionError(log, **fmt.words)
-
-        summary = task.summarize(acc.state, reference, config)
-        if with_intervals:
-            summary = summary._replace(
-                confidence=confidence.compute(task, acc.state, summary, config))
-        scores = summary.scores + (summary.confidence.scores() if summary.confidence else [])
-        warnings = log.summary_lines(**fmt.words)
+        scored = _score(args, io, setup, reference, fmt, res_dir)
+        summary = _summarize(setup, reference, scored.state)
+        warnings = scored.log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
             say("WARNING: " + w)
         if not args.quiet:
-            stdout.write("\n")
-            headers, rows = task.table(summary)
-            print_table(headers, rows, stream=stdout)
-            stdout.write("\n")
-            if with_intervals:
-                for line in confidence_report.console_lines(summary.confidence, task.title):
-                    stdout.write(line + "\n")
-                stdout.write("\n")
+            _print_results(io.stdout, setup, summary)
         if paths["out"]:
             facts = RunFacts(
-                units=acc.state.units, unit_noun=units, workers=workers,
+                units=scored.state.units, unit_noun=units, workers=scored.workers,
                 seconds=round(seconds, 2), reference_layout=reference.layout,
                 scorer_version=__version__,
                 finished=datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
-                task_facts=task.run_facts(acc.state))
-            # Everything is computed before anything is written; the scores, then the page
-            # (see HTML_SETTLE_SECONDS). A page that cannot be written takes the scores with it.
-            page = task.render_html(summary, warnings, facts, config)
-            os.makedirs(paths["out"], exist_ok=True)
-            scores_file.write(paths["out"], scores)
-            try:
-                with open(os.path.join(paths["out"], HTML_FILE), "w", encoding="utf-8") as f:
-                    f.write(page)
-            except BaseException:
-                clear_outputs(paths["out"])
-                raise
+                task_facts=setup.task.report.run_facts(scored.state))
+            _write_outputs(paths["out"], summary,
+                           setup.task.report.page(summary, warnings, facts, setup.settings))
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(
                 paths["out"]))
             if v1_watcher:  # CodaLab v1's worker: let its watcher upload the finished page
                 time.sleep(settle_seconds())
-        say("Scored {:,} {} in {:.1f} s.".format(acc.units, units, time.monotonic() - started))
+        say("Scored {:,} {} in {:.1f} s.".format(scored.units, units,
+                                                 time.monotonic() - started))
         return frame.EXIT_OK
     finally:
         for cleanup in cleanups:
             cleanup()
+
+
+def _prepare_output(out: Optional[str], worker_form: bool) -> bool:
+    """The output folder created and emptied of an earlier run's results; True if it held the
+    empty page CodaLab v1's worker creates for its upload watcher (see HTML_SETTLE_SECONDS)."""
+    if not out:
+        return False
+    page_path = os.path.join(out, HTML_FILE)
+    v1_watcher = worker_form and os.path.isfile(page_path) and \
+        not os.path.islink(page_path) and os.path.getsize(page_path) == 0
+    try:
+        os.makedirs(out, exist_ok=True)
+        clear_outputs(out)
+    except OSError as exc:
+        raise UsageError("cannot write into the output folder {} ({})".format(
+            out, exc.strerror or type(exc).__name__)) from None
+    return v1_watcher
+
+
+def _score(args: argparse.Namespace, io: frame.Io, setup: reference_setup.Setup,
+           reference: Any, fmt: Any, res_dir: str) -> _Scored:
+    """The submission's predictions found and scored by the engine; a broken reference unit
+    ends the run as the organizers' problem (exit 3), any fatal problem of the submission as
+    the participant's (exit 1), every one of them listed."""
+    task, units = setup.task, fmt.words.get("units", "units")
+    found = fmt.discover(res_dir, reference.ids)
+    items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
+    workers = args.workers or engine.default_workers(len(items), task.unit_seconds)
+    io.sayer(args.quiet)(
+        "{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
+            task.title, __version__, len(reference.ids), units, len(items), workers,
+            "s" if workers > 1 else ""))
+    progress = None if args.quiet else engine.Progress(len(items), io.stdout,
+                                                      args.progress_every, noun=units)
+    acc = engine.evaluate(task, reference, fmt, setup.settings, items, workers, progress)
+    if acc.reference_log.fatal:
+        raise BrokenReference(acc.reference_log)
+    log = found.log
+    log.merge(acc.submission_log)
+    if log.fatal:
+        raise SubmissionError(log, **fmt.words)
+    return _Scored(acc.state, log, acc.units, workers)
+
+
+def _summarize(setup: reference_setup.Setup, reference: Any, state: Any) -> Summary:
+    """The task's summary, with the intervals when config.yaml leaves them on."""
+    summary = setup.task.summarize(state, reference, setup.settings)
+    if setup.intervals.enabled:
+        summary = summary._replace(confidence=confidence.compute(
+            setup.task, state, summary, reference, setup.settings, setup.intervals.by))
+    return summary
+
+
+def _print_results(stdout, setup: reference_setup.Setup, summary: Summary) -> None:
+    """The console's results: the task's table, then the intervals' lines."""
+    stdout.write("\n")
+    headers, rows = setup.task.report.table(summary)
+    print_table(headers, rows, stream=stdout)
+    stdout.write("\n")
+    if setup.intervals.enabled:
+        for line in confidence_report.console_lines(summary.confidence, setup.task.title):
+            stdout.write(line + "\n")
+        stdout.write("\n")
+
+
+def _write_outputs(out: str, summary: Summary, page: str) -> None:
+    """scores.txt and scores.json, then the page (see HTML_SETTLE_SECONDS), everything computed
+    before anything is written. A page that cannot be written takes the scores with it."""
+    scores = list(summary.scores) + (summary.confidence.scores() if summary.confidence else [])
+    os.makedirs(out, exist_ok=True)
+    scores_file.write(out, scores)
+    try:
+        with open(os.path.join(out, HTML_FILE), "w", encoding="utf-8") as f:
+            f.write(page)
+    except BaseException:
+        clear_outputs(out)
+        raise
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -2,10 +2,11 @@
 on every platform and numpy version (docs/confidence.md).
 
 A task's score is a function of the column sums of per-unit rows of integers (an image's true
-positives and union per class; a question's accuracy numerator). A resample draws n units with
-replacement from the n test units; it is fully described by how many times each unit is drawn,
-and its score is the task's function of the column sums weighted by those counts. Pixels are
-never resampled, only units.
+positives and union per class; a question's accuracy numerator), or else is scored again from
+per-unit records (task_api.Rescoring). A resample draws n units with replacement from the n test
+units; it is fully described by how many times each unit is drawn (unit_weights), and its score
+is the task's function of the column sums weighted by those counts (or its re-scoring with
+those weights). Pixels are never resampled, only units.
 
 Randomness: one MT19937 stream seeded with [seed]. numpy's legacy RandomState guarantees its
 stream across versions (NEP 19), and Python's random module guarantees random() for an integer
@@ -214,6 +215,20 @@ def unit_count_blocks(n: int, resamples: int = RESAMPLES, seed: int = SEED):
         for i in range(b):
             counts[i] = np.bincount(drawn[i], minlength=n)
         yield start, counts[:b]
+
+
+def unit_weights(n: int, of_unit: Optional[Sequence[int]] = None,
+                 resamples: int = RESAMPLES, seed: int = SEED):
+    """Per resample (a generator), how often it draws each unit: the unit sampler's draws
+    (unit_count_blocks) over n units, the same resamples as unit_sums'. With of_unit (per unit
+    the index of its cluster; n the clusters), each unit weighted by its cluster's draws. An
+    int64 numpy row of one weight per unit (per cluster without of_unit), for the re-scoring
+    form of the interval (task_api.Rescoring)."""
+    import numpy as np
+    index = None if of_unit is None else np.asarray(of_unit, dtype=np.intp)
+    for _, counts in unit_count_blocks(n, resamples, seed):
+        for row in (counts if index is None else counts[:, index]):
+            yield row.copy()
 
 
 def paired_sums(tables: List[Any], resamples: int = RESAMPLES, seed: int = SEED) -> List[Sums]:

@@ -36,7 +36,7 @@ only down to that, then scrolls.
 from html import escape as _html_escape
 import math
 import re
-from typing import Any, NamedTuple, Optional, Sequence, Tuple
+from typing import Any, List, NamedTuple, Optional, Sequence, Tuple
 
 __all__ = [
     "scores_table",
@@ -237,6 +237,21 @@ def scores_table(rows: Sequence[Tuple[str, Optional[float], str]]) -> str:
     return scroll("".join(out))
 
 
+class _Bars(NamedTuple):
+    """A bar chart's geometry (px) and scale."""
+
+    left: float      # where the bars start, right of the labels
+    top: float
+    plot_w: float    # a full bar
+    plot_h: float
+    row_h: float
+    bar_h: float
+    font: float
+    full_scale: float  # the value of a full bar: 1, or 100 in percent
+    percent: bool
+    show_values: bool
+
+
 def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: str,
               percent: bool = False, show_values: bool = True) -> str:
     """Horizontal bar chart (inline SVG); None -> 'n/a'.
@@ -247,61 +262,70 @@ def bar_chart(labels: Sequence[str], values: Sequence[Optional[float]], title: s
     """
     labels = [str(lab) for lab in labels]
     values = list(values) + [None] * max(0, len(labels) - len(values))
-    full_scale = 100.0 if percent else 1.0
     font = 12.0
-    row_h = 24.0
-    bar_h = 16.0
     shown = [_truncate(lab, 32) for lab in labels]
     label_w = max([_text_width(lab, font) for lab in shown] + [30.0])
-    left = 8.0 + label_w + 10.0
-    plot_w = 300.0
+    bars = _Bars(left=8.0 + label_w + 10.0, top=10.0, plot_w=300.0,
+                 plot_h=24.0 * max(1, len(labels)), row_h=24.0, bar_h=16.0, font=font,
+                 full_scale=100.0 if percent else 1.0, percent=percent, show_values=show_values)
     right = 62.0 if show_values else 22.0  # a value after a full bar; else half of the "100%" tick
-    top = 10.0
-    plot_h = row_h * max(1, len(labels))
     bottom = 26.0
-    width = left + plot_w + right
-    height = top + plot_h + bottom
+    width = bars.left + bars.plot_w + right
+    height = bars.top + bars.plot_h + bottom
+    out = _bar_axis(bars)
+    for idx, (full, label) in enumerate(zip(labels, shown)):
+        out += _bar_row(bars, idx, full, label, values[idx])
+    return figure(title, "bars", width, height, out)
 
-    def shown_value(v: float) -> str:
-        return "{:.2f}%".format(v) if percent else format_score(v)
 
+def _bar_axis(bars: _Bars) -> List[str]:
+    """Gridlines and axis labels at 0, 1/4, ..., 1 of the full scale."""
     out = []
-    # gridlines and axis labels at 0, 1/4, ..., 1 of the full scale
+    left, top, plot_h = bars.left, bars.top, bars.plot_h
     for i in range(5):
         frac = i / 4.0
-        x = left + plot_w * frac
+        x = left + bars.plot_w * frac
         out.append('<line x1="{}" y1="{}" x2="{}" y2="{}" stroke="{}" stroke-width="1"{}/>'.format(
             _num(x), _num(top), _num(x), _num(top + plot_h), _GRID,
             "" if i == 0 else ' stroke-dasharray="3,3"'))
-        if percent:
+        if bars.percent:
             tick = "{:d}%".format(25 * i)
         else:
             tick = "{:.2f}".format(frac).rstrip("0").rstrip(".") if 0 < frac < 1 else str(int(frac))
-        out.append(_text(x, top + plot_h + 18, tick, size=font, anchor="middle", fill=_MUTED))
-    for idx, (full, label) in enumerate(zip(labels, shown)):
-        value = values[idx]
-        y = top + row_h * idx
-        cy = y + row_h / 2.0
-        if value is None or _is_missing(value):
-            tip = "{}: {}".format(full, NA)
-        else:
-            tip = "{}: {}".format(full, shown_value(value)) if show_values else full
-        out.append('<g class="bar-row"><title>{}</title>'.format(_esc(tip)))
-        out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
-        if value is None or _is_missing(value):
-            out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
-        else:
-            v = float(value)
-            frac = min(1.0, max(0.0, v / full_scale))
-            w = plot_w * frac
-            if w > 0:
-                out.append('<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}" rx="2"/>'.format(
-                    _num(left), _num(cy - bar_h / 2.0), _num(max(w, 1.0)), _num(bar_h), _BAR))
-            if show_values:
-                out.append(_text(left + w + 6, cy + 4, shown_value(v), size=font,
-                                 extra=' font-variant-numeric="tabular-nums"'))
-        out.append("</g>")
-    return figure(title, "bars", width, height, out)
+        out.append(_text(x, top + plot_h + 18, tick, size=bars.font, anchor="middle", fill=_MUTED))
+    return out
+
+
+def _bar_row(bars: _Bars, idx: int, full: str, label: str, value: Optional[float]) -> List[str]:
+    """One row: its label, its bar (n/a for no value) and, if shown, its value; the tooltip
+    names it in full."""
+    def shown_value(v: float) -> str:
+        return "{:.2f}%".format(v) if bars.percent else format_score(v)
+
+    left, font = bars.left, bars.font
+    out = []
+    y = bars.top + bars.row_h * idx
+    cy = y + bars.row_h / 2.0
+    if value is None or _is_missing(value):
+        tip = "{}: {}".format(full, NA)
+    else:
+        tip = "{}: {}".format(full, shown_value(value)) if bars.show_values else full
+    out.append('<g class="bar-row"><title>{}</title>'.format(_esc(tip)))
+    out.append(_text(left - 10, cy + 4, label, size=font, anchor="end"))
+    if value is None or _is_missing(value):
+        out.append(_text(left + 6, cy + 4, NA, size=font, fill=_MUTED, extra=' font-style="italic"'))
+    else:
+        v = float(value)
+        frac = min(1.0, max(0.0, v / bars.full_scale))
+        w = bars.plot_w * frac
+        if w > 0:
+            out.append('<rect class="bar" x="{}" y="{}" width="{}" height="{}" fill="{}" rx="2"/>'.format(
+                _num(left), _num(cy - bars.bar_h / 2.0), _num(max(w, 1.0)), _num(bars.bar_h), _BAR))
+        if bars.show_values:
+            out.append(_text(left + w + 6, cy + 4, shown_value(v), size=font,
+                             extra=' font-variant-numeric="tabular-nums"'))
+    out.append("</g>")
+    return out
 
 
 REFERENCE_AXIS = "Reference class"
@@ -328,6 +352,25 @@ class HeatSide(NamedTuple):
     rows: Sequence[Tuple[str, str]]
 
 
+class _HeatLayout(NamedTuple):
+    """A heat map's geometry (px): the cells, the labels as shown, where the grid, the side
+    column and the legend go, the figure's size."""
+
+    cell_w: float
+    cell_h: float
+    r_shown: List[str]   # row labels as shown (cut)
+    c_shown: List[str]   # column labels as shown (cut)
+    rotate: bool         # column labels at 45 degrees
+    left: float          # the grid's left edge
+    top: float           # the grid's top edge
+    grid_w: float
+    grid_h: float
+    side_x: float        # the side column's left edge (with a side column)
+    ly: float            # the legend's top
+    width: float
+    height: float
+
+
 def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Sequence[str],
              cells: Sequence[Sequence[HeatCell]], legend: Tuple[str, str, str],
              axes: Tuple[str, str] = ("", ""), cell_size: Optional[float] = None,
@@ -343,8 +386,25 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
     cell_size: square cells of that size; None: as wide as the widest text and as tall as the
     most lines. outline: (colour, width) of an outlined cell. row_class: a class for the row
     labels' text."""
+    lay = _heat_layout(row_labels, col_labels, cells, legend, axes, cell_size, side, label_chars)
+    out = _heat_headings(lay, col_labels, axes, side)
+    out += _heat_rows(lay, row_labels, cells, side, outline, empty_fill, row_class)
+    out += _heat_legend(lay, legend)
+    return figure(title, kind, lay.width, lay.height, out)
+
+
+_HEAT_LABEL_FONT = 12.0
+_DIAG = math.sqrt(0.5)
+
+
+def _heat_layout(row_labels: Sequence[str], col_labels: Sequence[str],
+                 cells: Sequence[Sequence[HeatCell]], legend: Tuple[str, str, str],
+                 axes: Tuple[str, str], cell_size: Optional[float], side: Optional[HeatSide],
+                 label_chars: int) -> _HeatLayout:
+    """Where everything goes: cells as wide as their widest text (or cell_size), room for the
+    labels (rotated when wider than a cell), the axis titles, the side column and the legend."""
     n_rows, n_cols = len(row_labels), len(col_labels)
-    label_font = 12.0
+    label_font = _HEAT_LABEL_FONT
     widest = max([_text_width(t, MIN_FONT) for r in cells for c in r for t in c.lines] + [0.0])
     most = max([len(c.lines) for r in cells for c in r] + [1])
     if cell_size is not None:
@@ -357,7 +417,7 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
     row_label_w = max([_text_width(lab, label_font) for lab in r_shown] + [10.0])
     col_label_w = max([_text_width(lab, label_font) for lab in c_shown] + [10.0])
     rotate = col_label_w > cell_w - 6
-    diag = math.sqrt(0.5)
+    diag = _DIAG
     row_axis, col_axis = axes
 
     col_band = 22.0 if col_axis else 0.0
@@ -368,6 +428,7 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
     grid_w, grid_h = cell_w * n_cols, cell_h * n_rows
     grid_r = left + grid_w
     right_edge = grid_r + 8.0
+    side_x = 0.0
     if side is not None:
         side_x = grid_r + 8.0
         side_w = max([_text_width(t, MIN_FONT) for t, _ in side.rows] +
@@ -381,24 +442,32 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
             right_edge = max(right_edge, side_x + _text_width(side.header, MIN_FONT) * diag + 10.0)
     low, high, legend_text = legend
     ly = top + grid_h + 14.0
-    step_w = 18.0
-    legend_w = (_text_width(low, MIN_FONT) + 4.0 + step_w * 10 + 4.0 +
+    legend_w = (_text_width(low, MIN_FONT) + 4.0 + _LEGEND_STEP * 10 + 4.0 +
                 _text_width(high, MIN_FONT) + 8.0 + _text_width(legend_text, MIN_FONT))
     width = max(right_edge, left + legend_w + 8.0)
     height = ly + 12.0 + 20.0
+    return _HeatLayout(cell_w, cell_h, r_shown, c_shown, rotate, left, top, grid_w, grid_h,
+                       side_x, ly, width, height)
 
+
+def _heat_headings(lay: _HeatLayout, col_labels: Sequence[str], axes: Tuple[str, str],
+                   side: Optional[HeatSide]) -> List[str]:
+    """The axis titles, the column labels (full names in tooltips) and the side column's
+    header."""
+    label_font, left, top = _HEAT_LABEL_FONT, lay.left, lay.top
+    row_axis, col_axis = axes
     out = []
     if col_axis:
-        out.append(_text(left + grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
+        out.append(_text(left + lay.grid_w / 2.0, 4.0 + 14.0, col_axis, size=13, anchor="middle",
                          extra=' font-weight="600"'))
     if row_axis:
-        ay = top + grid_h / 2.0
+        ay = top + lay.grid_h / 2.0
         out.append(_text(4.0 + 14.0, ay, row_axis, size=13, anchor="middle",
                          extra=' font-weight="600" transform="rotate(-90 {} {})"'.format(
                              _num(18.0), _num(ay))))
-    for j, (full, lab) in enumerate(zip(col_labels, c_shown)):
-        cx = left + cell_w * (j + 0.5)
-        if rotate:
+    for j, (full, lab) in enumerate(zip(col_labels, lay.c_shown)):
+        cx = left + lay.cell_w * (j + 0.5)
+        if lay.rotate:
             y = top - 6.0
             out.append('<text x="{}" y="{}" font-size="{}" text-anchor="start" fill="{}" '
                        'transform="rotate(-45 {} {})"><title>{}</title>{}</text>'.format(
@@ -410,20 +479,31 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
                                                            _num(label_font), _TEXT, _esc(full),
                                                            _esc(lab)))
     if side is not None:
-        y = top - 6.0
-        spin = ' transform="rotate(-45 {} {})"'.format(_num(side_x), _num(y)) if rotate else ""
+        side_x, y = lay.side_x, top - 6.0
+        spin = ' transform="rotate(-45 {} {})"'.format(_num(side_x), _num(y)) if lay.rotate else ""
         out.append('<text x="{}" y="{}" font-size="{}" text-anchor="start" fill="{}" '
                    'font-style="italic"{}>{}</text>'.format(_num(side_x), _num(y), _num(MIN_FONT),
                                                             _MUTED, spin, _esc(side.header)))
+    return out
+
+
+def _heat_rows(lay: _HeatLayout, row_labels: Sequence[str], cells: Sequence[Sequence[HeatCell]],
+               side: Optional[HeatSide], outline: Tuple[str, str], empty_fill: str,
+               row_class: str) -> List[str]:
+    """Each row: its label, its cells (colour, frame, text, tooltip), its side column; then the
+    grid's frame."""
+    label_font, left, top = _HEAT_LABEL_FONT, lay.left, lay.top
+    cell_w, cell_h = lay.cell_w, lay.cell_h
+    out = []
     klass = ' class="{}"'.format(row_class) if row_class else ""
-    for i in range(n_rows):
+    for i in range(len(row_labels)):
         y = top + cell_h * i
         cy = y + cell_h / 2.0
         out.append('<text{} x="{}" y="{}" font-size="{}" text-anchor="end" fill="{}"><title>{}'
                    '</title>{}</text>'.format(klass, _num(left - 8.0), _num(cy + label_font * 0.35),
                                               _num(label_font), _TEXT, _esc(row_labels[i]),
-                                              _esc(r_shown[i])))
-        for j in range(n_cols):
+                                              _esc(lay.r_shown[i])))
+        for j in range(len(lay.c_shown)):
             c = cells[i][j]
             x = left + cell_w * j
             fill = empty_fill if c.share is None else _colour(c.share)
@@ -443,12 +523,23 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
         if side is not None:
             text, tip = side.rows[i]
             out.append('<g><title>{}</title>{}</g>'.format(_esc(tip), _text(
-                side_x, cy + MIN_FONT * 0.35, text, size=MIN_FONT, fill=_MUTED)))
+                lay.side_x, cy + MIN_FONT * 0.35, text, size=MIN_FONT, fill=_MUTED)))
     out.append('<rect x="{}" y="{}" width="{}" height="{}" fill="none" stroke="#8c959f" '
-               'stroke-width="1"/>'.format(_num(left), _num(top), _num(grid_w), _num(grid_h)))
-    # The legend: 10 discrete steps of the scale, then what it is (text last: its width is
-    # only estimated).
-    lx = left
+               'stroke-width="1"/>'.format(_num(left), _num(top), _num(lay.grid_w),
+                                           _num(lay.grid_h)))
+    return out
+
+
+_LEGEND_STEP = 18.0   # px: one of the legend's 10 steps
+
+
+def _heat_legend(lay: _HeatLayout, legend: Tuple[str, str, str]) -> List[str]:
+    """The legend: 10 discrete steps of the scale, then what it is (text last: its width is
+    only estimated)."""
+    low, high, legend_text = legend
+    ly, step_w = lay.ly, _LEGEND_STEP
+    out = []
+    lx = lay.left
     out.append(_text(lx, ly + 10.0, low, size=MIN_FONT, fill=_MUTED))
     lx += _text_width(low, MIN_FONT) + 4.0
     for k in range(10):
@@ -458,7 +549,7 @@ def heat_map(title: str, kind: str, row_labels: Sequence[str], col_labels: Seque
     out.append(_text(lx, ly + 10.0, high, size=MIN_FONT, fill=_MUTED))
     lx += _text_width(high, MIN_FONT) + 8.0
     out.append(_text(lx, ly + 10.0, legend_text, size=MIN_FONT, fill=_MUTED))
-    return figure(title, kind, width, height, out)
+    return out
 
 
 def confusion_matrix(matrix: Sequence[Sequence[int]], reference_labels: Sequence[str],

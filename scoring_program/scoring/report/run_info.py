@@ -1,5 +1,5 @@
 """The run-information parts every task's page shows, rendered one way: the headline's subline
-and the "Run information" table (the engine's facts, the task's facts, the task's configuration).
+and the "Run information" table (the engine's facts, the task's facts, the task's settings).
 """
 from typing import Any, List, Sequence, Tuple
 
@@ -17,21 +17,21 @@ def _seconds(seconds: float) -> str:
     return "{:d} h {:d} min {:.0f} s".format(hours, minutes, rest)
 
 
-def rows(run: RunFacts, config_facts: Sequence[Tuple[str, Any]]) -> List[List[Any]]:
-    """(label, value) rows: units, the task's facts, workers and time, layout, configuration,
+def rows(run: RunFacts, settings_facts: Sequence[Tuple[str, Any]]) -> List[List[Any]]:
+    """(label, value) rows: units, the task's facts, workers and time, layout, the task's settings,
     version and finishing time."""
     out = [["{} scored".format(run.unit_noun[:1].upper() + run.unit_noun[1:]), run.units]]
     out += [[label, value] for label, value in run.task_facts]
     out += [["Worker processes", run.workers], ["Time taken", _seconds(run.seconds)],
             ["Reference layout", run.reference_layout]]
-    out += [[label, value] for label, value in config_facts]
+    out += [[label, value] for label, value in settings_facts]
     out += [["Scorer version", run.scorer_version], ["Finished", run.finished]]
     return out
 
 
-def section(run: RunFacts, config_facts: Sequence[Tuple[str, Any]]) -> Tuple[str, str]:
+def section(run: RunFacts, settings_facts: Sequence[Tuple[str, Any]]) -> Tuple[str, str]:
     """The page's "Run information" section."""
-    return "Run information", html.counts_table(["Item", "Value"], rows(run, config_facts))
+    return "Run information", html.counts_table(["Item", "Value"], rows(run, settings_facts))
 
 
 def subline(run: RunFacts, warnings: Sequence[str], first: Sequence[str] = ()) -> str:

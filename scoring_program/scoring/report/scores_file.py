@@ -27,7 +27,7 @@ def format_txt(scores: Scores) -> str:
 def write(out_dir: str, scores: Scores) -> None:
     """Both files, each written under a temporary name and renamed, so a platform never reads a
     half-written score file. The caller writes them once everything is computed, before the
-    detailed page (cli.py, HTML_SETTLE_SECONDS: CodaLab v1's upload watcher)."""
+    detailed page (commands/score.py, HTML_SETTLE_SECONDS: CodaLab v1's upload watcher)."""
     os.makedirs(out_dir, exist_ok=True)
     texts = (("scores.json", json.dumps(dict(finite_scores(scores)), indent=1,
                                         allow_nan=False) + "\n"),

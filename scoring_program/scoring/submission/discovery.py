@@ -86,7 +86,33 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     listing = list(_walk(res_dir, suffix, unreadable))
     for d in unreadable:  # permissions: say so, or a folder of predictions silently vanishes
         log.add(EXTRA_FILE, _rel(res_dir, d) + "/", "a folder that cannot be read")
+    found = _prediction_folder(res_dir, listing, expected, suffix, noun, log)
+    if found is None:
+        return Submission("", {}, log)
+    root, names = found
+    by_id: Dict[str, List[str]] = {}
+    for n in names:
+        by_id.setdefault(os.path.splitext(n)[0], []).append(n)
+    around: Dict[str, Tuple[str, str, str]] = {}
+    if expected is not None:
+        # Names with a backslash have their own hint (a zip made with Windows separators).
+        around = named_around(expected - set(by_id),
+                              [s for s in by_id if s not in expected and "\\" not in s])
+    files = _matched(res_dir, root, by_id, expected, around, log)
+    _list_the_rest(res_dir, root, listing, log)
+    if expected is not None:
+        _report_missing(res_dir, root, listing, expected, by_id, around, suffix, log)
+        lower = {k.lower() for k in by_id}
+        if not files and not around and not lower & {i.lower() for i in expected}:
+            _none_match(log, len(names), noun)
+    return Submission(root, files, log)
 
+
+def _prediction_folder(res_dir: str, listing: list, expected: Optional[Set[str]], suffix: str,
+                       noun: str, log: ProblemLog) -> Optional[Tuple[str, List[str]]]:
+    """(the one folder holding the predictions, their names), or None with the problem logged:
+    no file with the suffix, several folders of them none named like a test unit, or several
+    folders named like test units (ambiguous)."""
     def matches(names: List[str]) -> int:
         if expected is None:
             return len(names)
@@ -98,7 +124,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
         candidates = with_pngs  # PNGs in one place, none named right: report them by name
     if not with_pngs:
         _nothing_found(res_dir, listing, NO_PREDICTIONS, EXTRA_FILE, noun, log)
-        return Submission("", {}, log)
+        return None
     if not candidates:  # PNGs in several folders, none named like a test image
         for d, p in with_pngs:
             for n in p:
@@ -106,27 +132,22 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
         for image_id in sorted(expected or ()):
             log.add(MISSING, image_id + suffix)
         _none_match(log, sum(len(p) for _, p in with_pngs), noun)
-        return Submission("", {}, log)
+        return None
     if len(candidates) > 1:
         for d, p in candidates:
             log.add(AMBIGUOUS_ROOT, _rel(res_dir, d) + "/",
                     "{} {}{}".format(len(p), noun, "" if expected is None else
                                             ", {} named like test images".format(matches(p))))
-        return Submission("", {}, log)
+        return None
+    return candidates[0]
 
-    root, names = candidates[0]
+
+def _matched(res_dir: str, root: str, by_id: Dict[str, List[str]],
+             expected: Optional[Set[str]], around: Dict[str, Tuple[str, str, str]],
+             log: ProblemLog) -> Dict[str, str]:
+    """unit id -> its prediction, from the prediction folder's names by id; two files for one
+    id are a duplicate, a name of no unit (and not a misnamed one) an extra file."""
     files: Dict[str, str] = {}
-    by_id: Dict[str, List[str]] = {}
-    for n in names:
-        by_id.setdefault(os.path.splitext(n)[0], []).append(n)
-    around: Dict[str, Tuple[str, str, str]] = {}
-    if expected is not None:
-        # Names with a backslash have their own hint (a zip made with Windows separators).
-        around = named_around(expected - set(by_id),
-                              [s for s in by_id if s not in expected and "\\" not in s])
-    patterns: Dict[Tuple[str, str], int] = {}
-    for _, before, after in around.values():
-        patterns[before, after] = patterns.get((before, after), 0) + 1
     misnamed = {stem for stem, _, _ in around.values()}
     for image_id, group in sorted(by_id.items()):
         if len(group) > 1:
@@ -136,33 +157,44 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
             files[image_id] = os.path.join(root, group[0])
         elif image_id not in misnamed:
             log.add(EXTRA_PNG, _rel(res_dir, os.path.join(root, group[0])))
+    return files
+
+
+def _list_the_rest(res_dir: str, root: str, listing: list, log: ProblemLog) -> None:
+    """Predictions outside the prediction folder and every other file: listed, not scored."""
     for d, p, others, _ in listing:
         if d != root:
             for n in p:
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for n in others:
             log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)), _what_else(os.path.join(d, n)))
-    if expected is not None:
-        lower = {k.lower(): k for k in by_id}
-        backslashed = _backslashed(res_dir, listing)
-        for image_id in sorted(expected - set(by_id)):
-            near = lower.get(image_id.lower())
-            if image_id in backslashed:
-                detail = BACKSLASH_HINT.format(backslashed[image_id])
-            elif image_id in around:
-                stem, before, after = around[image_id]
-                n = patterns[before, after]
-                log.add(MISNAMED, _rel(res_dir, os.path.join(root, by_id[stem][0])),
-                        "rename it {}{} ({}<id>{}{}: {:,} file{})".format(
-                            image_id, suffix, before, after, suffix, n, "" if n == 1 else "s"))
-                continue
-            else:
-                detail = ("found {}{} instead: names are case-sensitive".format(near, suffix)
-                          if near else "")
-            log.add(MISSING, image_id + suffix, detail)
-        if not files and not around and not lower.keys() & {i.lower() for i in expected}:
-            _none_match(log, len(names), noun)
-    return Submission(root, files, log)
+
+
+def _report_missing(res_dir: str, root: str, listing: list, expected: Set[str],
+                    by_id: Dict[str, List[str]], around: Dict[str, Tuple[str, str, str]],
+                    suffix: str, log: ProblemLog) -> None:
+    """Every unit without a prediction, with the likeliest reason: a backslash in the zip's
+    names, a name with something around the id (one hint per pattern), the wrong case."""
+    patterns: Dict[Tuple[str, str], int] = {}
+    for _, before, after in around.values():
+        patterns[before, after] = patterns.get((before, after), 0) + 1
+    lower = {k.lower(): k for k in by_id}
+    backslashed = _backslashed(res_dir, listing)
+    for image_id in sorted(expected - set(by_id)):
+        near = lower.get(image_id.lower())
+        if image_id in backslashed:
+            detail = BACKSLASH_HINT.format(backslashed[image_id])
+        elif image_id in around:
+            stem, before, after = around[image_id]
+            n = patterns[before, after]
+            log.add(MISNAMED, _rel(res_dir, os.path.join(root, by_id[stem][0])),
+                    "rename it {}{} ({}<id>{}{}: {:,} file{})".format(
+                        image_id, suffix, before, after, suffix, n, "" if n == 1 else "s"))
+            continue
+        else:
+            detail = ("found {}{} instead: names are case-sensitive".format(near, suffix)
+                      if near else "")
+        log.add(MISSING, image_id + suffix, detail)
 
 
 def _none_match(log: ProblemLog, found: int, noun: str) -> None:

@@ -213,6 +213,15 @@ def test_tiles_of_a_field_are_resampled_together(tmp_path):
     assert tiles["miou_ci_high"] - tiles["miou_ci_low"] < 0.75 * (high - low)
 
 
+def test_the_field_of_a_tile_id():
+    """A tile id is <field>_<x1>-<y1>-<x2>-<y2>: its field is everything before the last `_`
+    (a field name may hold `_` itself)."""
+    from scoring.tasks.agrivision.intervals import field_of
+    assert field_of("1AD76MIZB_1086-6812-1598-7324") == "1AD76MIZB"
+    assert field_of("a_b_10-10-522-522") == "a_b"
+    assert field_of("plain") == "plain"
+
+
 @pytest.mark.parametrize("value", ["fields", "prefix 0", "prefix x", "3"])
 def test_a_bad_grouping_is_the_organizers_mistake(tmp_path, value):
     ref, res = str(tmp_path / "ref"), str(tmp_path / "res")

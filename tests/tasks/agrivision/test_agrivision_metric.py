@@ -26,7 +26,7 @@ def program_confusion(root, preds, policy):
         path = os.path.join(root, "pred", image_id + ".png")
         save(path, preds[image_id])
         code = ref.read(image_id)
-        state.update(read_prediction(path, code.shape, 8), code)
+        state.update(image_id, read_prediction(path, code.shape, 8), code)
     return metric.confusion(state.counts, policy), state
 
 
@@ -128,10 +128,10 @@ def test_label_values_other_than_255_count_as_set(tmp_path):
 def test_histogram_merge_is_order_independent():
     rng = np.random.RandomState(3)
     states = []
-    for _ in range(4):
+    for k in range(4):
         s = metric.LabelSetHistogram()
         code = rng.randint(0, 1024, size=(7, 5)).astype(np.uint16)
-        s.update(rng.randint(0, 9, size=(7, 5)).astype(np.uint8),
+        s.update(str(k), rng.randint(0, 9, size=(7, 5)).astype(np.uint8),
                  metric.CodedLabels(code, metric.IDENTITY_TABLE))
         states.append(s)
     a = metric.LabelSetHistogram()

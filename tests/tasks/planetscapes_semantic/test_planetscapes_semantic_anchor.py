@@ -83,7 +83,7 @@ def anchor(gt_files, pred_files, sizes=None):
 def ours(ref_root, res_root, labels="cityscapes"):
     """Our task through the shared engine (task interface), 2 workers."""
     task = TASKS["planetscapes-semantic"]
-    config = task.configure(None, {"labels": labels})
+    config = task.configure({}, {"labels": labels})
     reference = task.open_reference(ref_root, config)
     fmt = task.submission_format(config)
     found = fmt.discover(res_root, reference.ids)

@@ -291,8 +291,8 @@ def test_manifest_checks_a_submission_without_the_labels(tmp_path):
     from scoring.registry import TASKS
     ref, lab = _gap_reference(tmp_path)
     task = TASKS["planetscapes-semantic"]
-    config = task.configure(None, yaml.safe_load(open(os.path.join(ref, "config.yaml"))))
-    manifest = json.loads(json.dumps(task.make_manifest(task.open_reference(ref, config))))
+    config = task.configure({}, yaml.safe_load(open(os.path.join(ref, "config.yaml"))))
+    manifest = json.loads(json.dumps(task.manifest.make(task.open_reference(ref, config))))
     assert manifest["task"] == "planetscapes-semantic"
     assert manifest["label_ids"] == [0, 2, 5] and "rock" not in json.dumps(manifest["images"])
     good = str(tmp_path / "good")

@@ -66,7 +66,7 @@ def _score_in_process(rows, images, tmp_path):
     """(raw scores, packed scores) of [(labels, instances, prediction)] through check_truth, the
     submission format's read of a written PNG, update, and the packed encode/decode."""
     tab = ps_labels.load({"labels": rows})
-    config = TASK.configure(None, {"labels": rows})
+    config = TASK.configure({}, {"labels": rows})
     fmt = TASK.submission_format(config)
     checks = reference.CheckSpec(tab)
     raw, pk = TASK.new_state(config), TASK.new_state(config)
@@ -76,8 +76,8 @@ def _score_in_process(rows, images, tmp_path):
         prediction = fmt.read(path, np.asarray(lab).shape)
         truth = reference.check_truth(np.asarray(lab, np.uint8), np.asarray(inst, np.uint16),
                                       checks, "l", "i")
-        raw.update(prediction, truth)
-        pk.update(prediction, packed.decode(packed.encode(truth), "p", checks))
+        raw.update(str(n), prediction, truth)
+        pk.update(str(n), prediction, packed.decode(packed.encode(truth), "p", checks))
     out = []
     for state in (raw, pk):
         result = metric.summarize(state, tab)
@@ -102,7 +102,7 @@ def test_every_id_in_a_table_with_gaps(tmp_path, v):
     bad = pred.copy()
     bad[0, 0] = unknown
     Image.fromarray(bad).save(str(tmp_path / "bad.png"))
-    fmt = TASK.submission_format(TASK.configure(None, {"labels": rows}))
+    fmt = TASK.submission_format(TASK.configure({}, {"labels": rows}))
     with pytest.raises(PredictionProblem) as err:
         fmt.read(str(tmp_path / "bad.png"), bad.shape)
     assert err.value.detail == "1 pixels hold values {}".format(unknown)
@@ -185,9 +185,9 @@ def test_id_255_table_refuses_an_unknown_id_with_exit_1(reference_255, tmp_path,
 def test_id_255_table_in_the_starting_kit_check(reference_255, tmp_path):
     """check_submission.py checks a submission against a manifest of this reference."""
     raw, _, res, lab, _ = reference_255
-    config = TASK.configure(None, yaml.safe_load(open(os.path.join(raw, "config.yaml"))))
+    config = TASK.configure({}, yaml.safe_load(open(os.path.join(raw, "config.yaml"))))
     manifest = tmp_path / "manifest.json"
-    manifest.write_text(json.dumps(TASK.make_manifest(TASK.open_reference(raw, config))))
+    manifest.write_text(json.dumps(TASK.manifest.make(TASK.open_reference(raw, config))))
     proc = subprocess.run([sys.executable, CHECK_SUBMISSION, res, "--manifest", str(manifest)],
                           capture_output=True, text=True)
     assert proc.returncode == 0, proc.stdout + proc.stderr

@@ -23,15 +23,15 @@ PACK = os.path.join(ORGANIZER, "pack.py")
 def _states(images, tab):
     spec, checks = metric.MetricSpec(tab), reference.CheckSpec(tab)
     raw, pk = metric.SemanticState(spec), metric.SemanticState(spec)
-    for lab, inst, pred in images:
+    for k, (lab, inst, pred) in enumerate(images):
         truth = reference.check_truth(np.asarray(lab, np.uint8), np.asarray(inst, np.uint16),
                                       checks, "l", "i")
         data = packed.encode(truth)
         again = packed.decode(data, "p", checks)
         assert packed.read_fast(data) is not None  # the fast path reads what encode writes
         pred = np.asarray(pred, np.uint8)
-        raw.update(pred, truth)
-        pk.update(pred, again)
+        raw.update(str(k), pred, truth)
+        pk.update(str(k), pred, again)
     return raw, pk
 
 

@@ -38,7 +38,7 @@ def score(tmp_path, annotations, results):
     write_vqa_reference(str(tmp_path), annotations)
     truth = read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer())
     state = AccuracyState()
-    state.update(results, truth)
+    state.update("results.json", results, truth)
     return state, dict(summary_scores(state)), oracle.evaluate(results, annotations)
 
 
@@ -132,10 +132,12 @@ def test_merge_is_additive(tmp_path):
     whole, _, _ = score(tmp_path, anns, res)
     write_vqa_reference(str(tmp_path), anns[:25])
     s1 = AccuracyState()
-    s1.update(res, read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer()))
+    s1.update("a", res, read_annotations(str(tmp_path), read_questions(str(tmp_path)),
+                                         Normalizer()))
     write_vqa_reference(str(tmp_path), anns[25:])
     s2 = AccuracyState()
-    s2.update(res, read_annotations(str(tmp_path), read_questions(str(tmp_path)), Normalizer()))
+    s2.update("b", res, read_annotations(str(tmp_path), read_questions(str(tmp_path)),
+                                         Normalizer()))
     merged = AccuracyState().merge(s2).merge(s1)
     assert merged.counts == whole.counts and merged.changed == whole.changed
     assert summary_scores(merged) == summary_scores(whole)
@@ -148,7 +150,8 @@ def test_sample_reference_and_submission_equal_the_oracle():
     with open(os.path.join(ref, "annotations.json")) as f:
         anns = json.load(f)["annotations"]
     state = AccuracyState()
-    state.update(results, read_annotations(ref, read_questions(ref), Normalizer()))
+    state.update("results.json", results,
+                 read_annotations(ref, read_questions(ref), Normalizer()))
     scores = dict(summary_scores(state))
     ora = oracle.evaluate(results, anns)
     assert scores["accuracy"] == float(ora["overall"])

@@ -61,7 +61,7 @@ def same_truth(a, b):
 
 def state_of(results, truth):
     state = AccuracyState()
-    state.update(results, truth)
+    state.update("results.json", results, truth)
     return state
 
 

@@ -87,7 +87,7 @@ def check(results: str, questions_path: str, stdout, stderr) -> int:
         try:
             # The same validation as every kit's (validate.py): the scorer's discovery and
             # reading, through its engine, against the stand-in of the public question ids.
-            reference, fmt = TASKS["planetscapes-vqa"].open_manifest(
+            reference, fmt = TASKS["planetscapes-vqa"].manifest.open(
                 {"task": "planetscapes-vqa", "question_ids": sorted(ids)})
             log, _ = validate.check(res_dir, reference, fmt, workers=1)
             found = find_results(res_dir)[0].get(UNIT)

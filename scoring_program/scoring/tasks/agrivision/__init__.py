@@ -3,10 +3,11 @@ in task.py (registered in scoring/registry.py); this module stays light: the com
 built before any task is imported (task_api.py)."""
 from .classes import STORM_POLICIES
 
-
-def add_options(parser) -> None:
-    parser.add_argument(
-        "--storm-damage", choices=STORM_POLICIES, default=None,
+# The task's command-line options, as data (registry.py): --storm-damage.
+OPTIONS = {
+    "storm_damage": dict(
+        choices=STORM_POLICIES, default=None,
         help="what a valid pixel whose only label is storm_damage is: 'background' (the "
              "challenge's rule, default) or 'ignore' (not evaluated). Default: the reference's "
-             "config.yaml, else background.")
+             "config.yaml, else background."),
+}

@@ -7,9 +7,9 @@ into label sets through the image's code table; merge() is a sum; both are exact
 order. The confusion matrix is derived once at the end, where the storm_damage policy is applied,
 so both policies come from the same state.
 
-For the confidence interval (docs/confidence.md) the engine's update_unit() also keeps, per
-image, its TP and union (TP + FP + FN) per class under the run's storm_damage policy: 18 integers
-from the image's histogram through a fixed matrix (unit_weights), no second pass over pixels.
+For the confidence interval (docs/confidence.md, intervals.py) update() also keeps, per image,
+its TP and union (TP + FP + FN) per class under the run's storm_damage policy: 18 integers from
+the image's histogram through a fixed matrix (unit_weights), no second pass over pixels.
 """
 from fractions import Fraction
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
@@ -49,28 +49,23 @@ _IDENTITY_COLUMNS = _valid_columns(IDENTITY_TABLE)
 
 class LabelSetHistogram(MetricState):
     """counts[x, s]: valid pixels predicted x whose reference label-set bitmask is s; with a
-    storm_damage policy, also unit_ids / unit_rows: per image its TP and union per class."""
+    storm_damage policy, also unit_rows: per image (by id) its TP and union per class."""
 
-    fields = {"counts": SUM, "images": SUM, "unit_ids": CAT, "unit_rows": CAT}
+    fields = {"counts": SUM, "images": SUM, "unit_rows": CAT}
 
     def __init__(self, storm_policy: Optional[str] = None) -> None:
         self.counts = np.zeros((N_CLASSES, N_SETS), dtype=np.int64)
         self.images = 0
         self.storm_policy = storm_policy
-        self.unit_ids: List[str] = []
-        self.unit_rows: List[np.ndarray] = []
+        self.unit_rows: Dict[str, np.ndarray] = {}
 
-    def update(self, pred: np.ndarray, ref: CodedLabels) -> None:
+    def update(self, unit_id: str, pred: np.ndarray, ref: CodedLabels) -> None:
         """pred: uint8 class ids (already checked <= 8), same shape as ref.labels."""
-        self._fold(pred, ref)
-
-    def update_unit(self, unit_id: str, pred: np.ndarray, ref: CodedLabels) -> None:
         folded, sets = self._fold(pred, ref)
         if self.storm_policy is not None:
             # (sets present x classes) pixel counts times their weights: the image's 18 numbers
             weights = unit_weights(self.storm_policy)[sets].reshape(-1, 2 * N_CLASSES)
-            self.unit_ids.append(unit_id)
-            self.unit_rows.append(np.dot(folded.T.ravel(), weights))
+            self.unit_rows[unit_id] = np.dot(folded.T.ravel(), weights)
 
     def _fold(self, pred: np.ndarray, ref: CodedLabels):
         k = len(ref.table)
@@ -92,12 +87,12 @@ class LabelSetHistogram(MetricState):
     def unit_table(self) -> Tuple[List[str], np.ndarray]:
         """(image ids sorted, their rows: TP of the 9 classes, then their unions) as int64;
         every image's row, or ValueError."""
-        if len(self.unit_ids) != self.images:
-            raise ValueError("images were folded in without their unit id")
-        order = sorted(range(len(self.unit_ids)), key=self.unit_ids.__getitem__)
-        rows = np.array([self.unit_rows[i] for i in order], dtype=np.int64).reshape(
-            len(order), 2 * N_CLASSES)
-        return [self.unit_ids[i] for i in order], rows
+        if len(self.unit_rows) != self.images:
+            raise ValueError("images were folded in without their row")
+        records = self.in_unit_order("unit_rows")
+        rows = np.array([row for _, row in records], dtype=np.int64).reshape(
+            len(records), 2 * N_CLASSES)
+        return [unit for unit, _ in records], rows
 
     @property
     def units(self) -> int:  # type: ignore[override]

@@ -21,7 +21,7 @@ import re
 import shutil
 import struct
 import zlib
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, cast
 
 import numpy as np
 from PIL import Image
@@ -31,6 +31,7 @@ from ...formats.label_png import png
 from ...readers import packed_manifest, reference_file
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
 from ...problems import BrokenReference
+from ...task_api import Packing
 from .classes import N_SETS, VALID_BIT
 from .metric import IDENTITY_TABLE, CodedLabels
 from .problems import REF_LAYOUT, REF_MISSING, REF_UNREADABLE
@@ -176,3 +177,14 @@ def pack(raw: RawReference, out_root: str, workers: int, progress=None) -> Tuple
         raise BrokenReference(log)
     write_manifest(raw, out_root)  # last: a half-written pack is never taken for a packed one
     return images, size
+
+
+class AVPacking(Packing[CodedReference]):
+    """The task's Packing role."""
+
+    layout = "docs/packed-format.md"
+
+    def pack(self, reference: CodedReference, out_dir: str, workers: int,
+             progress=None) -> Tuple[int, int]:
+        # pack.py packs a raw layout only (it refuses any other before this call).
+        return pack(cast(RawReference, reference), out_dir, workers, progress)

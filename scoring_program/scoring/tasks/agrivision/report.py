@@ -6,8 +6,9 @@ once), the 9 x 9 confusion matrix with reference rows as on every page. Nothing 
 from typing import Any, List, Optional, Sequence, Tuple
 
 from ...report import confidence, html, run_info
-from ...task_api import RunFacts
+from ...task_api import Report, RunFacts, Summary
 from .classes import CLASSES
+from .metric import LabelSetHistogram
 
 NOTES = [
     "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
@@ -25,7 +26,7 @@ NOTES = [
 def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
            counts: Tuple[Sequence[int], Sequence[int], Sequence[int]],
            confusion: Sequence[Sequence[int]], warnings: List[str], run: RunFacts,
-           config_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
+           settings_facts: Sequence[Tuple[str, Any]], classes: Sequence[str] = CLASSES,
            notes: Sequence[str] = tuple(NOTES), intervals=None) -> str:
     """counts: (TP, FP, FN) per class; confusion[p][r]: pixels predicted p whose reference is r;
     intervals: the run's confidence.Confidence (None: not shown)."""
@@ -56,6 +57,42 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
         "rows can add up to more than the pixels scored.")))
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(notes)))
-    sections.append(run_info.section(run, config_facts))
+    sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 
+
+
+def settings_rows(settings: Any) -> List[Tuple[str, str]]:
+    """What the page shows of the task's settings."""
+    return [("storm_damage policy", str(settings.storm_damage))]
+
+
+class AVReport(Report[LabelSetHistogram, Any]):
+    """The task's Report role: the console table and the page, from the summary's counts."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
+        """One row per class plus the mean."""
+        rows = []
+        values = dict(summary.scores)
+        counts = summary.details
+        for c, t, p, f in zip(CLASSES, counts.tp, counts.fp, counts.fn):
+            v = values["iou_" + c]
+            rows.append([c, "n/a" if v is None else "{:.4f}".format(v),
+                         "{:,}".format(t), "{:,}".format(p), "{:,}".format(f)])
+        v = values["miou"]
+        rows.append(["mIoU", "n/a" if v is None else "{:.4f}".format(v), "", "", ""])
+        return ["class", "IoU", "TP pixels", "FP pixels", "FN pixels"], rows
+
+    def page(self, summary: Summary, warnings: List[str], run: RunFacts, settings: Any) -> str:
+        values = dict(summary.scores)
+        counts = summary.details
+        return render(self.title + " - detailed results", values["miou"],
+                      [values["iou_" + c] for c in CLASSES],
+                      (counts.tp, counts.fp, counts.fn), counts.confusion,
+                      warnings, run, settings_rows(settings), intervals=summary.confidence)
+
+    def run_facts(self, state: LabelSetHistogram) -> List[Tuple[str, Any]]:
+        return [("Pixels scored", state.pixels)]

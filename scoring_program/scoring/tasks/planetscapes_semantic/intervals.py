@@ -10,11 +10,13 @@ An image's row, from the image's own state (metric.SemanticState of that image a
 The average instance sizes that weight iIoU are those of the whole run (configured, or the mean
 over the whole reference), held fixed in every resample: iTP = avg * W, iFN = avg * (N - W).
 """
-from typing import Dict, List, Optional, Sequence
+from typing import Any, Dict, List, Optional, Sequence
 
 import numpy as np
 
+from ... import resample_units
 from ...metrics import unseen
+from ...task_api import Intervals, Resampling, Summary
 from .labels import LabelTable
 
 FIXED_POINT_BITS = 24
@@ -48,9 +50,9 @@ def image_row(layout: RowLayout, one) -> np.ndarray:
 
 def unit_table(state):
     """(image ids sorted, their rows as one int64 array)."""
-    order = sorted(range(len(state.unit_ids)), key=state.unit_ids.__getitem__)
-    rows = np.array([state.unit_rows[i] for i in order], dtype=np.int64)
-    return [state.unit_ids[i] for i in order], rows.reshape(len(order), state.row_layout.width)
+    records = state.in_unit_order("unit_rows")
+    rows = np.array([row for _, row in records], dtype=np.int64)
+    return [unit for unit, _ in records], rows.reshape(len(records), state.row_layout.width)
 
 
 def _mean(values: List[Optional[float]]) -> Optional[float]:
@@ -123,3 +125,27 @@ def blind_terms(layout: RowLayout, averages: Dict[int, float], sums: Sequence[in
     dens = [averages.get(c, 0.0) * counts[k] + sums[3 * column[c] + 1]
             for k, c in enumerate(layout.instance)]
     return [unseen.blind_terms(ref, union), unseen.blind_terms(counts, dens)]
+
+
+class SemanticIntervals(Intervals[Any, Any, Any]):
+    """The task's Intervals role: iou_class's and iiou_class's intervals, by image (default) or
+    `prefix N` (the city, the sequence)."""
+
+    keys = ["iou_class", "iiou_class"]
+    resample_by = ("image",)
+
+    def resampling(self, state: Any, summary: Summary, reference: Any, settings: Any,
+                   by: str) -> Optional[Resampling]:
+        """Images, each with its TP, FP, FN per class and its instances' weighted hits; the
+        average instance sizes of the run are held fixed (metric.SemanticState's rows)."""
+        if state.row_layout is None or len(state.unit_rows) != state.units:
+            return None
+        layout = state.row_layout
+        averages = {r.id: r.average_size or 0.0 for r in summary.details.result.classes
+                    if r.has_instances}
+        return Resampling("images", state.units, lambda: unit_table(state),
+                          lambda sums: scores_of_sums(layout, averages, sums),
+                          group=resample_units.key_of(by, "image"), group_noun="groups",
+                          gradient=lambda sums: gradient_of_sums(layout, averages, sums),
+                          widen=lambda key, ends, total: unseen.open_mean(
+                              ends, *blind_terms(layout, averages, total)[key]))

@@ -7,7 +7,7 @@ main process: a table the metric cannot use is the organizers' mistake (exit 3),
 row it is in.
 """
 import re
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, List, Mapping, NamedTuple, Optional
 
 import numpy as np
 
@@ -226,10 +226,10 @@ def _parse_sizes(value: Any, labels: List[Label], log: ProblemLog) -> Dict[str, 
     return sizes
 
 
-def load(config: Dict[str, Any]) -> LabelTable:
+def load(ref_config: Mapping[str, Any]) -> LabelTable:
     """The checked table of a reference's config.yaml; BrokenReference naming every problem."""
     log = ProblemLog()
-    spec = config.get("labels")
+    spec = ref_config.get("labels")
     if spec is None:
         log.add(REF_CONFIG, CONFIG, "no `labels:` table (a list of label rows, or `cityscapes`)")
         raise BrokenReference(log)
@@ -244,7 +244,7 @@ def load(config: Dict[str, Any]) -> LabelTable:
         rows, default_sizes, source = spec, {}, CONFIG
     labels = _parse_rows(rows, log)
     _check_unique(labels, log)
-    sizes = _parse_sizes(config.get("average_instance_size"), labels, log)
+    sizes = _parse_sizes(ref_config.get("average_instance_size"), labels, log)
     if log.fatal:
         raise BrokenReference(log)
     default_sizes.update(sizes)

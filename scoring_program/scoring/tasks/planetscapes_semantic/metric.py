@@ -75,7 +75,7 @@ class MetricSpec:
 class SemanticState(MetricState):
     """Additive state of one run (see the module docstring)."""
 
-    fields = {"matrix": SUM, "instances": SUM, "units": SUM, "unit_ids": CAT, "unit_rows": CAT}
+    fields = {"matrix": SUM, "instances": SUM, "units": SUM, "unit_rows": CAT}
 
     def __init__(self, spec: MetricSpec, row_layout: Optional[RowLayout] = None) -> None:
         self.spec = spec
@@ -83,10 +83,9 @@ class SemanticState(MetricState):
         # class id -> {instance size: [instances, summed tp, summed category tp]}
         self.instances: Dict[int, Dict[int, List[int]]] = {}
         self.units = 0
-        # With a row layout, update_unit() keeps each image's row for the confidence interval.
+        # With a row layout, update() keeps each image's row for the confidence interval.
         self.row_layout = row_layout
-        self.unit_ids: List[str] = []
-        self.unit_rows: List[np.ndarray] = []
+        self.unit_rows: Dict[str, np.ndarray] = {}
 
     @property
     def images(self) -> int:
@@ -96,21 +95,19 @@ class SemanticState(MetricState):
     def pixels(self) -> int:
         return int(self.matrix.sum())
 
-    def update_unit(self, unit_id: str, prediction: np.ndarray, truth) -> None:
-        """update(), keeping the image's row (intervals.py): the image is scored into a state
-        of its own, whose matrix and instances give the row, then merged."""
+    def update(self, unit_id: str, prediction: np.ndarray, truth) -> None:
+        """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
+        (raw layout) or a PackedTruth. With a row layout, the image is scored into a state of
+        its own, whose matrix and instances give its row (intervals.py), then merged."""
         if self.row_layout is None:
-            self.update(prediction, truth)
+            self._fold(prediction, truth)
             return
         one = SemanticState(self.spec)
-        one.update(prediction, truth)
+        one._fold(prediction, truth)
         self.merge(one)
-        self.unit_ids.append(unit_id)
-        self.unit_rows.append(image_row(self.row_layout, one))
+        self.unit_rows[unit_id] = image_row(self.row_layout, one)
 
-    def update(self, prediction: np.ndarray, truth) -> None:
-        """prediction: label ids of the table (checked), the shape of the truth; truth: a Truth
-        (raw layout) or a PackedTruth."""
+    def _fold(self, prediction: np.ndarray, truth) -> None:
         if isinstance(truth, PackedTruth):
             self._update_packed(prediction, truth)
         else:
@@ -261,74 +258,26 @@ def _mean(values: List[Optional[float]]) -> Optional[float]:
     return math.fsum(defined) / len(defined) if defined else None
 
 
+class _Matrix(NamedTuple):
+    """The confusion matrix (rows reference) and the sums the rows are read from."""
+
+    m: np.ndarray
+    row_sums: np.ndarray
+    # Rows of ignored reference labels never count (the anchor's `notIgnored` rows).
+    counted_rows: np.ndarray
+    counted_col_sums: np.ndarray
+
+
 def summarize(state: SemanticState, table: LabelTable) -> Result:
     m = state.matrix
-    row_sums = m.sum(axis=1)
-    # Rows of ignored reference labels never count (the anchor's `notIgnored` rows).
     counted_rows = np.zeros(table.size, dtype=bool)
     for lab in table.evaluated():
         counted_rows[lab.id] = True
-    counted_col_sums = m[counted_rows].sum(axis=0)
+    mx = _Matrix(m, m.sum(axis=1), counted_rows, m[counted_rows].sum(axis=0))
     sizes = average_sizes(state, table)
-    row: Dict[str, Any]  # the fields of a ClassRow, then of a CategoryRow
-
-    classes = []
-    for lab in table.evaluated():
-        c = lab.id
-        tp = int(m[c, c])
-        fn = int(row_sums[c]) - tp
-        fp = int(counted_col_sums[c]) - tp  # column c over counted rows other than c
-        row = dict(name=lab.name, id=c, tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn),
-                   has_instances=lab.has_instances, instances=0, average_size=None,
-                   size_source="", itp=None, ifn=None, iiou=None)
-        if lab.has_instances:
-            by_size = state.instances.get(c, {})
-            avg = sizes[c]
-            row["instances"] = sum(n for n, _, _ in by_size.values())
-            if avg is not None:
-                row["average_size"] = float(avg)
-                row["size_source"] = ("configured" if lab.name in table.average_sizes
-                                      else "reference")
-            f_avg = float(avg) if avg is not None else 0.0
-            hits, misses = _weighted(by_size, category=False)
-            itp, ifn = f_avg * hits, f_avg * misses
-            row.update(itp=itp, ifn=ifn, iiou=_ratio(itp, itp + fp + ifn))
-        classes.append(ClassRow(**row))
-
-    categories = []
-    for cat in table.categories:
-        ids = table.category_ids(cat)
-        inst_ids = table.instance_category_ids(cat)
-        if not ids and inst_ids is None:
-            continue
-        outside = counted_rows.copy()
-        for lab in table.members[cat]:
-            if lab.id >= 0:
-                outside[lab.id] = False
-        row = dict(name=cat, members=[lab.name for lab in table.members[cat] if lab.id >= 0],
-                   tp=0, fp=0, fn=0, iou=None, itp=None, ifp=None, ifn=None, iiou=None)
-        if ids:
-            tp = int(m[np.ix_(ids, ids)].sum())
-            fn = int(row_sums[ids].sum()) - tp
-            fp = int(m[np.ix_(np.flatnonzero(outside), ids)].sum())
-            row.update(tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn))
-        if inst_ids is not None:
-            # FP over the iIoU members (ignored classes included), unweighted.
-            ifp = int(m[np.ix_(np.flatnonzero(outside), inst_ids)].sum()) if inst_ids else 0
-            itp_terms, ifn_terms = [], []
-            for lab in table.members[cat]:
-                avg = sizes.get(lab.id)
-                if lab.id < 0 or lab.ignore_in_eval or avg is None:
-                    continue
-                by_size = state.instances.get(lab.id, {})
-                f_avg = float(avg)
-                hits, misses = _weighted(by_size, category=True)
-                itp_terms.append(f_avg * hits)
-                ifn_terms.append(f_avg * misses)
-            itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
-            row.update(itp=itp, ifp=ifp, ifn=ifn, iiou=_ratio(itp, itp + ifp + ifn))
-        categories.append(CategoryRow(**row))
-
+    classes = [_class_row(lab, mx, state, table, sizes) for lab in table.evaluated()]
+    categories = [row for row in (_category_row(cat, mx, state, table, sizes)
+                                  for cat in table.categories) if row is not None]
     means = {
         "iou_class": _mean([r.iou for r in classes]),
         "iiou_class": _mean([r.iiou for r in classes]),
@@ -336,6 +285,71 @@ def summarize(state: SemanticState, table: LabelTable) -> Result:
         "iiou_category": _mean([r.iiou for r in categories]),
     }
     return Result(classes, categories, means, m)
+
+
+def _class_row(lab: Any, mx: _Matrix, state: SemanticState, table: LabelTable,
+               sizes: Dict[int, Optional[Fraction]]) -> ClassRow:
+    """One evaluated class: its IoU and, for a class with instances, its iIoU."""
+    c = lab.id
+    tp = int(mx.m[c, c])
+    fn = int(mx.row_sums[c]) - tp
+    fp = int(mx.counted_col_sums[c]) - tp  # column c over counted rows other than c
+    row: Dict[str, Any] = dict(
+        name=lab.name, id=c, tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn),
+        has_instances=lab.has_instances, instances=0, average_size=None, size_source="",
+        itp=None, ifn=None, iiou=None)
+    if lab.has_instances:
+        by_size = state.instances.get(c, {})
+        avg = sizes[c]
+        row["instances"] = sum(n for n, _, _ in by_size.values())
+        if avg is not None:
+            row["average_size"] = float(avg)
+            row["size_source"] = ("configured" if lab.name in table.average_sizes
+                                  else "reference")
+        f_avg = float(avg) if avg is not None else 0.0
+        hits, misses = _weighted(by_size, category=False)
+        itp, ifn = f_avg * hits, f_avg * misses
+        row.update(itp=itp, ifn=ifn, iiou=_ratio(itp, itp + fp + ifn))
+    return ClassRow(**row)
+
+
+def _category_row(cat: str, mx: _Matrix, state: SemanticState, table: LabelTable,
+                  sizes: Dict[int, Optional[Fraction]]) -> Optional[CategoryRow]:
+    """One category: its IoU over its evaluated classes and, when all its classes have
+    instances, its iIoU; None for a category of ignored labels only (Cityscapes' void)."""
+    m = mx.m
+    ids = table.category_ids(cat)
+    inst_ids = table.instance_category_ids(cat)
+    if not ids and inst_ids is None:
+        return None
+    outside = mx.counted_rows.copy()
+    for lab in table.members[cat]:
+        if lab.id >= 0:
+            outside[lab.id] = False
+    row: Dict[str, Any] = dict(
+        name=cat, members=[lab.name for lab in table.members[cat] if lab.id >= 0],
+        tp=0, fp=0, fn=0, iou=None, itp=None, ifp=None, ifn=None, iiou=None)
+    if ids:
+        tp = int(m[np.ix_(ids, ids)].sum())
+        fn = int(mx.row_sums[ids].sum()) - tp
+        fp = int(m[np.ix_(np.flatnonzero(outside), ids)].sum())
+        row.update(tp=tp, fp=fp, fn=fn, iou=_ratio(Fraction(tp), tp + fp + fn))
+    if inst_ids is not None:
+        # FP over the iIoU members (ignored classes included), unweighted.
+        ifp = int(m[np.ix_(np.flatnonzero(outside), inst_ids)].sum()) if inst_ids else 0
+        itp_terms, ifn_terms = [], []
+        for lab in table.members[cat]:
+            avg = sizes.get(lab.id)
+            if lab.id < 0 or lab.ignore_in_eval or avg is None:
+                continue
+            by_size = state.instances.get(lab.id, {})
+            f_avg = float(avg)
+            hits, misses = _weighted(by_size, category=True)
+            itp_terms.append(f_avg * hits)
+            ifn_terms.append(f_avg * misses)
+        itp, ifn = math.fsum(itp_terms), math.fsum(ifn_terms)
+        row.update(itp=itp, ifp=ifp, ifn=ifn, iiou=_ratio(itp, itp + ifp + ifn))
+    return CategoryRow(**row)
 
 
 def score_list(result: Result, table: LabelTable) -> List[Tuple[str, Optional[float]]]:

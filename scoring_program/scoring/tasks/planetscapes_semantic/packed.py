@@ -20,7 +20,7 @@ import os
 import shutil
 import struct
 import zlib
-from typing import List, Optional, Tuple
+from typing import List, Optional, Tuple, Union, cast
 
 import numpy as np
 from PIL import Image
@@ -30,7 +30,7 @@ from ...formats.label_png import png
 from ...readers import packed_manifest, reference_file
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
 from ...problems import BrokenReference
-from ...task_api import Reference, ReferenceProblem
+from ...task_api import Packing, Reference, ReferenceProblem
 from .labels import LabelTable
 from .metric import FIRST_INSTANCE, PackedTruth, Truth
 from .reference import (REF_LAYOUT, REF_MISSING, REF_UNKNOWN_ID, REF_UNREADABLE, CheckSpec,
@@ -167,3 +167,14 @@ def pack(raw: SemanticReference, out_root: str, workers: int, progress=None) -> 
         json.dump({"format": FORMAT, "version": VERSION, "ids": list(raw.ids)}, f, indent=0)
         f.write("\n")
     return images, size
+
+
+class SemanticPacking(Packing[Union[SemanticReference, PackedReference]]):
+    """The task's Packing role."""
+
+    layout = "docs/planetscapes.md"
+
+    def pack(self, reference: Union[SemanticReference, PackedReference], out_dir: str,
+             workers: int, progress=None) -> Tuple[int, int]:
+        # pack.py packs a raw layout only (it refuses any other before this call).
+        return pack(cast(SemanticReference, reference), out_dir, workers, progress)

@@ -7,9 +7,9 @@ it), the average instance sizes used. Nothing per image.
 from typing import Any, List, Sequence, Tuple
 
 from ...report import confidence, html, run_info
-from ...task_api import RunFacts
+from ...task_api import Report, RunFacts, Summary
 from .labels import LabelTable
-from .metric import Result
+from .metric import Result, SemanticState
 
 NOTES = [
     "Scores are computed as cityscapesScripts' evalPixelLevelSemanticLabeling computes them, "
@@ -44,7 +44,7 @@ def _with_interval(note: str, intervals, key: str) -> str:
 
 
 def render(title: str, result: Result, table: LabelTable, warnings: List[str], run: RunFacts,
-           config_facts: Sequence[Tuple[str, Any]], intervals=None) -> str:
+           settings_facts: Sequence[Tuple[str, Any]], intervals=None) -> str:
     """intervals: the run's confidence.Confidence (None: not shown)."""
     means = result.means
     sections = []
@@ -99,5 +99,34 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
 
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(NOTES)))
-    sections.append(run_info.section(run, config_facts))
+    sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
+
+
+class SemanticReport(Report[SemanticState, Any]):
+    """The task's Report role: the console table and the page, from the summary's result."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
+        def f(v):
+            return "n/a" if v is None else "{:.4f}".format(v)
+
+        result = summary.details.result
+        rows = [[r.name, f(r.iou), f(r.iiou) if r.has_instances else ""] for r in result.classes]
+        rows.append(["mean of classes", f(result.means["iou_class"]),
+                     f(result.means["iiou_class"])])
+        rows += [["category " + r.name, f(r.iou), "" if r.itp is None else f(r.iiou)]
+                 for r in result.categories]
+        rows.append(["mean of categories", f(result.means["iou_category"]),
+                     f(result.means["iiou_category"])])
+        return ["class / category", "IoU", "iIoU"], rows
+
+    def page(self, summary: Summary, warnings: List[str], run: RunFacts, settings: Any) -> str:
+        return render(self.title + " - detailed results", summary.details.result,
+                      summary.details.table, warnings, run, [("Label table", settings.described)],
+                      summary.confidence)
+
+    def run_facts(self, state: SemanticState) -> List[Tuple[str, Any]]:
+        return [("Pixels scored", state.pixels)]

@@ -9,7 +9,8 @@ n = m * min(3, m - 1) + (10 - m) * min(3, m), i.e. 0, 9, 18, 27, 30 for m = 0, 1
 every reported number is a sum of these counts, exact, whatever the order of the updates.
 
 For the confidence interval (docs/confidence.md) the state also keeps each question's n with its
-id (the lists update() builds anyway): the bootstrap resamples questions.
+id (the lists update() builds anyway), per unit (the results file): the bootstrap resamples
+questions.
 """
 import operator
 from collections import Counter
@@ -50,10 +51,10 @@ class AccuracyState(MetricState):
         self.changed = 0
         self.disagreeing = 0   # questions whose humans disagree (full normalization applied)
         self.units = 0
-        # Per update, (question ids, their n) in the reference's order, for the bootstrap.
-        self.question_rows: List[Tuple[Sequence[int], List[int]]] = []
+        # Per unit, (question ids, their n) in the reference's order, for the bootstrap.
+        self.question_rows: Dict[str, Tuple[Sequence[int], List[int]]] = {}
 
-    def update(self, prediction: Mapping[int, str], truth: Truth) -> None:
+    def update(self, unit_id: str, prediction: Mapping[int, str], truth: Truth) -> None:
         """prediction: question id -> answer, for every question of truth (already checked).
 
         Whole-list C-level passes, no Python work per question: the answers in the reference's
@@ -72,12 +73,12 @@ class AccuracyState(MetricState):
         self.changed += sum(map(operator.ne, forms, answers))
         self.disagreeing += truth.disagreeing
         self.units += 1
-        self.question_rows.append((truth.qids, ns))
-
+        self.question_rows[unit_id] = (truth.qids, ns)
 
     def question_table(self) -> Tuple[List[int], List[Tuple[int]]]:
         """(question ids sorted, each question's (n,)): the bootstrap's unit rows."""
-        pairs = sorted((q, n) for qids, ns in self.question_rows for q, n in zip(qids, ns))
+        pairs = sorted((q, n) for _, (qids, ns) in self.in_unit_order("question_rows")
+                       for q, n in zip(qids, ns))
         return [q for q, _ in pairs], [(n,) for _, n in pairs]
 
     # --- aggregates (exact integers; floats only in percent()) ---

@@ -80,11 +80,6 @@ def normalize(cleaned: str) -> str:
     return digits_articles(punctuation(cleaned))
 
 
-def clean_and_normalize(text: str) -> str:
-    """An answer as the official code compares it when the humans disagree."""
-    return digits_articles(punctuation(clean(text)))
-
-
 class Memo(dict):
     """dict of string -> function(string), computed on first use. memo[s] is a C-level lookup
     on a hit; map(memo.__getitem__, strings) normalizes a whole list without a Python loop."""

@@ -39,6 +39,7 @@ from ... import regular_file
 from ...quoting import brief
 from ...readers import bounded_json, packed_manifest
 from ...problems import BrokenReference, Kind, ProblemLog, ScoringError
+from ...task_api import Packing, Reference
 from .problems import REF_PACKED
 from .normalize import Normalizer
 from .reference import ANSWER_TYPES, HUMANS, QUESTIONS, Truth, read_annotations, read_questions
@@ -335,3 +336,16 @@ def pack(root: str, out_root: str, progress=None) -> Tuple[int, int]:
     if progress:
         progress(len(truth.qids))
     return len(truth.qids), len(data)
+
+
+class VQAPacking(Packing[Reference]):
+    """The task's Packing role."""
+
+    layout = "docs/vqa-packed-format.md"
+
+    def pack(self, reference: Reference, out_dir: str, workers: int,
+             progress=None) -> Tuple[int, int]:
+        """Checked as the scorer checks it; one process (workers is not used). Returns
+        (questions, payload bytes)."""
+        # open_reference's root is a folder (None is the label-free check's stand-in).
+        return pack(cast(str, reference.root), out_dir, progress)

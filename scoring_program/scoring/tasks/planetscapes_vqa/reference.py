@@ -18,7 +18,7 @@ import json
 import operator
 import os
 from itertools import chain
-from typing import Any, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ... import folders, regular_file
 from ...problems import BrokenReference, ProblemLog
@@ -193,37 +193,10 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
     twins: Dict[int, Tuple[int, ...]] = {}
     seen: Set[Any] = set()  # question ids as given, any JSON value
     for n, ann in enumerate(entries, 1):
-        try:
-            qid = ann["question_id"]
-            key = (ann["answer_type"], ann["question_type"])
-            records = ann["answers"]
-            if not isinstance(records, list):
-                raise TypeError
-            forms = tuple(map(clean, map(_ANSWER, records)))
-        except (KeyError, TypeError, AttributeError):
-            _explain(ann, n, log, seen)
+        entry = _entry(ann, n, clean, log, seen)
+        if entry is None or not _agrees(entry[0], ann, questions, log, seen):
             continue
-        if not _is_int(qid) or key[0] not in ANSWER_TYPES or type(key[1]) is not str:
-            _explain(ann, n, log, seen)
-            continue
-        if len(forms) != HUMANS:
-            log.add(REF_ANSWERS, "question_id {}".format(brief(qid)), "{} answers".format(
-                len(forms)))
-            seen.add(qid)
-            continue
-        if qid in seen:
-            log.add(REF_DUPLICATE, "question_id {}".format(brief(qid)), "twice in " + ANNOTATIONS)
-            continue
-        seen.add(qid)
-        image = questions.get(qid, _ABSENT)
-        if image is _ABSENT:
-            log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "in {} only".format(
-                ANNOTATIONS))
-            continue
-        if ann.get("image_id", image) != image:
-            log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "image_id {} in {}, {} in {}"
-                    .format(brief(ann.get("image_id")), ANNOTATIONS, brief(image), QUESTIONS))
-            continue
+        qid, key, records, forms = entry
         differ = forms.count(forms[0]) != HUMANS
         if differ:
             forms = tuple(map(normalize, forms))
@@ -242,6 +215,52 @@ def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,
     if log.fatal:
         raise BrokenReference(log)
     return Truth(qids, forms_all, disagree, atypes, qtypes, twins, norm)
+
+
+def _entry(ann: Any, n: int, clean: Callable[[str], str], log: ProblemLog, seen: Set[Any]
+           ) -> Optional[Tuple[int, Tuple[str, str], list, Tuple[str, ...]]]:
+    """An annotation's question id, (answer type, question type), answer records and their
+    cleaned answers; None with its problem logged (a field missing or of the wrong type, not
+    ten answers)."""
+    try:
+        qid = ann["question_id"]
+        key = (ann["answer_type"], ann["question_type"])
+        records = ann["answers"]
+        if not isinstance(records, list):
+            raise TypeError
+        forms = tuple(map(clean, map(_ANSWER, records)))
+    except (KeyError, TypeError, AttributeError):
+        _explain(ann, n, log, seen)
+        return None
+    if not _is_int(qid) or key[0] not in ANSWER_TYPES or type(key[1]) is not str:
+        _explain(ann, n, log, seen)
+        return None
+    if len(forms) != HUMANS:
+        log.add(REF_ANSWERS, "question_id {}".format(brief(qid)), "{} answers".format(
+            len(forms)))
+        seen.add(qid)
+        return None
+    return qid, key, records, forms
+
+
+def _agrees(qid: int, ann: Any, questions: Dict[int, Any], log: ProblemLog,
+            seen: Set[Any]) -> bool:
+    """The question annotated once, and in questions.json with the same image; else the
+    problem logged."""
+    if qid in seen:
+        log.add(REF_DUPLICATE, "question_id {}".format(brief(qid)), "twice in " + ANNOTATIONS)
+        return False
+    seen.add(qid)
+    image = questions.get(qid, _ABSENT)
+    if image is _ABSENT:
+        log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "in {} only".format(
+            ANNOTATIONS))
+        return False
+    if ann.get("image_id", image) != image:
+        log.add(REF_DISAGREE, "question_id {}".format(brief(qid)), "image_id {} in {}, {} in {}"
+                .format(brief(ann.get("image_id")), ANNOTATIONS, brief(image), QUESTIONS))
+        return False
+    return True
 
 
 _ABSENT = object()

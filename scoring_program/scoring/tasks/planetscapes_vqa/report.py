@@ -9,7 +9,7 @@ from html import escape
 from typing import Any, List, Tuple
 
 from ...report import confidence, html, run_info
-from ...task_api import RunFacts
+from ...task_api import Report, RunFacts, Summary
 from .metric import STEPS, AccuracyState, percent
 
 MIN_TYPE_QUESTIONS = 10
@@ -119,3 +119,28 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
     sections.append(("How the scores are computed", html.notes_list(NOTES)))
     sections.append(run_info.section(run, []))
     return html.page(title, sections, run_info.footer(run, "question"))
+
+
+class VQAReport(Report[AccuracyState, Any]):
+    """The task's Report role: the console table and the page, from the summary's state."""
+
+    def __init__(self, title: str) -> None:
+        self.title = title
+
+    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
+        state = summary.details.state
+        by_type = state.totals(0)
+        rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
+            percent(state.overall()))]]
+        for label, atype in (("yes/no", "yes/no"), ("number", "number"), ("other", "other")):
+            if atype in by_type:
+                rows.append([label, "{:,}".format(by_type[atype][0]),
+                             "{:.2f}".format(percent(by_type[atype]))])
+        return ["answer type", "questions", "accuracy (%)"], rows
+
+    def page(self, summary: Summary, warnings: List[str], run: RunFacts, settings: Any) -> str:
+        return render(self.title + " - detailed results", summary.details.state, warnings, run,
+                      summary.confidence)
+
+    def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
+        return [("Questions scored", state.questions())]

@@ -7,16 +7,16 @@ raw (questions.json + annotations.json) or packed by pack.py (packed.py: packed.
 detected from the folder; both give the same Truth, so the same scores.
 """
 import os
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Sequence, Tuple, cast
+from typing import Any, Dict, FrozenSet, Mapping, NamedTuple, Optional, Sequence, Tuple
 
-from ... import resample_units
-from ...task_api import Reference, Resampling, RunFacts, Submission, SubmissionFormat, Summary, \
-    Task
-from . import packed, report
-from .metric import STEPS, AccuracyState, percent, summary_scores
+from ...task_api import Manifest, Options, Reference, Submission, SubmissionFormat, Summary, Task
+from . import packed
 from .files import UNIT, WORDS, find_results
+from .intervals import VQAIntervals
+from .metric import AccuracyState, summary_scores
 from .normalize import Normalizer
 from .reference import Truth, find_root, read_annotations, read_questions
+from .report import VQAReport
 from .results import read_results
 
 MANIFEST_VERSION = 1
@@ -47,6 +47,10 @@ class VQAReference(Reference):
     def expect(self, unit_id: str, truth: Any) -> FrozenSet[int]:
         return self.question_ids
 
+    def size(self) -> Tuple[int, str]:
+        """The questions (the engine's unit is the results file)."""
+        return len(self.question_ids), "questions"
+
 
 class ResultsFormat(SubmissionFormat):
     words = WORDS
@@ -60,32 +64,45 @@ class ResultsFormat(SubmissionFormat):
 
 
 class Settings(NamedTuple):
-    """The task's settings (configure): the official evaluation has no options; the interval's
-    resampling unit (resample_units.py)."""
-
-    resample_by: Any = "question"
+    """The task's settings (configure): the official evaluation has none."""
 
 
 class Details(NamedTuple):
-    """Summary.details: the state, and for resampling by image each question's image id."""
+    """Summary.details: the state."""
 
     state: AccuracyState
-    image_of: Optional[Dict[int, Any]] = None
+
+
+class VQAManifest(Manifest[VQAReference]):
+    """The task's Manifest role: the test question ids (public: questions.json holds them
+    too)."""
+
+    def __init__(self, task_name: str) -> None:
+        self.task_name = task_name
+
+    def make(self, reference: VQAReference) -> Dict[str, Any]:
+        return {"version": MANIFEST_VERSION, "task": self.task_name,
+                "question_ids": sorted(reference.question_ids)}
+
+    def open(self, manifest: Dict[str, Any]) -> Tuple[VQAReference, ResultsFormat]:
+        ids = frozenset(int(i) for i in manifest["question_ids"])
+        return VQAReference(None, ids, None, "manifest"), ResultsFormat()
 
 
 class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
     name = "planetscapes-vqa"
     title = "Planetscapes VQA"
     score_keys = ["accuracy", "accuracy_yes_no", "accuracy_number", "accuracy_other"]
-    packed_layout = "docs/vqa-packed-format.md"
 
-    def configure(self, args, ref_config: Dict[str, Any]) -> Settings:
-        """config.yaml's resample_by: question (default) or image (the questions of one image
-        resampled together, from questions.json's image ids)."""
-        return Settings(resample_units.read_rule(ref_config, "question", ("question", "image"),
-                                                 prefix=False))
+    report = VQAReport(title)
+    manifest = VQAManifest(name)
+    intervals = VQAIntervals()
+    packing = packed.VQAPacking()
 
-    def open_reference(self, ref_dir: str, config: Settings) -> VQAReference:
+    def configure(self, options: Options, ref_config: Mapping[str, Any]) -> Settings:
+        return Settings()
+
+    def open_reference(self, ref_dir: str, settings: Settings) -> VQAReference:
         """Raw or packed layout, detected from the folder's contents (packed.json)."""
         root = find_root(ref_dir)
         questions = read_questions(root)
@@ -95,87 +112,12 @@ class PlanetscapesVQA(Task[AccuracyState, VQAReference, Settings]):
         truth = read_annotations(root, questions, Normalizer())
         return VQAReference(root, frozenset(questions), truth)
 
-    def pack(self, reference: VQAReference, out_dir: str, workers: int,
-             progress=None) -> Tuple[int, int]:
-        """Checked as the scorer checks it; one process (workers is not used). Returns
-        (questions, payload bytes)."""
-        # open_reference's root is a folder (None is the label-free check's stand-in).
-        return packed.pack(cast(str, reference.root), out_dir, progress)
-
-    def pack_units(self, reference: VQAReference) -> Tuple[int, str]:
-        """What pack.py counts: the questions (the engine's unit is the results file)."""
-        return len(reference.question_ids), "questions"
-
-    def submission_format(self, config: Settings) -> ResultsFormat:
+    def submission_format(self, settings: Settings) -> ResultsFormat:
         return ResultsFormat()
 
-    def new_state(self, config: Settings) -> AccuracyState:
+    def new_state(self, settings: Settings) -> AccuracyState:
         return AccuracyState()
 
     def summarize(self, state: AccuracyState, reference: VQAReference,
-                  config: Settings) -> Summary:
-        image_of = None
-        if config.resample_by == "image" and reference.root is not None:
-            image_of = read_questions(reference.root)  # public: questions.json
-        return Summary(summary_scores(state), Details(state, image_of))
-
-    interval_keys = ["accuracy"]
-
-    def resampling(self, state: AccuracyState, summary: Summary,
-                   config: Settings) -> Optional[Resampling]:
-        """Questions, each with its accuracy numerator n (accuracy = n / 30); the state's counts
-        by n are the distinct rows already."""
-        questions = state.questions()
-        if sum(len(ns) for _, ns in state.question_rows) != questions:
-            return None
-        image_of = summary.details.image_of
-        if image_of is not None:
-            def rows():  # (1, n): a resample of images knows how many questions it holds
-                ids, ns = state.question_table()
-                return ids, [(1, r[0]) for r in ns]
-            return Resampling("questions", questions, rows,
-                              lambda sums: [percent((sums[0], sums[1])) if sums[0] else None],
-                              group=lambda q: str(image_of[q]), group_noun="images",
-                              bounds=(0.0, 100.0), gradient=ratio_gradient)
-        return Resampling("questions", questions, state.question_table,
-                          lambda sums: [percent((questions, sums[0]))],
-                          {(n,): c for n, c in state.distribution().items()},
-                          bounds=(0.0, 100.0),
-                          gradient=lambda sums: [[100.0 / (STEPS * questions)]])
-
-    def run_facts(self, state: AccuracyState) -> List[Tuple[str, Any]]:
-        return [("Questions scored", state.questions())]
-
-    def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
-        state = summary.details.state
-        by_type = state.totals(0)
-        rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
-            percent(state.overall()))]]
-        for label, atype in (("yes/no", "yes/no"), ("number", "number"), ("other", "other")):
-            if atype in by_type:
-                rows.append([label, "{:,}".format(by_type[atype][0]),
-                             "{:.2f}".format(percent(by_type[atype]))])
-        return ["answer type", "questions", "accuracy (%)"], rows
-
-    def render_html(self, summary: Summary, warnings: List[str], run: RunFacts,
-                    config: Settings) -> str:
-        return report.render(self.title + " - detailed results", summary.details.state, warnings, run,
-                             summary.confidence)
-
-    def make_manifest(self, reference: VQAReference) -> Dict[str, Any]:
-        """The test question ids (public: questions.json holds them too)."""
-        return {"version": MANIFEST_VERSION, "task": self.name,
-                "question_ids": sorted(reference.question_ids)}
-
-    def open_manifest(self, manifest: Dict[str, Any]) -> Tuple[VQAReference, ResultsFormat]:
-        ids = frozenset(int(i) for i in manifest["question_ids"])
-        return VQAReference(None, ids, None, "manifest"), ResultsFormat()
-
-
-def ratio_gradient(sums: Sequence[int]) -> List[Optional[List[float]]]:
-    """The gradient of percent((questions, n)) with respect to (questions, n) (None without
-    questions): the accuracy of a resample of images, 100 n / (30 q)."""
-    q, n = sums
-    if not q:
-        return [None]
-    return [[-100.0 * n / (STEPS * q * q), 100.0 / (STEPS * q)]]
+                  settings: Settings) -> Summary:
+        return Summary(summary_scores(state), Details(state))
