@@ -22,8 +22,8 @@ may differ in the last bit between versions and CPUs).
 Needs Python 3.7+, numpy >= 1.16 and Pillow >= 6.1 only.
 
 Usage:
-    python3 tools/make_sample.py --out competitions/agriculture-vision/reference_data \\
-        --images 40 --seed 2021 \\
+    python3 competitions/agriculture-vision/make_sample.py \\
+        --out competitions/agriculture-vision/reference_data --images 40 --seed 2021 \\
         --submission competitions/agriculture-vision/starting_kit/sample_submission
 """
 
@@ -39,8 +39,8 @@ import numpy as np
 from PIL import Image
 
 # The class list has one source, the scoring program's (the order is the challenge's and strict).
-sys.path.insert(0, os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                                "scoring_program"))
+ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(__file__))))
+sys.path.insert(0, os.path.join(ROOT, "scoring_program"))
 from scoring.tasks.agrivision.classes import PATTERNS, STORM  # noqa: E402
 
 # Label folders, in the order of the submission ids (1..8); storm_damage is not scored.

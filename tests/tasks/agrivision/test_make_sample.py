@@ -1,4 +1,5 @@
-"""Tests of tools/make_sample.py (synthetic Agriculture-Vision reference + submission)."""
+"""Tests of competitions/agriculture-vision/make_sample.py (synthetic Agriculture-Vision
+reference + submission)."""
 
 import hashlib
 import os
@@ -11,9 +12,9 @@ import pytest
 from PIL import Image
 
 from conftest import ROOT  # noqa: E402
-TOOLS = os.path.join(ROOT, "tools")
-SCRIPT = os.path.join(TOOLS, "make_sample.py")
-sys.path.insert(0, TOOLS)
+COMPETITION = os.path.join(ROOT, "competitions", "agriculture-vision")
+SCRIPT = os.path.join(COMPETITION, "make_sample.py")
+sys.path.insert(0, COMPETITION)
 
 import make_sample  # noqa: E402
 

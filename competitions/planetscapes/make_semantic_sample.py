@@ -20,7 +20,7 @@ Every image comes from its own numpy RandomState seeded with (seed, index), and 
 integer arithmetic only, so the same seed gives the same files with numpy 1.16 and 2.x.
 Needs Python 3.7+, numpy and Pillow.
 
-    python3 tools/make_planetscapes_sample.py --force
+    python3 competitions/planetscapes/make_semantic_sample.py --force
 """
 import argparse
 import os
@@ -30,8 +30,7 @@ import sys
 import numpy as np
 from PIL import Image
 
-COMPETITION = os.path.join(os.path.dirname(os.path.dirname(os.path.abspath(__file__))),
-                           "competitions", "planetscapes")
+COMPETITION = os.path.dirname(os.path.abspath(__file__))
 
 # name, id, category, has_instances, ignore_in_eval
 EXAMPLE_TABLE = [
@@ -52,7 +51,7 @@ EXAMPLE_TABLE = [
 
 CONFIG_HEAD = """\
 # Planetscapes pixel-level semantic labeling: SAMPLE reference made by
-# tools/make_planetscapes_sample.py.
+# competitions/planetscapes/make_semantic_sample.py.
 #
 # THE LABEL TABLE BELOW IS AN EXAMPLE, made up for this synthetic sample. The real Planetscapes
 # label table is the organizers': replace it with theirs (same fields), or write

@@ -19,7 +19,7 @@ where only the exact string scores. Question k is drawn from its own random.Rand
 (seed, k): question k is the same whatever --questions is. Standard library only.
 
 Usage:
-    python3 tools/make_vqa_sample.py --out competitions/planetscapes/reference_data/vqa \\
+    python3 competitions/planetscapes/make_vqa_sample.py --out competitions/planetscapes/reference_data/vqa \\
         --questions 300 --seed 2021 \\
         --submission competitions/planetscapes/starting_kit/vqa/sample_submission/results.json
 """

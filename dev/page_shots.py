@@ -1,8 +1,8 @@
 #!/usr/bin/env python3
 """Look at detailed results pages in headless Chromium, at the widths participants use.
 
-    python3 tools/page_shots.py OUT_DIR PAGE.html [PAGE.html ...] [--widths 1400,500]
-    python3 tools/page_shots.py --check PAGE.html [PAGE.html ...] [--widths 1400,500]
+    python3 dev/page_shots.py OUT_DIR PAGE.html [PAGE.html ...] [--widths 1400,500]
+    python3 dev/page_shots.py --check PAGE.html [PAGE.html ...] [--widths 1400,500]
 
 The first form writes OUT_DIR/<name>-<width>.png for every page and width, <name> being the page's
 folder (score.py --out /tmp/av writes /tmp/av/detailed_results.html: name "av"). The window is
