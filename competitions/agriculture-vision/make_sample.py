@@ -339,91 +339,143 @@ def _stripes(rs, cx, cy, angle, n, length, width, period, ragged):
                   period=float(max(period, width, 1e-3)))
 
 
+def _draw_drydown(rs, S, anchors, row_angle):
+    """One or two large patches."""
+    shapes = []
+    for _ in range(1 + int(rs.rand() < 0.4)):
+        cx, cy = _place(rs, S, anchors, 0.2, 0.15)
+        a = rs.uniform(0.15, 0.6) * S
+        shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.5, 1.2),
+                               rs.uniform(0, math.pi), 0.22))
+    return shapes
+
+
+def _draw_nutrient_deficiency(rs, S, anchors, row_angle):
+    """One to three smaller patches."""
+    shapes = []
+    for _ in range(1 + rs.randint(3)):
+        cx, cy = _place(rs, S, anchors, 0.35, 0.12)
+        a = rs.uniform(0.06, 0.3) * S
+        shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.4, 1.0),
+                               rs.uniform(0, math.pi), 0.25))
+    return shapes
+
+
+def _draw_water(rs, S, anchors, row_angle):
+    """One patch."""
+    shapes = []
+    cx, cy = _place(rs, S, anchors, 0.2, 0.1)
+    a = rs.uniform(0.05, 0.25) * S
+    shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.5, 1.0),
+                           rs.uniform(0, math.pi), 0.15))
+    return shapes
+
+
+def _draw_weed_cluster(rs, S, anchors, row_angle):
+    """One to three clusters of 2 to 7 small blobs."""
+    shapes = []
+    for _ in range(1 + rs.randint(3)):
+        ccx, ccy = _place(rs, S, anchors, 0.4, 0.1)
+        spread = rs.uniform(0.03, 0.15) * S
+        for _ in range(2 + rs.randint(6)):
+            a = rs.uniform(0.02, 0.09) * S + 0.8
+            shapes.append(_ellipse(rs, ccx + rs.normal(0, spread), ccy + rs.normal(0, spread),
+                                   a, a * rs.uniform(0.5, 1.0), rs.uniform(0, math.pi), 0.3))
+    return shapes
+
+
+def _draw_waterway(rs, S, anchors, row_angle):
+    """One curved band of varying width."""
+    shapes = []
+    cx, cy = _place(rs, S, anchors, 0.2, 0.1)
+    L = rs.uniform(0.6, 1.6) * S
+    angle = rs.uniform(0, math.pi)
+    shapes.append(_Shape("curve", cx=float(cx), cy=float(cy), c=math.cos(angle),
+                         s=math.sin(angle), length=float(L),
+                         k2=float(rs.uniform(-0.8, 0.8) / L),
+                         k3=float(rs.uniform(-1.5, 1.5) / (L * L)),
+                         w0=float(rs.uniform(0.012, 0.05) * S + 1.2),
+                         w1=float(rs.uniform(-0.6, 0.6))))
+    return shapes
+
+
+def _draw_double_plant(rs, S, anchors, row_angle):
+    """One to three runs of 2 to 7 rows along the rows' direction."""
+    shapes = []
+    for _ in range(1 + rs.randint(3)):
+        cx, cy = _place(rs, S, anchors, 0.3, 0.1)
+        width = rs.uniform(0.006, 0.02) * S + 1.0
+        shapes.append(_stripes(rs, cx, cy, row_angle + rs.normal(0, 0.02),
+                               2 + rs.randint(6), rs.uniform(0.06, 0.35) * S, width,
+                               width * rs.uniform(1.6, 3.0), 0.5))
+    return shapes
+
+
+def _draw_endrow(rs, S, anchors, row_angle):
+    """A band of rows across the main row direction, along an image / field edge."""
+    shapes = []
+    side = rs.randint(4)
+    depth = rs.uniform(0.03, 0.15) * S
+    along_edge = (side % 2 == 0)
+    pos = rs.uniform(0.0, 1.2) * depth
+    if side == 0:
+        cx, cy = 0.5 * S, pos
+    elif side == 1:
+        cx, cy = S - pos, 0.5 * S
+    elif side == 2:
+        cx, cy = 0.5 * S, S - pos
+    else:
+        cx, cy = pos, 0.5 * S
+    angle = (0.0 if along_edge else 0.5 * math.pi) + rs.normal(0, 0.03)
+    width = rs.uniform(0.006, 0.02) * S + 1.0
+    period = width * rs.uniform(1.0, 2.2)
+    n = max(1, int(depth / period))
+    slide = rs.uniform(-0.2, 0.2) * S  # along the edge
+    if along_edge:
+        cx += slide
+    else:
+        cy += slide
+    shapes.append(_stripes(rs, cx, cy, angle, n,
+                           rs.uniform(0.4, 1.3) * S, width, period, 0.3))
+    return shapes
+
+
+def _draw_planter_skip(rs, S, anchors, row_angle):
+    """One or two runs of 1 to 4 thin stripes along the rows' direction."""
+    shapes = []
+    for _ in range(1 + rs.randint(2)):
+        cx, cy = _place(rs, S, anchors, 0.2, 0.15)
+        width = rs.uniform(0.004, 0.012) * S + 1.0
+        shapes.append(_stripes(rs, cx, cy, row_angle + rs.normal(0, 0.01),
+                               1 + rs.randint(4), rs.uniform(0.15, 0.7) * S, width,
+                               rs.uniform(0.02, 0.08) * S, 0.3))
+    return shapes
+
+
+def _draw_storm_damage(rs, S, anchors, row_angle):
+    """The first patch usually on another pattern, a second one anywhere."""
+    shapes = []
+    for k in range(1 + int(rs.rand() < 0.5)):
+        cx, cy = _place(rs, S, anchors, 0.85 if k == 0 else 0.2, 0.06)
+        a = rs.uniform(0.1, 0.35) * S
+        shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.4, 1.0),
+                               rs.uniform(0, math.pi), 0.3))
+    return shapes
+
+
+# One drawer per class (each draws from the image's RandomState in a fixed order: the same seed
+# gives the same shapes).
+_DRAWERS = {"drydown": _draw_drydown, "nutrient_deficiency": _draw_nutrient_deficiency,
+            "water": _draw_water, "weed_cluster": _draw_weed_cluster,
+            "waterway": _draw_waterway, "double_plant": _draw_double_plant,
+            "endrow": _draw_endrow, "planter_skip": _draw_planter_skip,
+            "storm_damage": _draw_storm_damage}
+
+
 def _draw_class(rs, S, name, anchors, row_angle):
     """Shapes of one class for one image."""
-    shapes = []
-    if name == "drydown":
-        for _ in range(1 + int(rs.rand() < 0.4)):
-            cx, cy = _place(rs, S, anchors, 0.2, 0.15)
-            a = rs.uniform(0.15, 0.6) * S
-            shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.5, 1.2),
-                                   rs.uniform(0, math.pi), 0.22))
-    elif name == "nutrient_deficiency":
-        for _ in range(1 + rs.randint(3)):
-            cx, cy = _place(rs, S, anchors, 0.35, 0.12)
-            a = rs.uniform(0.06, 0.3) * S
-            shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.4, 1.0),
-                                   rs.uniform(0, math.pi), 0.25))
-    elif name == "water":
-        cx, cy = _place(rs, S, anchors, 0.2, 0.1)
-        a = rs.uniform(0.05, 0.25) * S
-        shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.5, 1.0),
-                               rs.uniform(0, math.pi), 0.15))
-    elif name == "weed_cluster":
-        for _ in range(1 + rs.randint(3)):
-            ccx, ccy = _place(rs, S, anchors, 0.4, 0.1)
-            spread = rs.uniform(0.03, 0.15) * S
-            for _ in range(2 + rs.randint(6)):
-                a = rs.uniform(0.02, 0.09) * S + 0.8
-                shapes.append(_ellipse(rs, ccx + rs.normal(0, spread), ccy + rs.normal(0, spread),
-                                       a, a * rs.uniform(0.5, 1.0), rs.uniform(0, math.pi), 0.3))
-    elif name == "waterway":
-        cx, cy = _place(rs, S, anchors, 0.2, 0.1)
-        L = rs.uniform(0.6, 1.6) * S
-        angle = rs.uniform(0, math.pi)
-        shapes.append(_Shape("curve", cx=float(cx), cy=float(cy), c=math.cos(angle),
-                             s=math.sin(angle), length=float(L),
-                             k2=float(rs.uniform(-0.8, 0.8) / L),
-                             k3=float(rs.uniform(-1.5, 1.5) / (L * L)),
-                             w0=float(rs.uniform(0.012, 0.05) * S + 1.2),
-                             w1=float(rs.uniform(-0.6, 0.6))))
-    elif name == "double_plant":
-        for _ in range(1 + rs.randint(3)):
-            cx, cy = _place(rs, S, anchors, 0.3, 0.1)
-            width = rs.uniform(0.006, 0.02) * S + 1.0
-            shapes.append(_stripes(rs, cx, cy, row_angle + rs.normal(0, 0.02),
-                                   2 + rs.randint(6), rs.uniform(0.06, 0.35) * S, width,
-                                   width * rs.uniform(1.6, 3.0), 0.5))
-    elif name == "endrow":
-        # a band of rows across the main row direction, along an image / field edge
-        side = rs.randint(4)
-        depth = rs.uniform(0.03, 0.15) * S
-        along_edge = (side % 2 == 0)
-        pos = rs.uniform(0.0, 1.2) * depth
-        if side == 0:
-            cx, cy = 0.5 * S, pos
-        elif side == 1:
-            cx, cy = S - pos, 0.5 * S
-        elif side == 2:
-            cx, cy = 0.5 * S, S - pos
-        else:
-            cx, cy = pos, 0.5 * S
-        angle = (0.0 if along_edge else 0.5 * math.pi) + rs.normal(0, 0.03)
-        width = rs.uniform(0.006, 0.02) * S + 1.0
-        period = width * rs.uniform(1.0, 2.2)
-        n = max(1, int(depth / period))
-        slide = rs.uniform(-0.2, 0.2) * S  # along the edge
-        if along_edge:
-            cx += slide
-        else:
-            cy += slide
-        shapes.append(_stripes(rs, cx, cy, angle, n,
-                               rs.uniform(0.4, 1.3) * S, width, period, 0.3))
-    elif name == "planter_skip":
-        for _ in range(1 + rs.randint(2)):
-            cx, cy = _place(rs, S, anchors, 0.2, 0.15)
-            width = rs.uniform(0.004, 0.012) * S + 1.0
-            shapes.append(_stripes(rs, cx, cy, row_angle + rs.normal(0, 0.01),
-                                   1 + rs.randint(4), rs.uniform(0.15, 0.7) * S, width,
-                                   rs.uniform(0.02, 0.08) * S, 0.3))
-    elif name == "storm_damage":
-        # the first patch usually on another pattern, a second one anywhere
-        for k in range(1 + int(rs.rand() < 0.5)):
-            cx, cy = _place(rs, S, anchors, 0.85 if k == 0 else 0.2, 0.06)
-            a = rs.uniform(0.1, 0.35) * S
-            shapes.append(_ellipse(rs, cx, cy, a, a * rs.uniform(0.4, 1.0),
-                                   rs.uniform(0, math.pi), 0.3))
-    return shapes
+    drawer = _DRAWERS.get(name)
+    return drawer(rs, S, anchors, row_angle) if drawer else []
 
 
 def _boundary(rs, S, empty):
