@@ -997,7 +997,7 @@ MUTATIONS = [
      '                 "max_submissions": 100,',
      'tests/tools/test_bundle_codabench.py -k development_phase'),
     ('dry run: the rule not read from a v1.5 yaml',
-     'tools/dry_run.py',
+     'kit/platforms/codalab_definition.py',
      '    if phase.get("force_best_submission_to_leaderboard") is True:\n        return "best"\n',
      '',
      'tests/tools/test_bundle_codabench.py -k run_folder'),
@@ -1007,7 +1007,7 @@ MUTATIONS = [
      '    for option, folder in (("--out", args.out),):',
      'tests/tools/test_bundle_codabench.py -k output_paths'),
     ('dry run: a non-zip bundle is a traceback',
-     'tools/dry_run.py',
+     'kit/dry_run.py',
      '    except (zipfile.BadZipFile, OSError) as exc:\n'
      '        raise UsageError("--bundle {}: not a zip file',
      '    except KeyError as exc:\n        raise UsageError("--bundle {}: not a zip file',
@@ -1028,9 +1028,9 @@ MUTATIONS = [
      '    html = dict(parts[0].track.v15["html"])\n',
      'tests/tools/test_bundle_codabench.py -k own_task'),
     ("dry run: an organizer's queue capped at 600 s",
-     'tools/dry_run.py',
-     '                    and not (phase or {}).get("queue"):',
-     '                    and True:',
+     'kit/platforms/codabench.py',
+     ' and not (phase or {}).get("queue"):\n',
+     ':\n',
      'tests/tools/test_bundle_codabench.py -k own_queue'),
 ]
 

@@ -55,7 +55,9 @@ import bundle_pages  # noqa: E402
 import bundle_sample  # noqa: E402
 import bundle_settings  # noqa: E402
 import bundle_yaml  # noqa: E402
-import dry_run  # noqa: E402
+import dry_run  # noqa: E402  (kit/dry_run.py)
+from platforms.codabench_definition import RULE_NAMES  # noqa: E402
+from platforms.leaderboard import rule_text  # noqa: E402
 from bundle_zip import collect, write_zip  # noqa: E402
 
 DEFAULT_COMPETITION = "agriculture-vision"
@@ -260,7 +262,7 @@ def phase_json(track: bundle_yaml.Track,
     if other_tasks:
         kept["other_tasks"] = other_tasks
         # The merged bundle's leaderboard rule (bundle_yaml.merge_v2), whatever the track's.
-        kept["leaderboard_rule"] = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
+        kept["leaderboard_rule"] = RULE_NAMES[bundle_yaml.MERGED_RULE]
     return (json.dumps(kept, indent=1, sort_keys=True) + "\n").encode("utf-8")
 
 
@@ -365,7 +367,7 @@ def page_context(track: bundle_yaml.Track, test_sets: List[Tuple[int, str, str]]
                                   ph.get("max_submissions_per_day"), ph.get("max_submissions"),
                                   ph.get("execution_time_limit")) for ph in phases]
     info = dry_run.phase_info_from_yaml(doc)
-    rule = dry_run.rule_text(info["leaderboard_rule"], info["ranking"])
+    rule = rule_text(info["leaderboard_rule"], info["ranking"])
     return bundle_pages.context(bundle_dates.spans(doc, False), track.deadline, test_sets,
                                 limits, rule,
                                 bundle_settings.fact_sheet_items(track.codabench.get("fact_sheet")),
@@ -443,8 +445,8 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]
     ctx = page_context(parts[0].track, [p.test_set for p in parts], parts[0].max_params)
-    merged_rule = dry_run.CODABENCH_RULES[bundle_yaml.MERGED_RULE]
-    ctx = ctx._replace(rule=dry_run.rule_text(merged_rule, dry_run.phase_info_from_yaml(
+    merged_rule = RULE_NAMES[bundle_yaml.MERGED_RULE]
+    ctx = ctx._replace(rule=rule_text(merged_rule, dry_run.phase_info_from_yaml(
         parts[0].track.v15)["ranking"]))
     try:
         doc = bundle_yaml.merge_v2([p.track for p in parts],
@@ -491,7 +493,7 @@ def build_merged(build: str, source: bundle_yaml.Source, parts: List[TrackParts]
     text = bundle_yaml.merged_v2_text([p.track for p in parts], doc)
     write_zip(path, shared, dict(pages, **{"competition.yaml": text.encode("utf-8")}))
     say("WARNING (merged bundle): " + MERGED_HAZARD + ".")
-    rule = dry_run.CODABENCH_RULES[bundle_yaml.codabench_rule(parts[0].track.v15)]
+    rule = RULE_NAMES[bundle_yaml.codabench_rule(parts[0].track.v15)]
     if rule != merged_rule:
         say("WARNING (merged bundle): its leaderboard rule is {} (Add), not {}: Codabench "
             "applies a forced rule to each task's part of a submission as its scores arrive "
@@ -753,7 +755,7 @@ def smoke(built: List[Built], override: Optional[str], say) -> None:
             say(row)
     if skipped:
         say("Dry run: skipped for {} (no sample submission for this reference; try "
-            "tools/dry_run.py SUBMISSION --bundle BUNDLE).".format(", ".join(skipped)))
+            "kit/dry_run.py SUBMISSION --bundle BUNDLE).".format(", ".join(skipped)))
     for line in notes:  # a scorer's timing, not the bundle's: said, not refused
         say("WARNING (scoring program): " + line.strip())
 

@@ -28,7 +28,12 @@ them. Each setting is written into the platform's own keys, as its code reads th
 import re
 from typing import Any, Dict, List, NamedTuple, Optional
 
-import dry_run
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))),
+                                  "kit"))   # the platforms' models (until the builder is a package)
+from platforms.codalab_definition import leaderboard_rule as v15_rule  # noqa: E402
+from platforms.leaderboard import rule_text  # noqa: E402
 
 RULES = ("best", "last", "chosen")
 CODABENCH_RULE = {"best": "Force_Best", "last": "Force_Last", "chosen": "Add"}
@@ -143,7 +148,7 @@ def with_definition(settings: Settings, v15: Dict[str, Any]) -> Settings:
     definition's own keys (its phases' rule, has_registration)."""
     if settings.leaderboard is None:
         phases = sorted(v15["phases"].values(), key=lambda p: p["phasenumber"])
-        settings = settings._replace(leaderboard=dry_run.v15_rule(v15, phases[0]) if phases
+        settings = settings._replace(leaderboard=v15_rule(v15, phases[0]) if phases
                                      else "chosen")
     if settings.registration is None:
         settings = settings._replace(
@@ -204,7 +209,7 @@ def v2_extras(settings: Settings) -> Dict[str, Any]:
 
 def rule_sentence(rule: str, ranking: str) -> str:
     """What participants are told (pages, plan): the dry run's own words."""
-    return dry_run.rule_text(rule, ranking)
+    return rule_text(rule, ranking)
 
 
 def why_sentence(setting: str, value: str, defaults: Settings) -> str:

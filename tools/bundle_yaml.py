@@ -18,7 +18,11 @@ from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
 import yaml
 
-import dry_run
+import os as _os
+import sys as _sys
+_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))),
+                                  "kit"))   # the platforms' models (until the builder is a package)
+from platforms.codalab_definition import leaderboard_rule as v15_rule  # noqa: E402
 
 SOURCE_FILE = "source.json"
 ONE_SECOND = datetime.timedelta(seconds=1)
@@ -498,9 +502,9 @@ MERGED_RULE = "Add"   # a phase of several tasks: merge_v2
 
 def codabench_rule(v15: Dict[str, Any]) -> str:
     """The v2 submission_rule equivalent to the v1.5 leaderboard keys (CodaLab's force_best per
-    phase, force_submission for the competition: dry_run.v15_rule). Codabench has one rule per
+    phase, force_submission for the competition: v15_rule). Codabench has one rule per
     leaderboard and every phase shares the first leaderboard, so the phases must agree."""
-    rules = sorted(set(dry_run.v15_rule(v15, p) for p in _phases_in_order(v15)))
+    rules = sorted(set(v15_rule(v15, p) for p in _phases_in_order(v15)))
     if len(rules) > 1:
         raise ValueError("the phases put submissions on the leaderboard by different rules "
                          "({}): a Codabench leaderboard has one".format(", ".join(rules)))

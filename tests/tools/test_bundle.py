@@ -18,7 +18,8 @@ import yaml
 from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
 from conftest import as_completed, built_once, built_twice, bundle_in_process, completed  # noqa: E402
 from conftest import score_either  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
+             os.path.join(ROOT, "kit")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
@@ -363,7 +364,7 @@ def test_a_bundle_that_opens_later_builds_checks_and_dry_runs(future):
                "phase one day early".format(name) in check.stdout
     assert check.stdout.count("NOTE") == 2
     # The dry run through a bundle that opens later: scored in the phase that opens next.
-    dry = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "dry_run.py"),
+    dry = subprocess.run([sys.executable, os.path.join(ROOT, "kit", "dry_run.py"),
                           str(out.parent / "predictions"), "--bundle", str(out / FUTURE[1]),
                           "--quiet"], capture_output=True, text=True, timeout=300,
                          env=dict(os.environ, BUNDLE_NOW=FUTURE_NOW))

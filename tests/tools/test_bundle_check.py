@@ -14,7 +14,8 @@ import pytest
 import yaml
 
 from conftest import ROOT, TESTS as HERE, built_once  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
+             os.path.join(ROOT, "kit")):
     if path not in sys.path:
         sys.path.insert(0, path)
 

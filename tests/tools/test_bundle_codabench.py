@@ -17,7 +17,8 @@ import yaml
 
 from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
 from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
+             os.path.join(ROOT, "kit")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
@@ -27,7 +28,7 @@ import bundle_settings  # noqa: E402
 import codabench_source  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
-DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
+DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SAMPLE_SUBMISSION = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
 PLANETSCAPES = os.path.join(ROOT, "competitions", "planetscapes")
 AV_REF_REL = "competitions/agriculture-vision/reference_data"   # as the docs write it

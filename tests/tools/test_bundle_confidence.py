@@ -10,7 +10,8 @@ import zipfile
 import yaml
 
 from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
+             os.path.join(ROOT, "kit")):
     if path not in sys.path:
         sys.path.insert(0, path)
 

@@ -19,7 +19,8 @@ import yaml
 
 from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, TESTS as HERE  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program")):
+for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
+             os.path.join(ROOT, "kit")):
     if path not in sys.path:
         sys.path.insert(0, path)
 
@@ -31,7 +32,7 @@ from scoring.confidence import SUFFIXES  # noqa: E402
 from scoring.registry import TASKS  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
-DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
+DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
@@ -59,7 +60,7 @@ def scores_of(ref, res, tmp):
 
 
 def dry(argv, real):
-    """tools/dry_run.py ARGV: (exit code, stdout, stderr), as the real command (real=True: a
+    """kit/dry_run.py ARGV: (exit code, stdout, stderr), as the real command (real=True: a
     subprocess) or its main in this process (its scoring program runs as a subprocess either
     way); a test that dry-runs several cases runs one of them for real."""
     if real:

@@ -16,7 +16,7 @@ from conftest import ROOT
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
 
-DRY_RUN = os.path.join(ROOT, "tools", "dry_run.py")
+DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 
 
 def tiny_reference(root, n=3, size=(64, 64)):

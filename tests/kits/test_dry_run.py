@@ -11,13 +11,16 @@ import zipfile
 import numpy as np
 import pytest
 
-from conftest import ROOT, TESTS as HERE  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools")):
+from conftest import KIT, ROOT, TESTS as HERE  # noqa: E402
+for path in (HERE, KIT):
     if path not in sys.path:
         sys.path.insert(0, path)
 
 import dry_run  # noqa: E402
 import agrivision_data as rawdata  # noqa: E402
+from platforms import yaml_text  # noqa: E402
+from platforms.registry import MODELS  # noqa: E402
+from scoring import zips  # noqa: E402
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -68,7 +71,7 @@ def test_good_zip_scores_on_both_platforms(data, tmp_path, capsys):
 
 def test_the_row_shows_the_scorers_values(data, tmp_path, capsys):
     tmp, _ = data
-    outcome = dry_run.run_platform("codalab", str(tmp / "preds"), str(tmp / "ref"),
+    outcome = dry_run.run_platform(MODELS["codalab"], str(tmp / "preds"), str(tmp / "ref"),
                                    dry_run.find_program(), dry_run.find_phase_info()[0], 60.0,
                                    None, False, lambda line: None)
     assert outcome.finished and outcome.complete
@@ -204,7 +207,7 @@ def test_usage_errors_exit_2(data, capsys):
 
 
 def test_simple_yaml_fallback_reads_numbers_as_pyyaml_does():
-    parsed = dry_run._simple_yaml("a: 0.5\nb: 1e-3\nc: 3\nd: .nan\ne: nan\n")
+    parsed = yaml_text.simple_yaml("a: 0.5\nb: 1e-3\nc: 3\nd: .nan\ne: nan\n")
     assert parsed["a"] == 0.5 and parsed["b"] == "1e-3" and parsed["c"] == 3
     assert parsed["d"] != parsed["d"] and parsed["e"] == "nan"
 
@@ -214,7 +217,7 @@ def test_simple_yaml_fallback_reads_numbers_as_pyyaml_does():
 def test_dry_run_runs_on_python_37():
     vermin = shutil.which("vermin") or os.path.join(os.path.dirname(sys.executable), "vermin")
     proc = subprocess.run([vermin, "-q", "--no-tips", "--violations", "-t=3.7-",
-                           os.path.join(ROOT, "tools", "dry_run.py")],
+                           os.path.join(KIT, "dry_run.py"), os.path.join(KIT, "platforms")],
                           stdout=subprocess.PIPE, stderr=subprocess.STDOUT,
                           text=True, timeout=120)
     assert proc.returncode == 0 and not proc.stdout.strip(), proc.stdout
@@ -235,7 +238,7 @@ def test_a_file_named_metadata_in_the_submission_fails_on_codabench(data, tmp_pa
 def test_works_without_pyyaml(data, monkeypatch, capsys):
     """The starting kit promises numpy and Pillow only: no PyYAML, still a full dry run."""
     tmp, _ = data
-    monkeypatch.setattr(dry_run, "yaml", None)
+    monkeypatch.setattr(yaml_text, "yaml", None)
     code, out = dry(capsys, tmp / "preds", tmp / "ref")
     assert code == 0, out
     assert out.count("Status: Finished") == 2 and "miou: " in out
@@ -282,7 +285,7 @@ def test_an_encrypted_member_is_a_submission_problem(data, tmp_path, capsys):
 
 def test_deflate64_is_a_submission_problem(data, tmp_path, capsys):
     sub = _patch_headers(_good_zip(data, tmp_path), 8, 10, 9)
-    _fails_to_unpack(capsys, data, sub, "compressed with method 9 (Deflate64)")
+    _fails_to_unpack(capsys, data, sub, "is compressed with Deflate64")
 
 
 def test_a_bad_crc_is_a_submission_problem(data, tmp_path, capsys):
@@ -291,24 +294,25 @@ def test_a_bad_crc_is_a_submission_problem(data, tmp_path, capsys):
     at = blob.find(b"IDAT")        # inside the first stored PNG: the CRC no longer matches
     blob[at + 8] ^= 0xFF
     path.write_bytes(bytes(blob))
-    _fails_to_unpack(capsys, data, str(path), "is damaged (Bad CRC-32")
+    _fails_to_unpack(capsys, data, str(path), "is corrupt (bad CRC-32")
 
 
 def test_a_name_too_long_for_the_file_system_is_a_submission_problem(data, tmp_path, capsys):
     files = pngs(data[0] / "preds")
     files["x" * 300 + ".png"] = b"not a png"
     sub = make_zip(tmp_path / "sub.zip", files)
-    _fails_to_unpack(capsys, data, sub, "its name is too long for the file system")
+    _fails_to_unpack(capsys, data, sub, "cannot be written (File name too long)")
 
 
 def test_a_zip_above_the_size_cap_is_refused_before_anything_is_written(data, tmp_path, capsys,
                                                                         monkeypatch):
-    assert dry_run.MAX_UNPACKED_BYTES == 16 * 1024 ** 3   # the value the scorer shares
+    """The scorer's own cap (scoring/zips.py), which the dry run applies: moved, it moves."""
+    assert zips.MAX_UNPACKED_BYTES == 16 * 1024 ** 3
     sub = _good_zip(data, tmp_path)
     total = sum(i.file_size for i in zipfile.ZipFile(str(sub)).infolist())
-    monkeypatch.setattr(dry_run, "MAX_UNPACKED_BYTES", total - 1)
-    _fails_to_unpack(capsys, data, str(sub), "more than the")
-    monkeypatch.setattr(dry_run, "MAX_UNPACKED_BYTES", total)
+    monkeypatch.setattr(zips, "MAX_UNPACKED_BYTES", total - 1)
+    _fails_to_unpack(capsys, data, str(sub), "more than")
+    monkeypatch.setattr(zips, "MAX_UNPACKED_BYTES", total)
     code, out = dry(capsys, sub, data[0] / "ref")
     assert code == 0, out
 
@@ -385,7 +389,7 @@ def test_a_notes_file_named_metadata_is_scored_on_codalab(data, tmp_path):
     files["metadata"] = "team: ACME\nmodel: unet v2\nyear: 2021\ncaf\u00e9: na\u00efve\n" \
         .encode("utf-8")
     sub = make_zip(tmp_path / "sub.zip", files)
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "dry_run.py"), sub,
+    proc = subprocess.run([sys.executable, os.path.join(KIT, "dry_run.py"), sub,
                            str(tmp / "ref"), "--platform", "codalab", "--quiet", "--keep",
                            str(tmp_path / "keep")], capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stdout + proc.stderr
@@ -438,7 +442,8 @@ def test_each_worker_runs_the_command_in_its_own_working_directory(data, tmp_pat
     program = _program(tmp_path / "p", CWD_SCORES)
     found = {}
     for platform in ("codalab", "codabench"):
-        outcome = dry_run.run_platform(platform, str(tmp / "preds"), str(tmp / "ref"), program,
+        outcome = dry_run.run_platform(MODELS[platform], str(tmp / "preds"), str(tmp / "ref"),
+                                       program,
                                        None, 60.0, None, False, lambda line: None)
         found[platform] = outcome.scores["miou"]
     assert found == {"codalab": 0.5, "codabench": 1.0}   # the run folder vs the program folder
@@ -476,28 +481,24 @@ def test_the_v1_watcher_timing_of_the_detailed_page(data, tmp_path, capsys, wait
 
 
 def test_the_submission_goes_to_the_phase_open_now():
+    """The phase open now by the platform's rule, else the next to open, else the last."""
     at = datetime.datetime
-    v15 = [{"label": "A", "start_date": datetime.date(2021, 4, 15)},
-           {"label": "B", "start_date": datetime.date(2021, 6, 6)}]
-    assert dry_run.submission_phase(v15, False, None, at(2021, 5, 1))["label"] == "A"
-    assert dry_run.submission_phase(v15, False, None, at(2030, 1, 1))["label"] == "B"
-    assert dry_run.submission_phase(v15[:1], False, "2021-06-05 23:59:59",
-                                    at(2021, 6, 5, 23, 59))["label"] == "A"
-    v2 = [{"name": "A", "start": "2021-04-15", "end": "2021-06-05 23:59:59"},
-          {"name": "B", "start": "2021-06-06 00:00:00"}]
-    assert dry_run.submission_phase(v2, True, now=at(2021, 5, 1))["name"] == "A"
-    assert dry_run.submission_phase(v2, True, now=at(2021, 6, 5, 23, 59, 59))["name"] == "A"
-    assert dry_run.submission_phase(v2, True, now=at(2026, 1, 1))["name"] == "B"
-    assert dry_run.submission_phase(v2[:1], True, now=at(2026, 1, 1))["name"] == "A"  # the last
+    codalab, codabench = MODELS["codalab"], MODELS["codabench"]
+    v15 = {"phases": {1: {"phasenumber": 1, "label": "A", "start_date": datetime.date(2021, 4, 15)},
+                      2: {"phasenumber": 2, "label": "B", "start_date": datetime.date(2021, 6, 6)}}}
+    assert codalab.submission_phase(v15, at(2021, 5, 1))["label"] == "A"
+    assert codalab.submission_phase(v15, at(2030, 1, 1))["label"] == "B"
+    one = {"phases": {1: v15["phases"][1]}, "end_date": "2021-06-05 23:59:59"}
+    assert codalab.submission_phase(one, at(2021, 6, 5, 23, 59))["label"] == "A"
+    v2 = {"phases": [{"index": 0, "name": "A", "start": "2021-04-15", "end": "2021-06-05 23:59:59"},
+                     {"index": 1, "name": "B", "start": "2021-06-06 00:00:00"}]}
+    assert codabench.submission_phase(v2, at(2021, 5, 1))["name"] == "A"
+    assert codabench.submission_phase(v2, at(2021, 6, 5, 23, 59, 59))["name"] == "A"
+    assert codabench.submission_phase(v2, at(2026, 1, 1))["name"] == "B"
+    first = {"phases": v2["phases"][:1]}
+    assert codabench.submission_phase(first, at(2026, 1, 1))["name"] == "A"  # the last
     # Before the challenge: the phase that opens next (a bundle uploaded ahead of its start).
-    assert dry_run.submission_phase(v2, True, now=at(2021, 1, 1))["name"] == "A"
-    assert dry_run.submission_phase(v15, False, None, at(2021, 1, 1))["label"] == "A"
-    later = [dict(v2[0], end="2021-05-01"), v2[1]]
-    assert dry_run.submission_phase(later, True, now=at(2021, 5, 15))["name"] == "B"
-
-
-def test_the_dry_run_and_the_scorer_refuse_zips_at_the_same_size():
-    """The dry run unpacks as the worker does and stands apart from the scorer (its own copy of
-    the cap), so the two values are held equal here."""
-    from scoring import zips as archive
-    assert dry_run.MAX_UNPACKED_BYTES == archive.MAX_UNPACKED_BYTES == 16 * 1024 ** 3
+    assert codabench.submission_phase(v2, at(2021, 1, 1))["name"] == "A"
+    assert codalab.submission_phase(v15, at(2021, 1, 1))["label"] == "A"
+    later = {"phases": [dict(v2["phases"][0], end="2021-05-01"), v2["phases"][1]]}
+    assert codabench.submission_phase(later, at(2021, 5, 15))["name"] == "B"
