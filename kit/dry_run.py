@@ -164,8 +164,10 @@ def program_module(program: str, name: str) -> Any:
     if not os.path.isfile(path):
         return None
     spec = importlib.util.spec_from_file_location("dry_run_scoring_" + name, path)
+    if spec is None or spec.loader is None:
+        return None
     module = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(module)  # type: ignore
+    spec.loader.exec_module(module)
     return module
 
 
@@ -423,7 +425,7 @@ def run_tasks(model: Platform, submission: str, tasks: List[Dict[str, str]],
     under the phase's time limit; the parent's row holds every child's scores. A failed child
     leaves its columns empty, Codabench still finishes the parent, and its row tops the
     leaderboard: said so, and the run is incomplete (exit 3), not a plain failure."""
-    scores = {}  # type: Dict[str, float]
+    scores: Dict[str, float] = {}
     failed = []
     for i, task in enumerate(tasks):
         say("--- child submission {} of {}: task {} ---".format(i + 1, len(tasks), task["name"]))
@@ -487,7 +489,7 @@ def _from_bundle(bundle: str, workdir: str) -> Tuple[Dict[str, Any], str, str]:
         raise UsageError("--bundle {}: not a zip file ({})".format(bundle, exc)) from None
     with zf:
         phase = _bundle_phase(zf, bundle)
-        extracted = {}  # type: Dict[str, str]
+        extracted: Dict[str, str] = {}
         for task in phase.get("tasks") or [phase]:
             for key in ("scoring_program", "reference_data"):
                 name = task.get(key)
@@ -577,6 +579,7 @@ class Setup(NamedTuple):
 def setup(args: argparse.Namespace, workdir: str) -> Setup:
     if not os.path.exists(args.submission):
         raise UsageError("no such file or folder: {}".format(args.submission))
+    phase: Optional[Dict[str, Any]]
     if args.bundle:
         phase, program, bundled_ref = _from_bundle(args.bundle, workdir)
         source = args.bundle
@@ -670,7 +673,7 @@ def main(argv: Optional[List[str]] = None, outcomes: Optional[List[Outcome]] = N
     workdir = tempfile.mkdtemp(prefix="dry-run-")
     # A reader that goes away (`| head`) silences the output; the runs go on to their result.
     unguarded = sys.stdout
-    sys.stdout = console.guard(sys.stdout)  # type: ignore
+    sys.stdout = console.guard(sys.stdout)
     try:
         run = setup(args, workdir)
         phase = run.phase

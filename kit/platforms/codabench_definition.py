@@ -99,7 +99,7 @@ def fact_sheet_problems(sheet: Any) -> List[str]:
     if not isinstance(sheet, dict):
         return ["fact_sheet must be a mapping of questions by key (api/serializers/"
                 "competitions.py:290)"]
-    problems = []  # type: List[str]
+    problems: List[str] = []
     for key, question in sheet.items():
         problems += _question_problems("fact_sheet.{}".format(key), key, question)
     return problems
@@ -144,7 +144,9 @@ def _question_problems(where: str, key: Any, question: Any) -> List[str]:
 
 def phases(doc: Dict[str, Any]) -> List[Dict[str, Any]]:
     """The phases, by index."""
-    found = doc.get("phases") if isinstance(doc.get("phases"), list) else []
+    found = doc.get("phases")
+    if not isinstance(found, list):
+        return []
     return sorted((p for p in found if isinstance(p, dict)),
                   key=lambda p: p.get("index", 0) if isinstance(p.get("index"), int) else 0)
 
@@ -255,10 +257,10 @@ def scoring_runs(doc: Dict[str, Any]) -> List[List[Tuple[Any, Any]]]:
 
 def pages(doc: Dict[str, Any]) -> List[Tuple[str, Any]]:
     """(where, path) of every page the definition names: the terms, then the pages."""
+    found = doc.get("pages")
     return [("terms", doc.get("terms"))] + [
-        ("pages[{}]".format(i), p.get("file")) for i, p in enumerate(
-            doc.get("pages") if isinstance(doc.get("pages"), list) else [])
-        if isinstance(p, dict)]
+        ("pages[{}]".format(i), p.get("file"))
+        for i, p in enumerate(found if isinstance(found, list) else []) if isinstance(p, dict)]
 
 
 # --- what the unpacker refuses, drops or gets wrong --------------------------------------------

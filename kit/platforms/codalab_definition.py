@@ -78,7 +78,9 @@ def when(value: Any) -> Optional[datetime.datetime]:
 
 def phases(doc: Dict[str, Any]) -> List[Dict[str, Any]]:
     """The phases, by phasenumber (those without an integer one are no phase to CodaLab)."""
-    found = doc.get("phases") if isinstance(doc.get("phases"), dict) else {}
+    found = doc.get("phases")
+    if not isinstance(found, dict):
+        return []
     return sorted((p for p in found.values() if isinstance(p, dict) and
                    isinstance(p.get("phasenumber"), int)), key=lambda p: p["phasenumber"])
 
@@ -170,8 +172,8 @@ def scoring_runs(doc: Dict[str, Any]) -> List[List[Tuple[Any, Any]]]:
 
 def pages(doc: Dict[str, Any]) -> List[Tuple[str, Any]]:
     """(where, path) of every page the definition names."""
-    html = doc.get("html") if isinstance(doc.get("html"), dict) else {}
-    return [("html." + k, v) for k, v in html.items()]
+    html = doc.get("html")
+    return [("html." + k, v) for k, v in html.items()] if isinstance(html, dict) else []
 
 
 # --- what the unpacker refuses or gets wrong ---------------------------------------------------
@@ -253,7 +255,8 @@ def _check_phases(doc: Dict[str, Any], bundle: Bundle, report: Report,
                              report)
     if not found:
         return
-    numbers, starts = [], []  # type: List[int], List[Tuple[int, datetime.datetime]]
+    numbers: List[int] = []
+    starts: List[Tuple[int, datetime.datetime]] = []
     for pkey, phase in found.items():
         where = "phases.{}".format(pkey)
         if not isinstance(phase, dict):

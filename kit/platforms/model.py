@@ -22,10 +22,10 @@ Say = Callable[[str], None]
 class Platform:
     name = ""                   # "codalab", "codabench"
     title = ""                  # as the dry run names it
-    version = None              # type: Any  # the competition.yaml's `version:` it reads
+    version: Any = None              # the competition.yaml's `version:` it reads
     missing_cell = ""           # what the leaderboard shows in a column without a score
     default_time_limit = 0      # seconds, when a phase gives none
-    metadata_files = ("metadata",)   # the program's command file(s), in the order read
+    metadata_files: Tuple[str, ...] = ("metadata",)   # the command file(s), in the order read
     several_tasks = False       # a phase may run several tasks (one child submission each)
 
     # --- its competition bundle's definition ------------------------------------------------
@@ -171,7 +171,9 @@ class Platform:
     def format_row(self, columns: List[Dict[str, Any]], scores: Dict[str, float],
                    width: int = 96) -> List[str]:
         """The leaderboard row as the platform formats it, wrapped to the terminal's width."""
-        lines, head, vals = [], [], []  # type: List[str], List[str], List[str]
+        lines: List[str] = []
+        head: List[str] = []
+        vals: List[str] = []
         used = 0
         for c in columns:
             value = scores.get(c["key"])

@@ -6,7 +6,7 @@ from .codalab import CODALAB
 from .model import Platform
 
 # In the order the dry run runs them.
-MODELS = {CODALAB.name: CODALAB, CODABENCH.name: CODABENCH}  # type: Dict[str, Platform]
+MODELS: Dict[str, Platform] = {CODALAB.name: CODALAB, CODABENCH.name: CODABENCH}
 NAMES = tuple(MODELS)
 
 

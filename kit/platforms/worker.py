@@ -95,7 +95,7 @@ def is_symlink_entry(info: zipfile.ZipInfo) -> bool:
 def _copy_regular(src: str, dst: str) -> str:
     """shutil.copy2 for a regular file (or a link to one); ZipProblem for anything else."""
     try:
-        mode = os.stat(src).st_mode  # type: Optional[int]
+        mode: Optional[int] = os.stat(src).st_mode
     except OSError:
         mode = None
     if mode is not None and not stat.S_ISREG(mode):
@@ -107,7 +107,7 @@ def _copy_regular(src: str, dst: str) -> str:
 def unpack_source(source: str, dest: str, what: str) -> List[str]:
     """A zip's content (or a folder's) in dest, as every worker puts it there; ZipProblem if
     it cannot be unpacked. Returns notes on what happened."""
-    notes = []  # type: List[str]
+    notes: List[str] = []
     if os.path.isdir(source):
         # A submission folder's links are copied as links, never followed: the scorer then
         # names them (make_submission.py refuses them too). A FIFO or a device is refused,
@@ -200,7 +200,8 @@ class Ran(NamedTuple):
 def run_command(argv: List[str], cwd: str, limit: float, echo: bool) -> Ran:
     """The command run to its end or to the limit; at the limit the whole process group is
     killed, as the worker kills the container."""
-    out, err = [], []  # type: List[str], List[str]
+    out: List[str] = []
+    err: List[str] = []
     started = time.monotonic()
     try:
         proc = subprocess.Popen(argv, cwd=cwd, stdout=subprocess.PIPE, stderr=subprocess.PIPE,

@@ -22,7 +22,7 @@ _YAML_FLOAT = re.compile(r"^(?:[-+]?(?:[0-9][0-9_]*)\.[0-9_]*(?:[eE][-+][0-9]+)?
 def simple_yaml(text: str) -> Dict[str, Any]:
     """`key: value` lines read as PyYAML reads them (ints, floats, strings); ValueError on a
     line of another form."""
-    out = {}  # type: Dict[str, Any]
+    out: Dict[str, Any] = {}
     for line in text.splitlines():
         if not line.strip() or line.lstrip().startswith("#"):
             continue
@@ -54,7 +54,7 @@ def read_mapping(path: str) -> Optional[Dict[str, Any]]:
         except Exception:  # a YAML error: the workers see no mapping either
             return None
         return doc if isinstance(doc, dict) else None
-    found = {}  # type: Dict[str, Any]
+    found: Dict[str, Any] = {}
     for line in text.splitlines():
         match = re.match(r"^([A-Za-z_][\w-]*):[ \t]*(.*?)[ \t]*$", line)
         if match:

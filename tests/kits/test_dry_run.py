@@ -502,3 +502,23 @@ def test_the_submission_goes_to_the_phase_open_now():
     assert codalab.submission_phase(v15, at(2021, 1, 1))["label"] == "A"
     later = {"phases": [dict(v2["phases"][0], end="2021-05-01"), v2["phases"][1]]}
     assert codabench.submission_phase(later, at(2021, 5, 15))["name"] == "B"
+
+
+def test_a_dry_run_taken_out_of_its_kit_says_what_it_needs(tmp_path):
+    """dry_run.py stands on the scoring program and the platforms' models beside it (the kit
+    ships both): copied alone, one line saying so and exit 2, never a traceback."""
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(os.path.join(KIT, "dry_run.py"), str(alone))
+
+    def run():
+        return subprocess.run([sys.executable, str(alone / "dry_run.py"), "sub.zip", "ref"],
+                              capture_output=True, text=True, cwd=str(tmp_path), timeout=120)
+    for missing in ("platforms", "scoring"):
+        proc = run()
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert "dry_run.py needs the scoring program beside it (scoring_program/" in proc.stderr
+        assert "No module named '{}'".format(missing) in proc.stderr, proc.stderr
+        if missing == "platforms":
+            shutil.copytree(os.path.join(KIT, "platforms"), str(alone / "platforms"),
+                            ignore=shutil.ignore_patterns("__pycache__"))

@@ -1,7 +1,7 @@
 """The dated and counted parts of a competition: one template for every competition and track.
 
 A competition's pages (html), its yaml's texts (title, descriptions) and its bundle names'
-prefix may hold these tokens; bundle.py fills them in for each bundle from its phases (with the
+prefix may hold these tokens; build.py fills them in for each bundle from its phases (with the
 organizer's dates) and from the reference it bundles, so no page tells participants another
 edition's timeline or test set:
 
@@ -32,17 +32,16 @@ import datetime
 import re
 from typing import Any, Dict, List, NamedTuple, Optional, Tuple
 
-from bundle_dates import Span
+from platforms.codabench_definition import QUEUE_CAP
+from platforms.dates import Span
 
 TOKEN = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline", "limits",
           "leaderboard_rule", "fact_sheet", "max_params")
-# Codabench's default queue runs no submission longer (competitions/tasks.py:117, 126).
-CODABENCH_QUEUE_CAP = 600
 
 
 class TestSet(NamedTuple):
-    count: int      # units in the bundled reference
+    units: int      # in the bundled reference
     noun: str       # "images", "questions"
     task: str       # the task's name, shown when a bundle runs several
 
@@ -55,12 +54,12 @@ class Limits(NamedTuple):
 
 
 class PageContext(NamedTuple):
-    phases: List[Span]                      # bundle_dates.spans of the bundle's v1.5 yaml
+    phases: List[Span]                      # the spans of the bundle's v1.5 yaml (CodaLab's)
     deadline: Optional[datetime.datetime]   # phases starting after it are post-challenge
     test_sets: List[TestSet]
     limits: List[Limits] = []
     rule: str = ""                          # the leaderboard rule, as participants are told
-    fact_sheet: List[str] = []              # one line per question (bundle_settings)
+    fact_sheet: List[str] = []              # one line per question (settings.py)
     queue: bool = False                     # the organizer's own Codabench queue: no cap
     max_params: int = 150000000             # the final submission's limit (verify.py's rules)
 
@@ -86,11 +85,11 @@ def timeline(ctx: PageContext) -> str:
     phases = [s for s in ctx.phases if s.start is not None]
 
     def challenge(span: Span) -> bool:
-        return ctx.deadline is None or span.start <= ctx.deadline
+        return ctx.deadline is None or (span.start is not None and span.start <= ctx.deadline)
 
     items = []
     for i, span in enumerate(phases):
-        text = "{}: the {} phase opens".format(moment(span.start), span.label)
+        text = "{}: the {} phase opens".format(moment(span.start), span.label)  # type: ignore
         if i and challenge(span) and challenge(phases[i - 1]):
             text += " (the {} phase closes)".format(phases[i - 1].label)
         if i + 1 == len(phases):
@@ -115,7 +114,7 @@ def challenge_period(ctx: PageContext) -> str:
 
 
 def test_set(ctx: PageContext) -> str:
-    parts = ["{:,} {}".format(t.count, t.noun) for t in ctx.test_sets]
+    parts = ["{:,} {}".format(t.units, t.noun) for t in ctx.test_sets]
     if len(ctx.test_sets) > 1:
         parts = ["{} ({})".format(p, t.task) for p, t in zip(parts, ctx.test_sets)]
     return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
@@ -128,7 +127,7 @@ def _names(labels: List[str]) -> str:
 def limits(ctx: PageContext) -> str:
     """Each phase's limits, phases with the same ones together (each phase counts its own
     submissions on both platforms), and the time limit each platform applies."""
-    groups = []  # type: List[Tuple[Tuple[Optional[int], Optional[int]], List[str]]]
+    groups: List[Tuple[Tuple[Optional[int], Optional[int]], List[str]]] = []
     for lim in ctx.limits:
         for key, names in groups:
             if key == (lim.per_day, lim.total):
@@ -136,12 +135,13 @@ def limits(ctx: PageContext) -> str:
                 break
         else:
             groups.append(((lim.per_day, lim.total), [lim.phase]))
-    parts, unset = [], []  # type: List[str], List[str]
+    parts: List[str] = []
+    unset: List[str] = []
     for (per_day, total), names in groups:
         counts = [c for c in ("{} submissions a day".format(per_day) if per_day else "",
                               "{} in total".format(total) if total else "") if c]
         if not counts:
-            # Neither given: each platform's own defaults (bundle_check warns: they differ).
+            # Neither given: each platform's own defaults (the bundle check warns: they differ).
             unset += names
             continue
         parts.append("<strong>{}</strong> in the {} phase{}".format(
@@ -154,9 +154,9 @@ def limits(ctx: PageContext) -> str:
             "limits.".format(_names(unset), "s" if len(unset) > 1 else "")
     if seconds:
         longest = seconds[-1]
-        if longest > CODABENCH_QUEUE_CAP and not ctx.queue:
+        if longest > QUEUE_CAP and not ctx.queue:
             text += (" A submission's scoring may take {} s on CodaLab, {} s on Codabench "
-                     "(its default queue's cap).".format(longest, CODABENCH_QUEUE_CAP))
+                     "(its default queue's cap).".format(longest, QUEUE_CAP))
         else:
             text += " A submission's scoring may take up to {} s.".format(longest)
     return text
@@ -200,13 +200,14 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
     """A parsed yaml with every string filled in (title, descriptions...). A mapping shared by
     several keys (a YAML alias: the columns' `leaderboard: *RESULTS`) stays shared, so the yaml
     is dumped with the same anchors."""
-    memo = {}  # type: Dict[int, Any]
+    memo: Dict[int, Any] = {}
 
     def fill(value: Any) -> Any:
         if id(value) in memo:
             return memo[id(value)]
         if isinstance(value, dict):
-            out = memo[id(value)] = {}  # type: Any
+            out: Any = {}
+            memo[id(value)] = out
             out.update((k, fill(v)) for k, v in value.items())
         elif isinstance(value, list):
             out = memo[id(value)] = []

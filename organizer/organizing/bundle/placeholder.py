@@ -24,7 +24,7 @@ def write_placeholder(manifest: Dict[str, Any], folder: str) -> Tuple[int, str]:
         # The lowest id the predictions may hold (Agriculture-Vision: 0, background).
         ids = [int(i) for i in manifest.get("label_ids", [0]) if int(i) >= 0]
         label = min(ids) if ids else 0
-        encoded = {}  # type: Dict[Tuple[int, int], bytes]
+        encoded: Dict[Tuple[int, int], bytes] = {}
         for name, (width, height) in sorted(manifest["images"].items()):
             if (width, height) not in encoded:   # one encoding per size: the files are alike
                 buf = io.BytesIO()

@@ -1,5 +1,6 @@
 """Every mistake the bundle check must catch: introduce it into a good bundle, see it refused with
-a message that says what is wrong. The good bundles come from tools/bundle.py on a tiny reference.
+a message that says what is wrong. The good bundles come from bundle.sh (organizer/bundle.py) on
+a tiny reference.
 """
 import datetime
 import io
@@ -13,14 +14,13 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import ROOT, TESTS as HERE, built_once  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
-             os.path.join(ROOT, "kit")):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+from conftest import ROOT, built_once  # noqa: E402
 
-import bundle  # noqa: E402
-import bundle_check  # noqa: E402
+from organizing.bundle import check as bundle_check  # noqa: E402
+from organizing.commands import bundle as bundle_command  # noqa: E402
+from organizing.commands import bundle_check as bundle_check_command  # noqa: E402
+from platforms.codabench import CODABENCH  # noqa: E402
+from platforms.codalab import CODALAB  # noqa: E402
 import agrivision_data as rawdata  # noqa: E402
 
 V15 = "agrivision2021-supervised-codalab.zip"
@@ -34,7 +34,7 @@ def build_good(folder):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, 32, 32)
         rawdata.write_reference(str(tmp / "ref"), "F{}_0-0-512-512".format(i), boundary, mask,
                                 labels, storm)
-    code = bundle.main(["--reference", str(tmp / "ref"), "--out", str(tmp / "out"), "--no-smoke"])
+    code = bundle_command.main(["--reference", str(tmp / "ref"), "--out", str(tmp / "out"), "--no-smoke"])
     assert code == 0
     return str(tmp / "out")
 
@@ -91,8 +91,8 @@ def test_the_good_bundles_pass(good):
 
 def test_the_command_line_exits_1_on_a_refused_bundle(good, tmp_path, capsys):
     rewrite(good / V15, tmp_path / "bad.zip", edit_yaml=lambda d: d.pop("title"))
-    assert bundle_check.main([str(good / V15)]) == 0
-    assert bundle_check.main([str(good / V15), str(tmp_path / "bad.zip")]) == 1
+    assert bundle_check_command.main([str(good / V15)]) == 0
+    assert bundle_check_command.main([str(good / V15), str(tmp_path / "bad.zip")]) == 1
     out = capsys.readouterr().out
     assert "bad.zip: ERROR competition.yaml: missing required key `title`" in out
 
@@ -466,9 +466,9 @@ def test_no_open_phase_is_accepted_when_intended_or_for_another_day(good, tmp_pa
     assert not bundle_check.check_bundle(bundle, allow_closed=True).errors
     report = bundle_check.check_bundle(bundle, now=datetime.datetime(2021, 12, 1))
     assert not report.errors and report.open_phases == ["Post-challenge"]
-    assert bundle_check.main([bundle]) == 1
-    assert bundle_check.main(["--allow-closed", bundle]) == 0
-    assert bundle_check.main(["--open-on", "2021-05-01", bundle]) == 0
+    assert bundle_check_command.main([bundle]) == 1
+    assert bundle_check_command.main(["--allow-closed", bundle]) == 0
+    assert bundle_check_command.main(["--open-on", "2021-05-01", bundle]) == 0
 
 
 def test_a_bundle_that_opens_later_is_accepted_and_says_when(good, tmp_path):
@@ -491,6 +491,11 @@ def test_a_bundle_that_opens_later_is_accepted_and_says_when(good, tmp_path):
            "Current; --open-on): Test opens on 2999-01-01 00:00:00" in errors_of(report)
 
 
+def open_labels(model, doc, now):
+    """The labels of the phases the platform's model takes submissions for at `now`."""
+    return [model.phase_label(p) for p in model.open_phases(doc, now)]
+
+
 def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
     """Both platforms' rules, from their code: CodaLab's CompetitionPhase.is_active (open from
     its start until phase number + 1 starts, the last one until end_date; start <= now) and
@@ -500,25 +505,25 @@ def test_the_phase_codalab_keeps_open_is_the_one_codabench_marks_current():
         1: {"phasenumber": 1, "label": "A", "start_date": datetime.date(2021, 4, 15)},
         2: {"phasenumber": 2, "label": "B", "start_date": "2021-05-01 12:00:00"}}}
     at = datetime.datetime
-    assert bundle_check.v15_open_phases(v15, at(2021, 4, 14, 23, 59)) == []
-    assert bundle_check.v15_open_phases(v15, at(2021, 4, 15)) == ["A"]          # start <= now
-    assert bundle_check.v15_open_phases(v15, at(2021, 5, 1, 11, 59, 59)) == ["A"]
-    assert bundle_check.v15_open_phases(v15, at(2021, 5, 1, 12)) == ["B"]
-    assert bundle_check.v15_open_phases(v15, at(2021, 6, 5, 23, 59, 58)) == ["B"]
-    assert bundle_check.v15_open_phases(v15, at(2021, 6, 6)) == []
+    assert open_labels(CODALAB, v15, at(2021, 4, 14, 23, 59)) == []
+    assert open_labels(CODALAB, v15, at(2021, 4, 15)) == ["A"]          # start <= now
+    assert open_labels(CODALAB, v15, at(2021, 5, 1, 11, 59, 59)) == ["A"]
+    assert open_labels(CODALAB, v15, at(2021, 5, 1, 12)) == ["B"]
+    assert open_labels(CODALAB, v15, at(2021, 6, 5, 23, 59, 58)) == ["B"]
+    assert open_labels(CODALAB, v15, at(2021, 6, 6)) == []
     never = {"phases": {1: dict(v15["phases"][1]),
                         2: dict(v15["phases"][2], phase_never_ends=True)}}
     # phase_never_ends: open whatever the dates, before its start too (CodaLab's code)
-    assert bundle_check.v15_open_phases(never, at(2021, 4, 20)) == ["A", "B"]
+    assert open_labels(CODALAB, never, at(2021, 4, 20)) == ["A", "B"]
     v2 = {"phases": [{"index": 0, "name": "A", "start": datetime.date(2021, 4, 15),
                       "end": "2021-05-01 11:59:59"},
                      {"index": 1, "name": "B", "start": "2021-05-01 12:00:00"}]}
-    assert bundle_check.v2_open_phases(v2, at(2021, 4, 14, 23, 59, 59)) == []
-    assert bundle_check.v2_open_phases(v2, at(2021, 4, 15)) == ["A"]            # start <= now
-    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59)) == ["A"]  # now <= end
-    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 11, 59, 59, 1)) == []
-    assert bundle_check.v2_open_phases(v2, at(2021, 5, 1, 12)) == ["B"]
-    assert bundle_check.v2_open_phases(v2, at(2030, 1, 1)) == ["B"]
+    assert open_labels(CODABENCH, v2, at(2021, 4, 14, 23, 59, 59)) == []
+    assert open_labels(CODABENCH, v2, at(2021, 4, 15)) == ["A"]            # start <= now
+    assert open_labels(CODABENCH, v2, at(2021, 5, 1, 11, 59, 59)) == ["A"]  # now <= end
+    assert open_labels(CODABENCH, v2, at(2021, 5, 1, 11, 59, 59, 1)) == []
+    assert open_labels(CODABENCH, v2, at(2021, 5, 1, 12)) == ["B"]
+    assert open_labels(CODABENCH, v2, at(2030, 1, 1)) == ["B"]
 
 
 def test_pages_whose_dates_are_no_phases_are_refused(good, tmp_path):
@@ -532,7 +537,7 @@ def test_pages_whose_dates_are_no_phases_are_refused(good, tmp_path):
     rewrite(good / V2, tmp_path / "token.zip", replace={
         "pages/terms.html": b"<p>The test phase runs {{challenge_period}}.</p>"})
     env = dict(os.environ, BUNDLE_NOW="2030-01-01")
-    proc = subprocess.run([sys.executable, os.path.join(ROOT, "tools", "bundle_check.py"),
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "bundle_check.py"),
                            str(tmp_path / "stale.zip"), str(tmp_path / "token.zip"),
                            str(good / V2)], capture_output=True, text=True, env=env, timeout=300)
     assert proc.returncode == 1, proc.stdout

@@ -17,17 +17,16 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF, TESTS as HERE  # noqa: E402
+from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
-             os.path.join(ROOT, "kit")):
-    if path not in sys.path:
-        sys.path.insert(0, path)
 
-import bundle  # noqa: E402
-import bundle_check  # noqa: E402
-import bundle_yaml  # noqa: E402
-import dry_run  # noqa: E402
+import dry_run  # noqa: E402  (the kit's)
+from organizing.bundle import build as bundle_build  # noqa: E402
+from organizing.bundle import check as bundle_check  # noqa: E402
+from organizing.bundle.schedule import Schedule, parse_date  # noqa: E402
+from organizing.bundle.source import find_sources  # noqa: E402
+from organizing.bundle.to_codabench import merge_v2  # noqa: E402
+from organizing.bundle.tracks import load_tracks  # noqa: E402
 from scoring.confidence import SUFFIXES  # noqa: E402
 from scoring.registry import TASKS  # noqa: E402
 
@@ -183,7 +182,7 @@ def test_two_builds_are_byte_identical(builds):
 
 def test_every_bundle_passes_the_check_and_is_open_today(builds):
     _, _, a, _ = builds
-    proc = run([sys.executable, os.path.join(ROOT, "tools", "bundle_check.py")] +
+    proc = run([sys.executable, os.path.join(ROOT, "organizer", "bundle_check.py")] +
                [a / n for n in NAMES])
     assert proc.returncode == 0, proc.stdout + proc.stderr
     for name in NAMES:
@@ -229,7 +228,7 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
                 with open(str(out / "scores.txt")) as f:
                     scored[same] = [line.split(":")[0] for line in f if line.strip()]
                 written += scored[same]
-        # The confidence-interval keys have columns only with bundle.py --confidence-columns.
+        # The confidence-interval keys have columns only with bundle.sh --confidence-columns.
         written = [k for k in written if not k.endswith(SUFFIXES)]
         assert sorted(written) == sorted(keys), name
         assert keys[0] == written[0]  # ranked by the (first) task's ranking key
@@ -256,12 +255,12 @@ def test_columns_follow_the_organizers_table(tmp_path):
     shutil.copytree(SEM_REF, str(ref))
     config = (ref / "config.yaml").read_text().replace("name: boulder,", "name: big boulder,")
     (ref / "config.yaml").write_text(config)
-    source = bundle_yaml.find_sources(ROOT)["planetscapes"]
+    source = find_sources(ROOT)["planetscapes"]
     build = tmp_path / "build"
     build.mkdir()
-    built, _ = bundle.build_all(str(build), source, bundle_yaml.Schedule(),
-                                {"semantic": str(ref), "vqa": VQA_REF}, "raw",
-                                lambda line: None, sample=False, merged=True)
+    built = bundle_build.build_bundles(str(build), source, Schedule(),
+                                       {"semantic": str(ref), "vqa": VQA_REF}, "raw",
+                                       lambda line: None, sample=False, merged=True).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
         assert not report.errors, report.lines()
@@ -303,7 +302,6 @@ def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
     board = doc["leaderboards"][0]
     assert board["columns"][board["primary_index"]]["key"] == "iou_class"
     outcomes = []
-    import dry_run
     code = dry_run.main([combined(tmp_path), "--bundle", str(a / MERGED), "--quiet"], outcomes)
     assert code == dry_run.EXIT_OK
     (outcome,) = outcomes
@@ -415,15 +413,15 @@ def test_merged_kit_holds_both_kits_and_the_combined_sample(builds, tmp_path):
 
 
 def test_merging_tracks_with_different_phases_or_shared_keys_is_refused():
-    source = bundle_yaml.find_sources(ROOT)["planetscapes"]
-    tracks = bundle_yaml.load_tracks(source)
+    source = find_sources(ROOT)["planetscapes"]
+    tracks = load_tracks(source)
     files = [{}, {}]
-    moved = bundle_yaml.load_tracks(source, bundle_yaml.Schedule(
-        start=bundle_yaml.parse_date("2026-12-01")))
+    moved = load_tracks(source, Schedule(
+        start=parse_date("2026-12-01")))
     with pytest.raises(ValueError, match="differ from the semantic track"):
-        bundle_yaml.merge_v2([tracks[0], moved[1]], ["", ""], files, "t")
+        merge_v2([tracks[0], moved[1]], ["", ""], files, "t")
     with pytest.raises(ValueError, match="share the keys iiou_category, iiou_class"):
-        bundle_yaml.merge_v2([tracks[0], tracks[0]], ["", ""], files, "t")
+        merge_v2([tracks[0], tracks[0]], ["", ""], files, "t")
 
 
 def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp_path):

@@ -15,16 +15,12 @@ import numpy as np
 import pytest
 import yaml
 
-from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
+from conftest import AGRIVISION, ROOT  # noqa: E402
 from conftest import as_completed, built_once, bundle_in_process, completed  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
-             os.path.join(ROOT, "kit")):
-    if path not in sys.path:
-        sys.path.insert(0, path)
 
 import agrivision_data as rawdata  # noqa: E402
-import bundle_check  # noqa: E402
-import bundle_settings  # noqa: E402
+from organizing.bundle import settings as bundle_settings  # noqa: E402
+from platforms import codabench_definition  # noqa: E402
 import codabench_source  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
@@ -156,16 +152,17 @@ def test_the_extract_is_the_platforms_source():
 
 
 def test_the_check_knows_what_the_unpacker_reads_and_accepts():
-    """bundle_check's and bundle_settings' lists are the platform's, as parsed from its code."""
-    assert {k: sorted(v) for k, v in bundle_check.V2_READ.items()} == \
+    """The Codabench model's lists (what its definition check and the settings apply) are the
+    platform's, as parsed from its code."""
+    assert {k: sorted(v) for k, v in codabench_definition.READ.items()} == \
         {k: sorted(v) for k, v in UNPACKER_READS.items()}
     # Every kind read somewhere (a parser that found nothing would make this test vacuous).
     assert all(UNPACKER_READS.values()) and "submission_rule" in UNPACKER_READS["leaderboards"]
-    assert list(bundle_check.V2_SUBMISSION_RULES) == CODABENCH_RULES
-    assert list(bundle_check.V2_AUTO_RULES) == codabench_source.auto_rules(EXTRACT)
+    assert list(codabench_definition.SUBMISSION_RULES) == CODABENCH_RULES
+    assert list(codabench_definition.AUTO_RULES) == codabench_source.auto_rules(EXTRACT)
     assert sorted(bundle_settings.CODABENCH_RULE.values()) == ["Add", "Force_Best", "Force_Last"]
     keys, types = codabench_source.fact_sheet_rules(EXTRACT)
-    assert (set(bundle_settings.FACT_SHEET_KEYS), set(bundle_settings.FACT_SHEET_TYPES)) == \
+    assert (set(codabench_definition.FACT_SHEET_KEYS), set(codabench_definition.FACT_SHEET_TYPES)) == \
         (keys, types)
     # Documented (Yaml-Structure.md:93) but read nowhere: our bundles must not rely on it.
     assert "accepts_only_result_submissions" not in UNPACKER_READS["phases"]
@@ -555,7 +552,6 @@ def test_on_its_own_queue_the_dry_run_keeps_the_phases_time_limit(builds, tmp_pa
 def test_what_no_one_chose_is_the_definitions_own():
     """A source without settings and no option: the definition's own keys stand (its
     has_registration, its CodaLab leaderboard keys), not a default of ours."""
-    import bundle_settings
     v15 = {"has_registration": False, "force_submission_to_leaderboard": True,
            "phases": {1: {"phasenumber": 1}}}
     chosen = bundle_settings.with_definition(bundle_settings.from_source({}, "source.json"), v15)
@@ -569,7 +565,6 @@ def test_what_no_one_chose_is_the_definitions_own():
 
 
 def test_a_reason_is_given_only_for_a_default_the_source_sets():
-    import bundle_settings
     ok = bundle_settings.from_source({"leaderboard": "last", "why": {"leaderboard": "x"}}, "s")
     assert bundle_settings.why_sentence("leaderboard", "last", ok) == " Default because x."
     assert bundle_settings.why_sentence("registration", "auto", ok) == ""
@@ -581,10 +576,10 @@ def test_a_reason_is_given_only_for_a_default_the_source_sets():
 
 
 def test_the_placeholder_of_every_task_kind(tmp_path):
-    """tools/bundle_sample.py: a constant image of the lowest valid id per test image (of its
-    size), or "yes" to every test question; nothing else."""
+    """The kit's placeholder sample (bundle/placeholder.py): a constant image of the lowest
+    valid id per test image (of its size), or "yes" to every test question; nothing else."""
     import json
-    import bundle_sample
+    from organizing.bundle import placeholder as bundle_sample
     from PIL import Image
     manifest = {"images": {"a": [4, 3], "b": [2, 5]}, "label_ids": [-1, 7, 3, 200]}
     assert bundle_sample.write_placeholder(manifest, str(tmp_path / "img")) == (
@@ -606,18 +601,18 @@ def test_the_placeholder_of_every_task_kind(tmp_path):
 def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
     """The fact sheet is the source's (source.json settings), not a copy in the tools: another
     one there is the bundle's, its pages' and the plan's."""
-    import bundle
-    import bundle_yaml
-    source = bundle_yaml.find_sources(ROOT)["agriculture-vision"]
+    from organizing.bundle import build, plan, schedule
+    from organizing.bundle.source import find_sources
+    source = find_sources(ROOT)["agriculture-vision"]
     sheet = {"team_size": {"key": "team_size", "type": "select", "title": "Team size",
                            "selection": ["1", "2-5", "more"], "is_required": "true",
                            "is_on_leaderboard": "false"}}
     source = source._replace(settings=dict(source.settings, fact_sheet=sheet))
     lines = []
-    result = bundle.build_bundles(str(tmp_path), source, bundle_yaml.Schedule(),
-                                  source.data("supervised").sample_reference, "raw",
+    result = build.build_bundles(str(tmp_path), source, schedule.Schedule(),
+                                 source.data("supervised").sample_reference, "raw",
                                   lines.append)
-    bundle.plan_settings(result, lines.append)
+    plan.plan_settings(result, lines.append)
     v2 = [b for b in result.built if b.platform == "codabench"][0]
     with zipfile.ZipFile(v2.path) as zf:
         assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
@@ -628,7 +623,7 @@ def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
 def test_a_phase_without_limits_is_not_said_to_have_none():
     """A phase that gives no limits has each platform's defaults (Codabench 5 a day and 100,
     CodaLab 999 and 100), not none: the page says so rather than 'no limit'."""
-    import bundle_pages
+    from organizing.bundle import pages as bundle_pages
     lim = bundle_pages.Limits
     ctx = bundle_pages.PageContext([], None, [], [lim("Development", None, None, 300),
                                                   lim("Test", 2, 20, 300)])

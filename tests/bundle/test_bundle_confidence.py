@@ -9,14 +9,10 @@ import zipfile
 
 import yaml
 
-from conftest import AGRIVISION, ROOT, TESTS as HERE  # noqa: E402
-for path in (HERE, os.path.join(ROOT, "tools"), os.path.join(ROOT, "scoring_program"),
-             os.path.join(ROOT, "kit")):
-    if path not in sys.path:
-        sys.path.insert(0, path)
+from conftest import AGRIVISION, ROOT  # noqa: E402
 
-import bundle_check  # noqa: E402
-import dry_run  # noqa: E402
+import dry_run  # noqa: E402  (the kit's)
+from organizing.bundle import check as bundle_check  # noqa: E402
 from kits_util import built_bundle, session_kits  # noqa: E402
 
 BUNDLE_SH = os.path.join(ROOT, "bundle.sh")

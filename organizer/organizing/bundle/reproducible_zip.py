@@ -29,7 +29,7 @@ def collect(root: str, prefix: str = "", exclude_top: Iterable[str] = ()) -> Lis
     """Files under root as (prefix + posix relative path, path), sorted; exclude_top names
     first-level entries of root to leave out (e.g. the RGB images of a reference)."""
     excluded = set(exclude_top)
-    entries = []  # type: List[Entry]
+    entries: List[Entry] = []
     for dirpath, dirnames, filenames in os.walk(root):
         rel_dir = os.path.relpath(dirpath, root)
         at_top = rel_dir == "."
@@ -61,7 +61,8 @@ def write_zip(path: str, files: Iterable[Entry], data: Optional[dict] = None) ->
 
     Returns the zip's size in bytes. Large members are streamed, never held in memory.
     """
-    members = [(name, src, None) for name, src in files]
+    members: List[Tuple[str, Optional[str], Optional[bytes]]] = [
+        (name, src, None) for name, src in files]
     members += [(name, None, blob) for name, blob in (data or {}).items()]
     duplicates = sorted(n for n, count in Counter(m[0] for m in members).items() if count > 1)
     if duplicates:
@@ -69,8 +70,8 @@ def write_zip(path: str, files: Iterable[Entry], data: Optional[dict] = None) ->
     with zipfile.ZipFile(path, "w", allowZip64=True) as zf:
         for name, src, blob in sorted(members, key=lambda m: m[0]):
             info = _info(name, compress=not _stored(name))
-            if blob is not None:
-                zf.writestr(info, blob)
+            if src is None:
+                zf.writestr(info, blob or b"")
                 continue
             size = os.path.getsize(src)
             # force_zip64 must be decided before writing; it depends on the size only, so the

@@ -25,32 +25,16 @@ them. Each setting is written into the platform's own keys, as its code reads th
   uploader may not use). A competition on its own queue runs its phases' own time limits,
   uncapped (competitions/tasks.py:204-206).
 """
-import re
 from typing import Any, Dict, List, NamedTuple, Optional
 
-import os as _os
-import sys as _sys
-_sys.path.insert(0, _os.path.join(_os.path.dirname(_os.path.dirname(_os.path.abspath(__file__))),
-                                  "kit"))   # the platforms' models (until the builder is a package)
-from platforms.codalab_definition import leaderboard_rule as v15_rule  # noqa: E402
-from platforms.leaderboard import rule_text  # noqa: E402
+from platforms import codabench_definition, codalab_definition
+from platforms.codabench_definition import fact_sheet_problems
+from platforms.leaderboard import rule_text
 
 RULES = ("best", "last", "chosen")
-CODABENCH_RULE = {"best": "Force_Best", "last": "Force_Last", "chosen": "Add"}
+# Codabench's submission_rule for each (its model's).
+CODABENCH_RULE = codabench_definition.SUBMISSION_RULE
 REGISTRATIONS = ("approval", "auto")
-
-# Django's EmailValidator, in short (a user part, "@", a domain with a dot and no spaces): what
-# the EmailField contact_email accepts, so the upload is not refused for it.
-EMAIL = re.compile(r"^[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+(\.[A-Za-z0-9!#$%&'*+/=?^_`{|}~-]+)*"
-                   r"@([A-Za-z0-9]([A-Za-z0-9-]{0,61}[A-Za-z0-9])?\.)+[A-Za-z]{2,63}$")
-EMAIL_MAX = 256     # competitions/models.py:67
-UUID = re.compile(r"^[0-9a-fA-F]{8}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?[0-9a-fA-F]{4}-?"
-                  r"[0-9a-fA-F]{12}$")
-
-# A fact-sheet question: exactly these keys (api/serializers/competitions.py:293-297, a
-# symmetric difference: one more or one less is refused), a type among these (:294, :300-301).
-FACT_SHEET_KEYS = ("key", "type", "title", "selection", "is_required", "is_on_leaderboard")
-FACT_SHEET_TYPES = ("checkbox", "text", "select")
 
 
 class Settings(NamedTuple):
@@ -66,62 +50,15 @@ class Settings(NamedTuple):
 
 
 def check_email(value: str) -> None:
-    if len(value) > EMAIL_MAX or not EMAIL.match(value):
+    if not codabench_definition.is_email(value):
         raise ValueError("--contact {!r} is not an email address Codabench accepts "
                          "(name@example.org)".format(value))
 
 
 def check_queue(value: str) -> None:
-    if not UUID.match(value):
+    if not codabench_definition.QUEUE_VHOST.match(value):
         raise ValueError("--queue {!r}: give the queue's vhost, a UUID (Codabench: Queue "
                          "Management, the queue's details), not its name".format(value))
-
-
-def fact_sheet_problems(sheet: Any) -> List[str]:
-    """Why Codabench would refuse this fact sheet, or mis-read it (empty: fine)."""
-    if sheet is None or sheet == {}:
-        return []
-    if not isinstance(sheet, dict):
-        return ["fact_sheet must be a mapping of questions by key (api/serializers/"
-                "competitions.py:290)"]
-    problems = []
-    for key, question in sheet.items():
-        where = "fact_sheet.{}".format(key)
-        if not isinstance(question, dict):
-            problems.append("{}: a question is a mapping of {}".format(where,
-                                                                      ", ".join(FACT_SHEET_KEYS)))
-            continue
-        odd = sorted(set(FACT_SHEET_KEYS) ^ set(question))
-        if odd:
-            problems.append("{}: a question has exactly the keys {}; {} {} (api/serializers/"
-                            "competitions.py:293-297 refuses it)".format(
-                                where, ", ".join(FACT_SHEET_KEYS), ", ".join(odd),
-                                "is missing or extra" if len(odd) == 1 else
-                                "are missing or extra"))
-            continue
-        if question["key"] != key or re.search(r"\s", str(key)):
-            problems.append("{}: its key must be {!r}, without spaces (api/serializers/"
-                            "competitions.py:298)".format(where, key))
-        if question["type"] not in FACT_SHEET_TYPES:
-            problems.append("{}: type {!r} is not one of {}".format(
-                where, question["type"], ", ".join(FACT_SHEET_TYPES)))
-        for flag in ("is_required", "is_on_leaderboard"):
-            if question[flag] not in ("true", "false"):
-                # Compared with the string 'true' (api/serializers/submissions.py:148,
-                # api/views/competitions.py:778): a YAML true never matches.
-                problems.append("{}.{}: write the string \"true\" or \"false\", not {!r}: "
-                                "Codabench compares it with the text 'true'".format(
-                                    where, flag, question[flag]))
-        selection = question["selection"]
-        if question["type"] == "text" and selection not in ("", None):
-            problems.append("{}: a text question's selection is \"\" (any answer); with {!r} "
-                            "only those answers would pass (api/serializers/submissions.py:"
-                            "146)".format(where, selection))
-        if question["type"] == "select" and not (isinstance(selection, list) and selection):
-            problems.append("{}: a select question lists its answers in selection".format(where))
-        if question["type"] == "checkbox" and selection != [True, False]:
-            problems.append("{}: a checkbox question's selection is [true, false]".format(where))
-    return problems
 
 
 def from_source(raw: Any, where: str) -> Settings:
@@ -147,9 +84,9 @@ def with_definition(settings: Settings, v15: Dict[str, Any]) -> Settings:
     """The settings with what neither the source nor an option chose taken from the v1.5
     definition's own keys (its phases' rule, has_registration)."""
     if settings.leaderboard is None:
-        phases = sorted(v15["phases"].values(), key=lambda p: p["phasenumber"])
-        settings = settings._replace(leaderboard=v15_rule(v15, phases[0]) if phases
-                                     else "chosen")
+        phases = codalab_definition.phases(v15)
+        settings = settings._replace(leaderboard=codalab_definition.leaderboard_rule(
+            v15, phases[0]) if phases else "chosen")
     if settings.registration is None:
         settings = settings._replace(
             registration="approval" if v15.get("has_registration") else "auto")
@@ -175,7 +112,7 @@ def validated(settings: Settings, where: str) -> Settings:
 
 def apply_v15(doc: Dict[str, Any], settings: Settings) -> Dict[str, Any]:
     """The v1.5 definition with the rule and registration written in CodaLab's keys (the v2
-    form is derived from them: bundle_yaml.to_v2)."""
+    form is derived from them: to_codabench.to_v2)."""
     out = dict(doc)
     out["has_registration"] = settings.registration == "approval"
     for key in ("force_submission_to_leaderboard", "disallow_leaderboard_modifying"):
@@ -197,7 +134,7 @@ def apply_v15(doc: Dict[str, Any], settings: Settings) -> Dict[str, Any]:
 
 def v2_extras(settings: Settings) -> Dict[str, Any]:
     """The Codabench-only keys (nothing CodaLab's Competition model has)."""
-    extras = {}  # type: Dict[str, Any]
+    extras: Dict[str, Any] = {}
     if settings.fact_sheet:
         extras["fact_sheet"] = settings.fact_sheet
     if settings.contact:
