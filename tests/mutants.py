@@ -1032,6 +1032,16 @@ MUTATIONS = [
      ' and not (phase or {}).get("queue"):\n',
      ':\n',
      'tests/bundle/test_bundle_codabench.py -k own_queue'),
+    ('dry run: a bundle uploaded before its challenge dry-runs its last phase',
+     'kit/platforms/model.py',
+     '        later = self.opens_later(doc, now)\n',
+     '        later = None\n',
+     'tests/kits/test_dry_run.py -k phase_open_now'),
+    ("dry run: a zip unpacked without the scorer's rules (a zip bomb fills the disk)",
+     'kit/platforms/worker.py',
+     '        zips.extract(zip_path, dest)\n',
+     '        zipfile.ZipFile(zip_path).extractall(dest)\n',
+     'tests/kits/test_dry_run.py -k size_cap'),
 ]
 
 
