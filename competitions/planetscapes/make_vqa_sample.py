@@ -10,7 +10,7 @@ Writes, under --out DIR (the reference, official VQA v2 formats):
                           answer_id}}], ...}                                         (hidden)
 
 and, with --submission FILE, a results file answering every question ([{question_id, answer}]).
-(The starting kit's questions.json is the bundled reference's: tools/bundle.py copies it.)
+(The starting kit's questions.json is the bundled reference's: bundle.sh copies it.)
 
 Human answers vary as real ones do, so every normalization rule is exercised: case, trailing
 periods, number words ("two"), articles ("a crater"), contractions ("dont know"), punctuation
