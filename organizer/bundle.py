@@ -10,7 +10,7 @@ import organizing  # noqa: E402,F401  (puts the worker's program and the kit's o
 from scoring import deps  # noqa: E402  (standard library only)
 
 try:
-    from organizing.commands.bundle import main  # noqa: E402
+    from organizing.bundle.command import main  # noqa: E402
 except ModuleNotFoundError as exc:  # PyYAML (or numpy, Pillow) missing: one line, the command
     deps.exit_if_missing(exc)
 

@@ -134,7 +134,7 @@ def bundle_in_process(argv, now=None):
     to now or unset as the tests' bash bundle.sh runs have it, output captured, the environment
     restored: a CompletedProcess like theirs (a test that builds several times builds one of
     them for real)."""
-    from organizing.commands import bundle
+    from organizing.bundle import command as bundle
     argv = [str(a) for a in argv]
     saved = os.environ.pop("BUNDLE_NOW", None)
     if now:

@@ -1002,7 +1002,7 @@ MUTATIONS = [
      '',
      'tests/bundle/test_bundle_codabench.py -k run_folder'),
     ('bundle.sh: --kits not checked before the build',
-     'organizer/organizing/commands/bundle.py',
+     'organizer/organizing/bundle/command.py',
      '    for option, folder in (("--out", args.out), ("--kits", args.kits)):',
      '    for option, folder in (("--out", args.out),):',
      'tests/bundle/test_bundle_codabench.py -k output_paths'),

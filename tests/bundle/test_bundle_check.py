@@ -17,8 +17,7 @@ import yaml
 from conftest import ROOT, built_once  # noqa: E402
 
 from organizing.bundle import check as bundle_check  # noqa: E402
-from organizing.commands import bundle as bundle_command  # noqa: E402
-from organizing.commands import bundle_check as bundle_check_command  # noqa: E402
+from organizing.bundle import command as bundle_command  # noqa: E402
 from platforms.codabench import CODABENCH  # noqa: E402
 from platforms.codalab import CODALAB  # noqa: E402
 import agrivision_data as rawdata  # noqa: E402
@@ -91,8 +90,8 @@ def test_the_good_bundles_pass(good):
 
 def test_the_command_line_exits_1_on_a_refused_bundle(good, tmp_path, capsys):
     rewrite(good / V15, tmp_path / "bad.zip", edit_yaml=lambda d: d.pop("title"))
-    assert bundle_check_command.main([str(good / V15)]) == 0
-    assert bundle_check_command.main([str(good / V15), str(tmp_path / "bad.zip")]) == 1
+    assert bundle_check.main([str(good / V15)]) == 0
+    assert bundle_check.main([str(good / V15), str(tmp_path / "bad.zip")]) == 1
     out = capsys.readouterr().out
     assert "bad.zip: ERROR competition.yaml: missing required key `title`" in out
 
@@ -466,9 +465,9 @@ def test_no_open_phase_is_accepted_when_intended_or_for_another_day(good, tmp_pa
     assert not bundle_check.check_bundle(bundle, allow_closed=True).errors
     report = bundle_check.check_bundle(bundle, now=datetime.datetime(2021, 12, 1))
     assert not report.errors and report.open_phases == ["Post-challenge"]
-    assert bundle_check_command.main([bundle]) == 1
-    assert bundle_check_command.main(["--allow-closed", bundle]) == 0
-    assert bundle_check_command.main(["--open-on", "2021-05-01", bundle]) == 0
+    assert bundle_check.main([bundle]) == 1
+    assert bundle_check.main(["--allow-closed", bundle]) == 0
+    assert bundle_check.main(["--open-on", "2021-05-01", bundle]) == 0
 
 
 def test_a_bundle_that_opens_later_is_accepted_and_says_when(good, tmp_path):

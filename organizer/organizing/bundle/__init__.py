@@ -1,5 +1,5 @@
-"""The bundle builder (bash bundle.sh: organizing/commands/bundle.py) and the bundle check
-(organizer/bundle_check.py): a competition's source into one bundle zip per platform and track,
+"""The bundle builder (bash bundle.sh: command.py) and the bundle check (check.py, alone:
+organizer/bundle_check.py): a competition's source into one bundle zip per platform and track,
 each checked against what the platform's unpacker refuses or gets wrong, dry-run with the
 sample submission, and a plan of what to upload where.
 
@@ -23,6 +23,7 @@ sample submission, and a plan of what to upload where.
     plan.py            which zip to upload where, what participants meet, when phases open
     outputs.py         the bundles, kits and kit manifest written once everything passed
     refusal.py         Refused (nothing written), and how messages show paths and sizes
+    command.py         bundle.sh's command line (organizer/bundle.py): options, then the above
 
 What each platform does (its worker, its site, what its definition must hold) is its model's,
 in kit/platforms/, which the kit's dry run uses too.

@@ -1,6 +1,9 @@
 """Check a competition bundle zip before upload: what CodaLab's and Codabench's unpackers refuse,
-and what they accept but silently get wrong (organizer/bundle_check.py; bundle.sh checks every
-bundle it builds).
+and what they accept but silently get wrong. bundle.sh checks every bundle it builds; alone:
+
+    python3 organizer/bundle_check.py dist/*.zip             # a phase open now or later
+    python3 organizer/bundle_check.py --open-on 2027-03-01 dist/*.zip    # open at that moment
+    python3 organizer/bundle_check.py --allow-closed dist/*.zip          # an archive on purpose
 
 The definition is checked by the model of the platform it is written for (kit/platforms/:
 codalab_definition.py for v1.5, codabench_definition.py for v2); here, what crosses the bundle's
@@ -11,6 +14,7 @@ dates the pages write. Errors make a bundle refused; warnings and notes (platfor
 are printed only. Each rule cites the platform behaviour it guards against
 (/shared/spec/codalab.md and the platforms' code).
 """
+import argparse
 import datetime
 import os
 import re
@@ -289,3 +293,43 @@ def check_all(paths: List[str], say: Callable[[str], None], now: datetime.dateti
         errors += [report.line(problem) for problem in report.errors]
         reports.append(report)
     return reports, errors
+
+
+# --- the command line (organizer/bundle_check.py) ------------------------------------------
+
+def main(argv: Optional[List[str]] = None) -> int:
+    parser = argparse.ArgumentParser(prog="bundle_check.py",
+                                     description="Check competition bundle zips (CodaLab v1.5, "
+                                                 "Codabench v2) before upload.",
+                                     epilog="Dates are UTC; BUNDLE_NOW=DATE in the environment "
+                                            "stands for now.")
+    parser.add_argument("bundles", nargs="+", metavar="BUNDLE.zip")
+    parser.add_argument("--open-on", metavar="DATE",
+                        help="require a phase open on this date, UTC (default: a phase open now "
+                             "or later)")
+    parser.add_argument("--allow-closed", action="store_true",
+                        help="do not require a phase open for submissions")
+    args = parser.parse_args(argv)
+    open_on = None
+    if args.open_on:
+        open_on = as_datetime(args.open_on)
+        if open_on is None:
+            parser.error("--open-on {!r}: give YYYY-MM-DD or 'YYYY-MM-DD HH:MM:SS'".format(
+                args.open_on))
+    try:
+        now = utcnow()
+    except ValueError as exc:
+        parser.error(str(exc))
+    failed = 0
+    for path in args.bundles:
+        report = check_bundle(path, now=now, allow_closed=args.allow_closed, open_on=open_on)
+        for line in report.lines():
+            print(line)
+        if report.errors:
+            failed += 1
+        else:
+            state = open_state(report)
+            print("{}: OK ({} warning{}){}".format(
+                report.name, len(report.warnings), "" if len(report.warnings) == 1 else "s",
+                "; " + state if state else ""))
+    return 1 if failed else 0

@@ -1,4 +1,5 @@
-"""`bash bundle.sh` (organizer/bundle.py): build the competition bundles and check them.
+"""`bash bundle.sh` (organizer/bundle.py): build the competition bundles and check them. Not one
+of organizing/commands/ (the frame's commands): its log and plan print as bundle.sh always has.
 
     bash bundle.sh --leaderboard best --registration approval --contact EMAIL --queue VHOST
     bash bundle.sh --dev-reference VALIDATION_DIR      # a Development phase before Test
@@ -16,10 +17,10 @@ open-ended post-challenge phase is added after the deadline, so the bundle accep
 on the day it is built, on both platforms. A bundle whose challenge starts later is built too
 (organizers upload before the start); one whose phases have all ended is refused.
 
-Nothing is written unless every bundle passes the bundle check (bundle/check.py), i.e. nothing
+Nothing is written unless every bundle passes the bundle check (check.py), i.e. nothing
 a platform would refuse or silently get wrong; with the sample reference, the sample submission
-is also dry-run through every bundle as its worker would run it (bundle/smoke.py). At the end, a
-plan: which zip to upload where, and when each phase takes submissions (bundle/plan.py).
+is also dry-run through every bundle as its worker would run it (smoke.py). At the end, a
+plan: which zip to upload where, and when each phase takes submissions (plan.py).
 See docs/bundle.md.
 """
 import argparse
@@ -32,21 +33,21 @@ from typing import Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from platforms.dates import shown_date, utcnow
 
-from ..bundle import settings as organizer_settings
-from ..bundle.build import build_bundles
-from ..bundle.check import check_all
-from ..bundle.merged import can_merge
-from ..bundle.outputs import move_bundles, update_kit_manifest, write_kits
-from ..bundle.plan import plan
-from ..bundle.refusal import Refused, same_folder, shown
-from ..bundle.schedule import DEV_DAYS, Development, Schedule, parse_date, with_development
-from ..bundle.settings import Settings
-from ..bundle.smoke import smoke
-from ..bundle.source import Source, find_sources
-from ..bundle.tracks import load_tracks
+from . import settings as organizer_settings
+from .build import build_bundles
+from .check import check_all
+from .merged import can_merge
+from .outputs import move_bundles, update_kit_manifest, write_kits
+from .plan import plan
+from .refusal import Refused, same_folder, shown
+from .schedule import DEV_DAYS, Development, Schedule, parse_date, with_development
+from .settings import Settings
+from .smoke import smoke
+from .source import Source, find_sources
+from .tracks import load_tracks
 
 ROOT = os.path.dirname(os.path.dirname(os.path.dirname(os.path.dirname(os.path.abspath(
-    __file__)))))
+    __file__)))))   # the repository: organizer/organizing/bundle/command.py
 DEFAULT_COMPETITION = "agriculture-vision"
 Say = Callable[[str], None]
 
