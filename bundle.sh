@@ -13,7 +13,8 @@
 #   What participants meet (defaults: the source's "settings"): --leaderboard best|last|chosen,
 #   --registration approval|auto, --contact EMAIL, --queue VHOST; --dev-reference DIR adds a
 #   Development phase before Test (--dev-start, --dev-max-submissions, --dev-max-per-day).
-# A thin wrapper: the work is tools/bundle.py, so it can be tested and run on any OS.
+# A thin wrapper: the work is organizer/bundle.py (the bundle builder, organizer/organizing/bundle/),
+# so it can be tested and run on any OS.
 # The interpreter: $PYTHON if set, else the project's .venv (the README's commands make it),
 # else python3. It needs numpy, Pillow and PyYAML.
 set -euo pipefail
@@ -31,4 +32,4 @@ for name in ("numpy", "PIL", "yaml"):
         __import__(name)
     except ModuleNotFoundError as exc:
         deps.exit_if_missing(exc)' "$here/scoring_program" || exit 2
-exec "$python" "$here/tools/bundle.py" "$@"
+exec "$python" "$here/organizer/bundle.py" "$@"

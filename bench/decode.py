@@ -27,9 +27,9 @@ from PIL import Image
 
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, os.path.join(os.path.dirname(HERE), "scoring_program"))
-sys.path.insert(0, os.path.join(os.path.dirname(HERE), "tools"))
+sys.path.insert(0, os.path.join(os.path.dirname(HERE), "competitions", "planetscapes"))
 
-from make_planetscapes_sample import save_16bit  # noqa: E402
+from make_semantic_sample import save_16bit  # noqa: E402
 from scoring.formats.label_png.pillow_array import load_array  # noqa: E402
 
 

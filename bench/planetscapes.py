@@ -47,11 +47,11 @@ from PIL import Image
 BENCH = os.path.dirname(os.path.abspath(__file__))
 ROOT = os.path.dirname(BENCH)
 sys.path.insert(0, BENCH)
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "competitions", "planetscapes"))
 
 import interval_cost  # noqa: E402
 import run as common  # noqa: E402  (bench/run.py: process-tree memory, load, tables)
-import make_planetscapes_sample as sample  # noqa: E402
+import make_semantic_sample as sample  # noqa: E402
 from scoring import engine  # noqa: E402
 from scoring.tasks.planetscapes_semantic import cityscapes_labels  # noqa: E402
 from scoring.tasks.planetscapes_semantic.labels import key_name  # noqa: E402
@@ -118,7 +118,7 @@ def _link_set(data, name, ids):
 def prepare(data, n, seed, h=H, w=W):
     stamp_path = os.path.join(data, "stamp.json")
     want = {"format": STAMP_FORMAT, "images": n, "seed": seed, "size": [w, h],
-            "generator": common.sources_sha1(ROOT, ["tools/make_planetscapes_sample.py",
+            "generator": common.sources_sha1(ROOT, ["competitions/planetscapes/make_semantic_sample.py",
                                                     "bench/planetscapes.py"])}
     ids = [image_id(k) for k in range(n)]
     if common._read_json(stamp_path) == want:
@@ -521,7 +521,8 @@ def main(argv=None):
         "Scorer: {}.".format(common.scorer_identity()),
         "",
         "Data: {} synthetic scenes of {} x {} in the Cityscapes format and ids (bench/planetscapes.py "
-        "with tools/make_planetscapes_sample.py's scene drawer, seed {}){}: label ids (8-bit), "
+        "with competitions/planetscapes/make_semantic_sample.py's scene drawer, seed {}){}: "
+        "label ids (8-bit), "
         "instance ids (16-bit), predictions (8-bit). Bytes: labels {:,}, instances {:,}, "
         "predictions {:,}; packed reference (organizer/pack.py) {:,}. Every file was read "
         "once, untimed, before the timed steps ({:,} bytes).".format(

@@ -4,7 +4,8 @@
     python3 bench/run.py                      # full scale: 19,708 images
     python3 bench/run.py --images 1000 --report bench/results-1000.md
 
-1. Generates a synthetic reference (raw layout) and a prediction set with tools/make_sample.py,
+1. Generates a synthetic reference (raw layout) and a prediction set with
+   competitions/agriculture-vision/make_sample.py,
    and packs the reference with organizer/pack.py. Both are cached under --data and reused
    when a stamp file there says they were made with the same --images and --seed.
 2. Reads every file once, untimed, so every timed run sees a warm page cache.
@@ -48,7 +49,7 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 ORGANIZER = os.path.join(ROOT, "organizer")
 SCORE = os.path.join(PROGRAM, "score.py")
 PACK = os.path.join(ORGANIZER, "pack.py")
-MAKE_SAMPLE = os.path.join(ROOT, "tools", "make_sample.py")
+MAKE_SAMPLE = os.path.join(ROOT, "competitions", "agriculture-vision", "make_sample.py")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
@@ -198,15 +199,16 @@ def prepare_data(args, layouts):
             ds.stamp.get("date", "?")))
     else:
         if ds.stamp.get("images") == args.images and ds.stamp.get("seed") == args.seed:
-            say("Regenerating: {}.".format("--regenerate" if args.regenerate else
-                                           "tools/make_sample.py changed since the cached set"))
+            say("Regenerating: {}.".format(
+                "--regenerate" if args.regenerate else
+                "competitions/agriculture-vision/make_sample.py changed since the cached set"))
         for name in (STAMP, PACKED_STAMP, "raw", "pred", "packed"):
             _remove(os.path.join(ds.dir, name))
         say("Generating {:,} images (seed {}) with {} worker(s) into {} ...".format(
             args.images, args.seed, cpus, ds.dir))
         seconds = _run_tool([sys.executable, MAKE_SAMPLE, "--out", ds.raw, "--images",
                              str(args.images), "--seed", str(args.seed), "--submission", ds.pred,
-                             "--workers", str(cpus)], "tools/make_sample.py")
+                             "--workers", str(cpus)], "competitions/agriculture-vision/make_sample.py")
         ds.stamp = {"format": STAMP_FORMAT, "images": args.images, "seed": args.seed,
                     "generator": generator_sha1(), "generate_seconds": round(seconds, 2),
                     "generate_workers": cpus, "date": _now()}
@@ -841,7 +843,8 @@ def main(argv=None):
     if n != args.images and not args.skip_generate:
         raise BenchError("the raw reference holds {} images, expected {}".format(n, args.images))
     if ds.stamp and _same_set(ds.stamp, n, ds.stamp.get("seed")):
-        data_line = ("Data: {:,} synthetic images of 512 x 512 (tools/make_sample.py, seed {}), "
+        data_line = ("Data: {:,} synthetic images of 512 x 512 "
+                     "(competitions/agriculture-vision/make_sample.py, seed {}), "
                      "generated in {:.1f} s with {} worker(s){}.".format(
                          n, ds.stamp.get("seed"), ds.stamp.get("generate_seconds", 0),
                          ds.stamp.get("generate_workers", "?"),

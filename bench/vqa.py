@@ -5,7 +5,7 @@
     python3 bench/vqa.py --questions 5000                        # a quick look
 
 1. Generates (once, cached under --data with a stamp) a synthetic reference and a results file
-   with tools/make_vqa_sample.py's generator, written compactly as the official files are;
+   with competitions/planetscapes/make_vqa_sample.py's generator, written compactly as the official files are;
    question k is the same whatever the size, so smaller sets for the memory table are prefixes.
 2. Reads every file once, untimed (warm page cache for every timed run).
 3. Times, each in its own process (wall time, CPU time = user + sys, peak RSS from wait4):
@@ -62,8 +62,8 @@ OFFICIAL = os.path.join(ROOT, "bench", "vqa_official.py")
 # Where the helper sits in a checkout of GT-Vision-Lab/VQA, relative to vqaEval.py's folder
 # PythonEvaluationTools/vqaEvaluation/.
 OFFICIAL_HELPER = os.path.join("..", "..", "PythonHelperTools", "vqaTools", "vqa.py")
-GENERATOR = os.path.join(ROOT, "tools", "make_vqa_sample.py")
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+GENERATOR = os.path.join(ROOT, "competitions", "planetscapes", "make_vqa_sample.py")
+sys.path.insert(0, os.path.dirname(GENERATOR))
 
 import make_vqa_sample  # noqa: E402
 
@@ -376,7 +376,8 @@ def main(argv=None) -> int:
 
     lines = ["# VQA scorer benchmark: {:,} questions".format(args.questions), ""]
     lines.append("Measured {} with `python3 bench/vqa.py{}{}` on {} ({} CPUs, Python {}; load "
-                 "average {} at the end). Synthetic set from tools/make_vqa_sample.py (seed {}): "
+                 "average {} at the end). Synthetic set from "
+                 "competitions/planetscapes/make_vqa_sample.py (seed {}): "
                  "annotations.json {}, results.json {}. Every time is the best of {} runs (the "
                  "baseline and the official code: 1 run), each in its own process, warm page "
                  "cache; CPU = user + sys of that process.".format(

@@ -16,9 +16,9 @@ and prints t (seconds per image), S (the pool's start-up cost), the break-even N
 choice. The default must never be slower than all CPUs: engine.default_workers uses all CPUs from
 the smallest N* (the slowest layout's).
 
-Data: tools/make_sample.py writes --data/raw and --data/pred (max(--sizes) images; --data
-defaults to a folder in the system's temp dir) and organizer/pack.py packs the reference
-into --data/packed; reused when present.
+Data: competitions/agriculture-vision/make_sample.py writes --data/raw and --data/pred
+(max(--sizes) images; --data defaults to a folder in the system's temp dir) and
+organizer/pack.py packs the reference into --data/packed; reused when present.
 """
 import argparse
 import os
@@ -45,7 +45,8 @@ def _prepare(data: str, n: int) -> None:
     if not os.path.isdir(os.path.join(data, "packed", "packed")) or \
             len(os.listdir(os.path.join(data, "pred"))) < n:
         shutil.rmtree(data, ignore_errors=True)
-        subprocess.run([sys.executable, os.path.join(ROOT, "tools", "make_sample.py"), "--out",
+        subprocess.run([sys.executable, os.path.join(ROOT, "competitions", "agriculture-vision",
+                                                     "make_sample.py"), "--out",
                         os.path.join(data, "raw"), "--images", str(n), "--submission",
                         os.path.join(data, "pred")], check=True, stdout=subprocess.DEVNULL)
         subprocess.run([sys.executable, os.path.join(ORGANIZER, "pack.py"), os.path.join(data, "raw"),

@@ -40,7 +40,7 @@ except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the in
     deps.exit_if_missing(exc)
 
 DEFAULT_MANIFEST = os.path.join(HERE, "manifest.json")
-PHASE_FILE = os.path.join(HERE, "phase.json")   # the built kit's (tools/bundle.py)
+PHASE_FILE = os.path.join(HERE, "phase.json")   # the built kit's (bundle.sh)
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -130,14 +130,11 @@ def as_completed(value):
 
 
 def bundle_in_process(argv, now=None):
-    """tools/bundle.py's main (what bundle.sh execs) on argv in this process, BUNDLE_NOW set to
-    now or unset as the tests' bash bundle.sh runs have it, output captured, the environment
+    """organizer/bundle.py's main (what bundle.sh execs) on argv in this process, BUNDLE_NOW set
+    to now or unset as the tests' bash bundle.sh runs have it, output captured, the environment
     restored: a CompletedProcess like theirs (a test that builds several times builds one of
     them for real)."""
-    tools = os.path.join(ROOT, "tools")
-    if tools not in sys.path:
-        sys.path.insert(0, tools)
-    import bundle
+    from organizing.bundle import command as bundle
     argv = [str(a) for a in argv]
     saved = os.environ.pop("BUNDLE_NOW", None)
     if now:

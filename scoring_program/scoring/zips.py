@@ -24,7 +24,7 @@ from .problems import BAD_ZIP, REF_ARCHIVE, BrokenReference, ProblemLog, Submiss
 # Total bytes a zip may unpack to, as its central directory declares them (Python's zipfile never
 # writes more than a member's declared size). 19,708 honest 512 x 512 label PNGs take about 1 GB;
 # even stored without compression as 16-bit PNGs (2 bytes a pixel) they take 10 GiB, so 16 GiB
-# refuses only zip bombs. The same cap as tools/dry_run.py's.
+# refuses only zip bombs. The dry run (kit/dry_run.py) unpacks by these rules too.
 MAX_UNPACKED_BYTES = 16 * 1024 ** 3
 # Entries a zip may hold: 10 times the largest test set.
 MAX_MEMBERS = 200000

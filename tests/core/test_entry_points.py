@@ -191,7 +191,7 @@ def test_an_image_task_without_numpy_or_pillow(tmp_path, command, module, pip_na
 @pytest.mark.parametrize("module,pip_name,minimum", [("yaml", "PyYAML", "5.1"),
                                                      ("numpy", "numpy", "1.16")])
 def test_bundle_sh_without_a_package(tmp_path, module, pip_name, minimum):
-    """The organizers' bundle.sh says the same one line (its check runs before tools/)."""
+    """The organizers' bundle.sh says the same one line (its check runs before the builder)."""
     env = _blocked(tmp_path, module)
     env["PYTHON"] = sys.executable
     proc = subprocess.run(["bash", os.path.join(ROOT, "bundle.sh"), "--help"],

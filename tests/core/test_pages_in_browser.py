@@ -20,7 +20,7 @@ from conftest import AGRIVISION, AV_KIT, AV_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT
 from generalist_util import SAMPLE as GENERALIST_SAMPLE, run_generalist
 from kits_util import built_bundle, session_kits
 
-sys.path.insert(0, os.path.join(ROOT, "tools"))
+sys.path.insert(0, os.path.join(ROOT, "dev"))
 import page_shots  # noqa: E402
 
 BROWSER = page_shots.chromium()

@@ -82,7 +82,7 @@ def test_the_compat_selection_covers_every_part_that_can_differ(request):
         assert folder in folders, folder
     # The dry run is what participants run on their own Python; the anchor test needs the
     # oldest environment's cityscapesScripts.
-    assert "tests/tools/test_dry_run.py" in selected
+    assert "tests/kits/test_dry_run.py" in selected
     # (skipped at collection where numpy has no np.in1d, so read from the module itself)
     anchor = read("tests/tasks/planetscapes_semantic/test_planetscapes_semantic_anchor.py")
     assert "pytestmark = pytest.mark.compat" in anchor

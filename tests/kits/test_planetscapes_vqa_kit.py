@@ -163,8 +163,9 @@ def test_sample_submission_scores(tmp_path):
 
 
 def test_generator_is_deterministic_and_committed_sample_is_current(tmp_path):
-    args = [sys.executable, os.path.join(ROOT, "tools", "make_vqa_sample.py"), "--questions",
-            "300", "--seed", "2021"]
+    args = [sys.executable, os.path.join(ROOT, "competitions", "planetscapes",
+                                         "make_vqa_sample.py"), "--questions", "300", "--seed",
+            "2021"]
     for run in ("a", "b"):
         subprocess.run(args + ["--out", str(tmp_path / run), "--submission",
                                str(tmp_path / run / "results.json")], check=True,

@@ -1,0 +1,1 @@
+"""The report: scores.txt and scores.json, the detailed results page's building blocks, the terminal table."""

@@ -75,7 +75,7 @@ def test_sample_in_the_repository(tmp_path):
 def test_sample_generator_is_deterministic(tmp_path):
     import subprocess
     import sys
-    gen = os.path.join(ROOT, "tools", "make_planetscapes_sample.py")
+    gen = os.path.join(ROOT, "competitions", "planetscapes", "make_semantic_sample.py")
     ref, sub = tmp_path / "r", tmp_path / "s"
     subprocess.run([sys.executable, gen, "--out", str(ref), "--submission", str(sub)], check=True,
                    capture_output=True)

@@ -448,17 +448,16 @@ def test_bundle_ships_the_packed_vqa_reference_and_scores_like_raw(tmp_path):
     """bundle.sh --competition planetscapes with the organizers' references (here the samples):
     the VQA track's reference_data.zip is packed, like the semantic one, and its scores and its
     dry run equal the raw reference's."""
-    sys.path.insert(0, os.path.join(ROOT, "tools"))
-    import bundle
-    import bundle_yaml
-    import dry_run
-    source = bundle_yaml.find_sources(ROOT)["planetscapes"]
+    import dry_run   # the kit's
+    from organizing.bundle.build import build_bundles
+    from organizing.bundle.schedule import Schedule
+    from organizing.bundle.source import find_sources
+    source = find_sources(ROOT)["planetscapes"]
     build = tmp_path / "build"
     build.mkdir()
     lines = []
-    built, _ = bundle.build_all(str(build), source, bundle_yaml.Schedule(),
-                                {"semantic": SEM_REF,
-                                 "vqa": SAMPLE_REF}, "packed", lines.append, sample=False)
+    built = build_bundles(str(build), source, Schedule(), {"semantic": SEM_REF, "vqa": SAMPLE_REF},
+                          "packed", lines.append, sample=False).built
     assert any("Packing the reference (300 questions)" in line for line in lines), lines
     (vqa_bundle,) = [b.path for b in built if b.name.endswith("-vqa-codabench.zip")]
     with zipfile.ZipFile(vqa_bundle) as zf:
