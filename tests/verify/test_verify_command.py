@@ -274,8 +274,8 @@ def test_every_hostile_zip_is_refused_by_name_before_anything_is_written(tmp_pat
 def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
     """A folder package: a link to a real checkpoint and a FIFO in models/ are named, not
     counted (a FIFO opened for reading would block the command forever). A zip's link entry
-    is unpacked as the plain file zipfile makes of it, holding the target's name: never a
-    link."""
+    is unpacked as the plain file zipfile makes of it, holding the target's name (text): never
+    a link."""
     pkg = package(tmp_path, as_zip=False)
     models = pkg / "submission" / "models"
     os.symlink(os.path.join(FIXTURES, "state_dict.pth"), str(models / "linked.pth"))
@@ -300,7 +300,9 @@ def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = verdict(tmp_path / "out2")
     files = {f["path"]: f for f in doc["parameters"]["files"]}
-    assert files["models/link.pth"]["status"] == "not counted"
+    # read by its content, the target's name: text, whatever the entry is called
+    assert (files["models/link.pth"]["status"], files["models/link.pth"]["reason"]) == \
+        ("ignored", "not a model file: text")
     assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
 
 

@@ -12,7 +12,8 @@ import zipfile
 from typing import Any
 
 from scoring import zips
-from . import rule
+from scoring.problems import shown
+from . import bounds, rule
 from .result import ZIP_ERRORS, FileCount, NotCounted, FileRefused, counted
 
 WEIGHTS_MEMBER = "model.weights.h5"
@@ -32,14 +33,19 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
     figures = rule.Figures()
     found = []
 
-    def visit(name: str, obj: Any) -> None:
+    def visit(name: str, obj: Any) -> Any:
         if isinstance(obj, h5py.Dataset):
             found.append((name, obj.dtype, obj.shape))
+        return True if len(found) > bounds.MAX_HDF5_DATASETS else None   # True stops the visit
     try:
         with h5py.File(source, "r") as f:
             f.visititems(visit)
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as exc:  # h5py's, damaged
-        raise FileRefused("the HDF5 file cannot be read ({})".format(str(exc)[:120])) from None
+        raise FileRefused("the HDF5 file cannot be read ({})".format(
+            shown(str(exc)[:120]))) from None
+    if len(found) > bounds.MAX_HDF5_DATASETS:
+        raise FileRefused("the HDF5 file holds more than {:,} datasets".format(
+            bounds.MAX_HDF5_DATASETS))
     tensors = 0
     for name, dtype, shape in sorted(found, key=lambda x: x[0]):
         if dtype.kind in "OSUV" or shape is None:
@@ -63,11 +69,11 @@ def count_keras(path: str, shown_path: str) -> FileCount:
             try:
                 zips.check_members(zf, path + ".d")
             except zips.ArchiveProblem as exc:
-                raise FileRefused("the .keras zip is unsafe: {}".format(exc)) from None
+                raise FileRefused("the .keras zip is unsafe: {}".format(shown(str(exc)))) from None
             if WEIGHTS_MEMBER not in zf.namelist():
                 raise FileRefused("a .keras zip without {}".format(WEIGHTS_MEMBER))
             _h5py()
             with zf.open(WEIGHTS_MEMBER) as f:
                 return _count_h5(f, shown_path, "Keras .keras")
     except ZIP_ERRORS as exc:
-        raise FileRefused("the .keras zip cannot be read ({})".format(exc)) from None
+        raise FileRefused("the .keras zip cannot be read ({})".format(shown(str(exc)))) from None

@@ -2,6 +2,10 @@
 Python-literal dict with `descr`, `fortran_order`, `shape`), parsed with ast.literal_eval (a
 literal, never code). An object dtype would need pickle (allow_pickle): refused. The data must
 be exactly the shape's elements times the dtype's size.
+
+Bounded: a header of at most bounds.MAX_NPY_HEADER bytes (numpy.load's own limit), at most
+bounds.MAX_DIMS dimensions each below 2^63; a dtype numpy cannot make (an item size of 2^70) is
+refused, whatever numpy raises for it.
 """
 import ast
 import os
@@ -12,11 +16,11 @@ from typing import IO, Tuple
 from scoring.problems import shown
 from scoring.quoting import brief
 from scoring import zips
-from . import rule
+from . import bounds, rule
 from .result import ZIP_ERRORS, FileCount, FileRefused, counted
 
 MAGIC = b"\x93NUMPY"
-MAX_HEADER = 1 << 20
+MAX_HEADER = bounds.MAX_NPY_HEADER
 
 
 def _header(f: IO[bytes], what: str) -> Tuple[str, tuple, int, int]:
@@ -32,7 +36,8 @@ def _header(f: IO[bytes], what: str) -> Tuple[str, tuple, int, int]:
     else:
         raise FileRefused("{} has the unknown .npy version {}".format(what, major))
     if n > MAX_HEADER:
-        raise FileRefused("{} has a .npy header of {:,} bytes".format(what, n))
+        raise FileRefused("{} has a .npy header of {:,} bytes, more than the {:,} numpy.load "
+                          "reads".format(what, n, MAX_HEADER))
     text = f.read(n)
     try:
         meta = ast.literal_eval(text.decode("utf-8" if major == 3 else "latin-1"))
@@ -43,17 +48,20 @@ def _header(f: IO[bytes], what: str) -> Tuple[str, tuple, int, int]:
         raise FileRefused("{} has a .npy header without exactly descr, fortran_order and "
                       "shape".format(what))
     shape = meta["shape"]
-    if not isinstance(shape, tuple) or not all(type(d) is int and d >= 0 for d in shape):
+    if not isinstance(shape, tuple) or len(shape) > bounds.MAX_DIMS or \
+            not all(type(d) is int and 0 <= d <= bounds.MAX_DIM for d in shape):
         raise FileRefused("{} has a malformed shape {}".format(what, brief(shape)))
     import numpy
     try:
         dtype = numpy.dtype(meta["descr"])
-    except (TypeError, ValueError):
-        raise FileRefused("{} has an unknown dtype {}".format(what, brief(meta["descr"]))) from None
+        width = int(dtype.itemsize)
+    except Exception:       # TypeError, ValueError, OverflowError...: numpy cannot make it
+        raise FileRefused("{} has a dtype numpy cannot make: {}".format(
+            what, brief(meta["descr"]))) from None
     if dtype.hasobject:
         raise FileRefused("unsafe: {} holds Python objects (dtype {}), which only a pickle can "
                       "load (allow_pickle): refused, nothing was run".format(what, dtype))
-    return dtype.name, shape, dtype.itemsize, start + n
+    return dtype.name, shape, width, start + n
 
 
 def _numel(shape: tuple) -> int:
@@ -88,7 +96,7 @@ def count_npz(path: str, shown_path: str) -> FileCount:
             try:
                 zips.check_members(zf, path + ".d")
             except zips.ArchiveProblem as exc:
-                raise FileRefused("the .npz zip is unsafe: {}".format(exc)) from None
+                raise FileRefused("the .npz zip is unsafe: {}".format(shown(str(exc)))) from None
             for info in sorted(zf.infolist(), key=lambda i: i.filename):
                 if info.is_dir():
                     continue

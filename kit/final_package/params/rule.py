@@ -69,9 +69,13 @@ def category(path: Sequence, dtype: str, optimizer_ancestor: bool, ema: bool = T
         found = container_category(key)
         if found == OPTIMIZER or (found == EMA and ema):
             return found
-    # The tensor's own name: a state-dict key such as "layer1.0.bn1.running_mean", or a
-    # safetensors/npz/Keras name ("bn/moving_mean:0").
-    name = keys[-1] if keys else ""
+    return by_name(keys[-1] if keys else "", dtype, ema)
+
+
+def by_name(name: str, dtype: str, ema: bool = True) -> str:
+    """The category a tensor's own name and dtype give it (no container says otherwise): a
+    state-dict key such as "layer1.0.bn1.running_mean", or a safetensors/npz/Keras name
+    ("bn/moving_mean:0")."""
     parts = [p for p in re.split(r"[./:]", name.lower()) if p]
     if dtype not in FLOATING or BUFFER_NAMES.intersection(parts):
         return BUFFERS
