@@ -178,17 +178,30 @@ def _duplicates(root: str, files: List[FileCount]) -> List[FileCount]:
     return files
 
 
-def count_package(root: str, models: Optional[str] = "models",
-                  budget: Optional[bounds.Budget] = None) -> Census:
-    """Every file under root, read by its content (models/ is listed file by file)."""
-    budget = bounds.default_budget(budget)
+class Listing(NamedTuple):
+    """What count_package reads: the files (relative posix path, inside models/), what could
+    not be walked, and the names the package's own code can be imported by."""
+    files: List[Tuple[str, bool]]
+    problems: List[FileCount]
+    modules: FrozenSet[str]
+
+
+def listing(root: str, models: Optional[str] = "models") -> Listing:
     found = _walk(root, models)
-    files = []
-    for rel, in_models in found.files:
-        f = count_file(os.path.join(root, *rel.split("/")), rel, budget, found.modules)
-        if in_models or f.status != IGNORED:
-            files.append(f)
-    files = _duplicates(root, _claim_data_files(root, files))
+    return Listing(found.files, found.problems, found.modules)
+
+
+def count_one(root: str, rel: str, in_models: bool, modules: FrozenSet[str],
+              budget: bounds.Budget) -> Optional[FileCount]:
+    """One file's count, or None for a file ignored outside models/ (not listed)."""
+    f = count_file(os.path.join(root, *rel.split("/")), rel, budget, modules)
+    return f if in_models or f.status != IGNORED else None
+
+
+def finish(root: str, found: Listing, counts: List[FileCount]) -> Census:
+    """The census from each file's count: external data claimed, duplicates found, totals,
+    every path shown escaped."""
+    files = _duplicates(root, _claim_data_files(root, counts))
     totals = {c: 0 for c in CATEGORIES}
     for f in files:
         if f.status == COUNTED and not f.duplicate_of:
@@ -197,3 +210,14 @@ def count_package(root: str, models: Optional[str] = "models",
     shown_files = [f._replace(path=shown(f.path), duplicate_of=shown(f.duplicate_of))
                    for f in found.problems + files]
     return Census(shown_files, totals)
+
+
+def count_package(root: str, models: Optional[str] = "models",
+                  budget: Optional[bounds.Budget] = None) -> Census:
+    """Every file under root, read by its content (models/ is listed file by file), in this
+    process (isolated.py: in a child process)."""
+    budget = bounds.default_budget(budget)
+    found = listing(root, models)
+    counts = [count_one(root, rel, in_models, found.modules, budget)
+              for rel, in_models in found.files]
+    return finish(root, found, [f for f in counts if f is not None])
