@@ -18,7 +18,7 @@ import posixpath
 from typing import Dict, FrozenSet, List, NamedTuple, Optional, Set, Tuple
 
 from scoring.problems import shown
-from . import bounds
+from . import bounds, set_apart
 from .detect import UNKNOWN_FORMAT, count_file
 from .result import CATEGORIES, COUNTED, IGNORED, NOT_COUNTED, PARAMETERS, REFUSED, FileCount
 
@@ -201,7 +201,7 @@ def count_one(root: str, rel: str, in_models: bool, modules: FrozenSet[str],
 def finish(root: str, found: Listing, counts: List[FileCount]) -> Census:
     """The census from each file's count: external data claimed, duplicates found, totals,
     every path shown escaped."""
-    files = _duplicates(root, _claim_data_files(root, counts))
+    files = _duplicates(root, set_apart.check(_claim_data_files(root, counts)))
     totals = {c: 0 for c in CATEGORIES}
     for f in files:
         if f.status == COUNTED and not f.duplicate_of:

@@ -53,10 +53,10 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
         numel = 1
         for d in shape:
             numel *= d
-        figures.add(tuple(name.split("/")), dtype.name, False, numel)
+        figures.add(tuple(name.split("/")), dtype.name, False, numel, shape)
         tensors += 1
     result, note = figures.result()
-    return counted(shown_path, fmt, result, tensors, note=note)
+    return counted(shown_path, fmt, result, tensors, note=note, records=tuple(figures.records))
 
 
 def count_h5(path: str, shown_path: str) -> FileCount:

@@ -83,9 +83,10 @@ def count_npy(path: str, shown_path: str) -> FileCount:
     numel = _numel(shape)
     _check_size("the file", os.path.getsize(path), header, numel, width)
     figures = rule.Figures()
-    figures.add((os.path.basename(path)[:-4],), kind, False, numel)
+    figures.add((os.path.basename(path)[:-4],), kind, False, numel, shape)
     result, note = figures.result()
-    return counted(shown_path, "NumPy .npy", result, 1, note=note)
+    return counted(shown_path, "NumPy .npy", result, 1, note=note,
+                   records=tuple(figures.records))
 
 
 def count_npz(path: str, shown_path: str) -> FileCount:
@@ -106,10 +107,11 @@ def count_npz(path: str, shown_path: str) -> FileCount:
                 numel = _numel(shape)
                 _check_size(what, info.file_size, header, numel, width)
                 name = info.filename[:-4] if info.filename.endswith(".npy") else info.filename
-                figures.add((name,), kind, False, numel)
+                figures.add((name,), kind, False, numel, shape)
                 tensors += 1
     except ZIP_ERRORS as exc:
         raise FileRefused("the .npz zip cannot be read ({})".format(
             shown(str(exc)) or type(exc).__name__)) from None
     result, note = figures.result()
-    return counted(shown_path, "NumPy .npz", result, tensors, note=note)
+    return counted(shown_path, "NumPy .npz", result, tensors, note=note,
+                   records=tuple(figures.records))

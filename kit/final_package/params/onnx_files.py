@@ -144,7 +144,7 @@ class _Count:
         elif raw is None and (floats or doubles) and floats + doubles != numel:
             raise FileRefused("tensor {} declares {:,} elements but holds {:,}".format(
                 brief(label), numel, floats + doubles))
-        self.figures.add((label,), kind, False, numel)
+        self.figures.add((label,), kind, False, numel, dims)
         self.tensors += 1
 
     def external(self, label: str, keys: Dict[str, str], need: int) -> None:
@@ -203,5 +203,6 @@ def count(path: str, shown_path: str) -> FileCount:
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
     result, note = c.figures.result()
-    return counted(shown_path, FORMAT, result, c.tensors, note=note)._replace(
+    return counted(shown_path, FORMAT, result, c.tensors, note=note,
+                   records=tuple(c.figures.records))._replace(
         data_files=tuple(sorted(c.data_files)))

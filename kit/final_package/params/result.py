@@ -33,6 +33,18 @@ class NotCounted(Exception):
     """The file is not counted: str() says why and what would let it be counted."""
 
 
+class Record(NamedTuple):
+    """One distinct tensor of a counted file, for the checks of what the rule sets apart
+    (set_apart.py): its category, name, shape, elements, whether it is floating point, and how
+    many names refer to it (a tied weight: two)."""
+    category: str
+    name: str
+    shape: tuple
+    numel: int
+    floating: bool
+    refs: int = 1
+
+
 class FileCount(NamedTuple):
     path: str                # as shown: relative to the package's submission/ folder
     format: str
@@ -44,6 +56,7 @@ class FileCount(NamedTuple):
     duplicate_of: str = ""   # the same bytes as this earlier file: counted once
     data_files: tuple = ()   # (file, first byte, end) of the bytes it reads its tensors from
                              # (ONNX external data), posix paths relative to its folder
+    records: tuple = ()      # Record of each distinct tensor (not in verdict.json)
 
     def as_json(self) -> Dict[str, Any]:
         doc: Dict[str, Any] = {"path": self.path, "format": self.format, "status": self.status,
@@ -57,7 +70,8 @@ class FileCount(NamedTuple):
 
 
 def counted(path: str, fmt: str, figures: Dict[str, int], tensors: int,
-            shared: int = 0, note: str = "") -> FileCount:
+            shared: int = 0, note: str = "", records: tuple = ()) -> FileCount:
     """A counted file; note: how it was counted, when that needs saying (rule.EMA_ONLY)."""
-    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared)
+    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared,
+                     records=records)
 

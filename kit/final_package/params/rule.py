@@ -19,9 +19,9 @@ a storage (tied weights) are counted once. Identical files are counted once; the
 over the files, compared with the limit.
 """
 import re
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS
+from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS, Record
 
 RULE = (
     "Counting rule: the parameters of the model are counted, as "
@@ -95,15 +95,21 @@ EMA_ONLY = "it holds an EMA copy and no other parameters: the EMA copy is the mo
 
 class Figures:
     """Elements per category, and the same tensors categorised without telling EMA copies apart
-    (what counts when the file holds nothing but an EMA copy)."""
+    (what counts when the file holds nothing but an EMA copy); a Record of each tensor."""
 
     def __init__(self) -> None:
         self.told: Dict[str, int] = {c: 0 for c in CATEGORIES}
         self.as_model: Dict[str, int] = {c: 0 for c in CATEGORIES}
+        self.records: List[Record] = []
 
-    def add(self, path: Sequence, dtype: str, optimizer: bool, n: int) -> None:
-        self.told[category(path, dtype, optimizer)] += n
+    def add(self, path: Sequence, dtype: str, optimizer: bool, n: int,
+            shape: Sequence[int] = ()) -> None:
+        told = category(path, dtype, optimizer)
+        self.told[told] += n
         self.as_model[category(path, dtype, optimizer, ema=False)] += n
+        names = [k for k in path if isinstance(k, str)]
+        self.records.append(Record(told, names[-1] if names else "", tuple(shape), n,
+                                   dtype in FLOATING))
 
     def result(self) -> Tuple[Dict[str, int], str]:
         return ema_only(self.told, self.as_model)

@@ -160,7 +160,7 @@ def _entries(text: str, figures: rule.Figures) -> List[Tuple[int, int, str]]:
                                           brief(name), offsets, offsets[1] - offsets[0], dtype,
                                           shape, numel * width))
                 ranges.append((offsets[0], offsets[1], name))
-                figures.add((name,), kind, False, numel)
+                figures.add((name,), kind, False, numel, shape)
             if h.skip() == "}":
                 h.pos += 1
                 break
@@ -213,7 +213,8 @@ def count(path: str, shown_path: str) -> FileCount:
         raise FileRefused("the header lies about its offsets: the tensors end at byte {:,} of the "
                           "data, but the file holds {:,} data bytes".format(reach, data_size))
     result, note = figures.result()
-    return counted(shown_path, FORMAT, result, len(ranges), note=note)
+    return counted(shown_path, FORMAT, result, len(ranges), note=note,
+                   records=tuple(figures.records))
 
 
 def is_index(name: str) -> bool:

@@ -24,8 +24,8 @@ from scoring import zips
 from . import bounds, rule
 from .pickle_globals import STORAGE_DTYPES, TORCH_DTYPES, Array, Tensor, numel_of
 from .pickle_walk import NotAPickle, Walked, walk
-from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, FileRefused, counted
-from .tensor_refs import Leaf, leaves, path_of
+from .result import ZIP_ERRORS, CATEGORIES, FileCount, NotCounted, FileRefused, Record, counted
+from .tensor_refs import Leaf, leaves, numpy_kind, path_of
 
 FORMAT = "PyTorch zip checkpoint"
 
@@ -147,15 +147,27 @@ class Tally:
         self.seen: Tuple[Set[tuple], Set[tuple]] = (set(), set())
         self.tensors = 0
         self.users: Dict[Tuple[str, str], int] = {}
+        self.records: Dict[tuple, Record] = {}      # (category, view) -> its tensor, told apart
+
+    def _record(self, key: tuple, cat: str, leaf: Leaf, dtype: str) -> None:
+        found = self.records.get(key)
+        if found is None:
+            self.records[key] = Record(cat, leaf.name, tuple(leaf.value.shape),
+                                       numel_of(leaf.value.shape), dtype in rule.FLOATING)
+        else:
+            self.records[key] = found._replace(refs=found.refs + 1)
 
     def add(self, leaf: Leaf) -> None:
         self.tensors += 1
         value = leaf.value
         if isinstance(value, Array):   # a NumPy array in the checkpoint: counted by the rule
-            for cat, seen, counts in zip((leaf.told, leaf.as_model), self.seen, self.figures):
+            for told, cat, seen, counts in zip((True, False), (leaf.told, leaf.as_model),
+                                               self.seen, self.figures):
                 if (cat, id(value)) not in seen:
                     seen.add((cat, id(value)))
                     counts[cat] += numel_of(value.shape)
+                if told:
+                    self._record((cat, id(value)), cat, leaf, numpy_kind(value.dtype))
             return
         _inside(leaf)
         view = (value.storage.key, value.offset, value.shape, value.stride)
@@ -169,6 +181,7 @@ class Tally:
             if told:
                 self.users[(cat, value.storage.key)] = \
                     self.users.get((cat, value.storage.key), 0) + 1
+                self._record((cat,) + view, cat, leaf, value.dtype)
 
 
 def tally(shown_path: str, fmt: str, walked: Walked) -> FileCount:
@@ -177,4 +190,4 @@ def tally(shown_path: str, fmt: str, walked: Walked) -> FileCount:
         t.add(leaf)
     shared = sum(n for n in t.users.values() if n > 1)
     result, note = rule.ema_only(*t.figures)
-    return counted(shown_path, fmt, result, t.tensors, shared, note)
+    return counted(shown_path, fmt, result, t.tensors, shared, note, tuple(t.records.values()))
