@@ -97,8 +97,13 @@ def _digest(path: str) -> str:
     return h.hexdigest()
 
 
-def _zeros(path: str, gaps: List[Tuple[int, int]]) -> bool:
-    """Whether the file holds only zero bytes in every gap."""
+def _zeros(path: str, gaps: List[Tuple[int, int]], budget: bounds.Budget) -> bool:
+    """Whether the file holds only zero bytes in every gap (read whole: the package's budget
+    of bytes read whole takes them; past it, they are not zeros as far as is known)."""
+    loose = sum(end - start for start, end in gaps)
+    if loose > budget.left["bytes"]:
+        return False
+    budget.take("bytes", loose)
     with open(path, "rb") as f:
         for start, end in gaps:
             f.seek(start)
@@ -122,7 +127,8 @@ def _gaps(size: int, ranges: List[Tuple[int, int]]) -> List[Tuple[int, int]]:
     return gaps
 
 
-def _claim_data_files(root: str, files: List[FileCount]) -> List[FileCount]:
+def _claim_data_files(root: str, files: List[FileCount],
+                      budget: bounds.Budget) -> List[FileCount]:
     """An ONNX model's external data file (weights.bin beside model.onnx) holds bare tensor
     bytes: its tensors are counted with the model, so the file is IGNORED, not a file that
     leaves the count incomplete; only where the model's tensors, or zero padding, fill it.
@@ -141,7 +147,7 @@ def _claim_data_files(root: str, files: List[FileCount]) -> List[FileCount]:
         if f.path in owner and f.status == NOT_COUNTED and f.reason.startswith(UNKNOWN_FORMAT):
             path = os.path.join(root, *f.path.split("/"))
             gaps = _gaps(os.path.getsize(path), ranges[f.path])
-            if gaps and not _zeros(path, gaps):
+            if gaps and not _zeros(path, gaps, budget):
                 loose = sum(end - start for start, end in gaps)
                 f = f._replace(format="ONNX external data", reason="the external data of {}, but "
                                "{:,} of its {:,} bytes are no tensor's (and not zero padding): "
@@ -198,10 +204,12 @@ def count_one(root: str, rel: str, in_models: bool, modules: FrozenSet[str],
     return f if in_models or f.status != IGNORED else None
 
 
-def finish(root: str, found: Listing, counts: List[FileCount]) -> Census:
+def finish(root: str, found: Listing, counts: List[FileCount],
+           budget: Optional[bounds.Budget] = None) -> Census:
     """The census from each file's count: external data claimed, duplicates found, totals,
     every path shown escaped."""
-    files = _duplicates(root, set_apart.check(_claim_data_files(root, counts)))
+    claimed = _claim_data_files(root, counts, bounds.default_budget(budget))
+    files = _duplicates(root, set_apart.check(claimed))
     totals = {c: 0 for c in CATEGORIES}
     for f in files:
         if f.status == COUNTED and not f.duplicate_of:
@@ -220,4 +228,4 @@ def count_package(root: str, models: Optional[str] = "models",
     found = listing(root, models)
     counts = [count_one(root, rel, in_models, found.modules, budget)
               for rel, in_models in found.files]
-    return finish(root, found, [f for f in counts if f is not None])
+    return finish(root, found, [f for f in counts if f is not None], budget)

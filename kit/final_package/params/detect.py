@@ -59,9 +59,9 @@ def _zip_counter(path: str, name: str) -> Tuple[str, Counter]:
         raise FileRefused("a zip of {:,} entries".format(len(names)))
     torch_zip.refuse_duplicates(names, "the zip")
     if name.endswith(".npz") or (names and all(n.endswith(".npy") for n in names)):
-        return "NumPy .npz", lambda p, s, b: numpy_files.count_npz(p, s)
+        return "NumPy .npz", numpy_files.count_npz
     if name.endswith(".keras") or keras_files.WEIGHTS_MEMBER in names:
-        return "Keras .keras", lambda p, s, b: keras_files.count_keras(p, s)
+        return "Keras .keras", keras_files.count_keras
     if any(n.endswith("/data.pkl") or n.endswith("/constants.pkl") for n in names):
         return torch_zip.FORMAT, torch_zip.count
     raise NotCounted("a zip that is no known checkpoint format (no data.pkl, no .npy members, "
@@ -126,39 +126,40 @@ def _by_content(path: str, name: str, head: bytes, size: int, budget: bounds.Bud
     if head.startswith(numpy_files.MAGIC):
         return "NumPy .npy", lambda p, s, b: numpy_files.count_npy(p, s)
     if head.startswith(HDF5):
-        return "Keras HDF5", lambda p, s, b: keras_files.count_h5(p, s)
+        return "Keras HDF5", keras_files.count_h5
     if len(head) > 262 and head[257:262] == b"ustar":
         _tar(path)
     if safetensors.looks_like(head, size):
-        return safetensors.FORMAT, lambda p, s, b: safetensors.count(p, s)
+        return safetensors.FORMAT, safetensors.count
     if name.endswith(".onnx"):
-        return onnx_files.FORMAT, lambda p, s, b: onnx_files.count(p, s)
+        return onnx_files.FORMAT, onnx_files.count
     if isinstance(first, str):
         raise NotCounted("a bare pickle this counter cannot read ({}): save the state_dict() "
                          "with torch.save (torch 1.6 or later) or as safetensors".format(first))
     if first is not None:
         walked = first
-        return "pickle", lambda p, s, b: _bare_pickle(s, walked)
+        return "pickle", lambda p, s, b: _bare_pickle(s, walked, b)
     for magic, at, what in _OTHER_FORMATS:
         if head[at:at + len(magic)] == magic:
             raise NotCounted("{}, a format this counter does not read".format(what))
     if head[:1] == b"\x08":     # a protobuf's first field: ONNX's ir_version
         try:
-            found = onnx_files.count(path, "")
+            found = onnx_files.count(path, "", budget)
         except (FileRefused, NotCounted):
             pass
         else:
             return onnx_files.FORMAT, lambda p, s, b: found._replace(path=s)
-    plain = plain_files.kind(path, head, size)
+    plain = plain_files.kind(path, head, size, budget)
     if plain:
         raise _Ignored(plain)
     raise NotCounted("{} ({:,} bytes)".format(UNKNOWN_FORMAT, size))
 
 
-def _bare_pickle(shown_path: str, walked: pickle_walk.Walked) -> FileCount:
+def _bare_pickle(shown_path: str, walked: pickle_walk.Walked,
+                 budget: bounds.Budget) -> FileCount:
     """A pickle that is not a torch.save zip: its NumPy arrays are counted (a pickled dict of
     arrays holds weights); one without any is not counted."""
-    found = torch_zip.tally(shown_path, "pickle of NumPy arrays", walked)
+    found = torch_zip.tally(shown_path, "pickle of NumPy arrays", walked, budget)
     if not found.tensors:
         raise NotCounted("a bare pickle, not a torch.save zip checkpoint: save the state_dict() "
                          "with torch.save (torch 1.6 or later) or as safetensors")

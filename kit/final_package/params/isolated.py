@@ -17,7 +17,7 @@ import os
 import signal
 import sys
 import time
-from typing import Any, Callable, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from . import bounds, census
 from .result import REFUSED, FileCount
@@ -43,15 +43,15 @@ def _cap_memory() -> None:
         pass
 
 
-def _child(root: str, found: census.Listing, start: int, opcodes: int, send: Any,
+def _child(root: str, found: census.Listing, start: int, left: Dict[str, int], send: Any,
            count_one: CountOne) -> None:
     try:
         _cap_memory()
-        budget = bounds.Budget(opcodes)
+        budget = bounds.Budget(left)
         for rel, in_models in found.files[start:]:
             send.send(("count", count_one(root, rel, in_models, found.modules, budget),
-                       budget.opcodes_left))
-        send.send(("done", None, budget.opcodes_left))
+                       budget.left))
+        send.send(("done", None, budget.left))
         send.close()
     except BaseException:       # never a traceback from the child: the parent names the file
         os._exit(3)
@@ -66,16 +66,16 @@ def _died(code: Optional[int]) -> str:
     return "exit status {}".format(code)
 
 
-def _run_child(root: str, found: census.Listing, start: int, opcodes: int, deadline: float,
-               time_limit: float,
-               count_one: CountOne) -> Tuple[List[FileCount], int, int, Optional[str]]:
-    """(the counts received, the index of the next file, the opcodes left, why the child
+def _run_child(root: str, found: census.Listing, start: int, left: Dict[str, int],
+               deadline: float, time_limit: float,
+               count_one: CountOne) -> Tuple[List[FileCount], int, Dict[str, int], Optional[str]]:
+    """(the counts received, the index of the next file, the budget left, why the child
     stopped before the end, or None)."""
     ctx = multiprocessing.get_context("fork")
     recv, send = ctx.Pipe(duplex=False)
     for stream in (sys.stdout, sys.stderr):    # nothing buffered to be written twice
         stream.flush()
-    proc = ctx.Process(target=_child, args=(root, found, start, opcodes, send, count_one),
+    proc = ctx.Process(target=_child, args=(root, found, start, left, send, count_one),
                        daemon=True)
     proc.start()
     send.close()
@@ -83,23 +83,23 @@ def _run_child(root: str, found: census.Listing, start: int, opcodes: int, deadl
     index = start
     try:
         while True:
-            left = deadline - time.monotonic()
-            if left <= 0:
-                return got, index, opcodes, "the counter spent more than {:.0f} s on the " \
+            wait = deadline - time.monotonic()
+            if wait <= 0:
+                return got, index, left, "the counter spent more than {:.0f} s on the " \
                     "package's files and stopped on this one".format(time_limit)
-            if not recv.poll(min(left, 1.0)):
+            if not recv.poll(min(wait, 1.0)):
                 continue
             try:
-                kind, value, opcodes = recv.recv()
+                kind, value, left = recv.recv()
             except (EOFError, OSError):
                 break
             if kind == "done":
-                return got, index, opcodes, None
+                return got, index, left, None
             if value is not None:
                 got.append(value)
             index += 1
         proc.join()
-        return got, index, opcodes, "the counter crashed on it ({})".format(_died(proc.exitcode))
+        return got, index, left, "the counter crashed on it ({})".format(_died(proc.exitcode))
     finally:
         recv.close()
         if proc.is_alive():
@@ -118,12 +118,12 @@ def count_package(root: str, models: Optional[str] = "models", time_limit: float
             one = count_one(root, rel, in_models, found.modules, budget)
             if one is not None:
                 counts.append(one)
-        return census.finish(root, found, counts)
-    start, crashes, opcodes = 0, 0, bounds.MAX_OPCODES_PER_PACKAGE
+        return census.finish(root, found, counts, budget)
+    start, crashes, left = 0, 0, dict(bounds.PACKAGE)
     deadline = time.monotonic() + time_limit
     while start < len(found.files):
-        got, start, opcodes, stopped = _run_child(root, found, start, opcodes, deadline,
-                                                  time_limit, count_one)
+        got, start, left, stopped = _run_child(root, found, start, left, deadline, time_limit,
+                                               count_one)
         counts.extend(got)
         if stopped is None:
             break
@@ -137,4 +137,4 @@ def count_package(root: str, models: Optional[str] = "models", time_limit: float
                                      crashes, "" if crashes == 1 else "s"))
                        for rel, _ in found.files[start:]]
             break
-    return census.finish(root, found, counts)
+    return census.finish(root, found, counts, bounds.Budget(left))

@@ -9,7 +9,7 @@ are counted with the parameters.
 """
 import sys
 import zipfile
-from typing import Any
+from typing import Any, Optional
 
 from scoring import zips
 from scoring.problems import shown
@@ -28,22 +28,26 @@ def _h5py():
     return h5py
 
 
-def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
+def _count_h5(source: Any, shown_path: str, fmt: str, budget: bounds.Budget) -> FileCount:
     h5py = _h5py()
     figures = rule.Figures()
     found = []
+    limit = budget.limit("entries", bounds.MAX_HDF5_DATASETS)
 
     def visit(name: str, obj: Any) -> Any:
         if isinstance(obj, h5py.Dataset):
             found.append((name, obj.dtype, obj.shape))
-        return True if len(found) > bounds.MAX_HDF5_DATASETS else None   # True stops the visit
+        return True if len(found) > limit else None       # True stops the visit
     try:
         with h5py.File(source, "r") as f:
             f.visititems(visit)
     except (OSError, ValueError, KeyError, RuntimeError, TypeError) as exc:  # h5py's, damaged
         raise FileRefused("the HDF5 file cannot be read ({})".format(
             shown(str(exc)[:120]))) from None
-    if len(found) > bounds.MAX_HDF5_DATASETS:
+    budget.take("entries", len(found))
+    if len(found) > limit:
+        if budget.binding("entries", bounds.MAX_HDF5_DATASETS):
+            raise budget.exhausted("entries", "the HDF5 file")
         raise FileRefused("the HDF5 file holds more than {:,} datasets".format(
             bounds.MAX_HDF5_DATASETS))
     tensors = 0
@@ -59,11 +63,11 @@ def _count_h5(source: Any, shown_path: str, fmt: str) -> FileCount:
     return counted(shown_path, fmt, result, tensors, note=note, records=tuple(figures.records))
 
 
-def count_h5(path: str, shown_path: str) -> FileCount:
-    return _count_h5(path, shown_path, "Keras HDF5")
+def count_h5(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
+    return _count_h5(path, shown_path, "Keras HDF5", bounds.default_budget(budget))
 
 
-def count_keras(path: str, shown_path: str) -> FileCount:
+def count_keras(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
     try:
         with zipfile.ZipFile(path) as zf:
             try:
@@ -74,6 +78,6 @@ def count_keras(path: str, shown_path: str) -> FileCount:
                 raise FileRefused("a .keras zip without {}".format(WEIGHTS_MEMBER))
             _h5py()
             with zf.open(WEIGHTS_MEMBER) as f:
-                return _count_h5(f, shown_path, "Keras .keras")
+                return _count_h5(f, shown_path, "Keras .keras", bounds.default_budget(budget))
     except ZIP_ERRORS as exc:
         raise FileRefused("the .keras zip cannot be read ({})".format(shown(str(exc)))) from None

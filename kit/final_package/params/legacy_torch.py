@@ -71,4 +71,4 @@ def count(path: str, shown_path: str, first: Walked, budget: bounds.Budget) -> F
         data = _next(view, sys_info, "its data pickle", budget, LEGACY)
         keys = _next(view, data, "its storage keys", budget)
         _check_data(view, data, keys, len(view))
-    return tally(shown_path, FORMAT, data)
+    return tally(shown_path, FORMAT, data, budget)

@@ -11,7 +11,7 @@ import ast
 import os
 import struct
 import zipfile
-from typing import IO, Tuple
+from typing import IO, Optional, Tuple
 
 from scoring.problems import shown
 from scoring.quoting import brief
@@ -77,7 +77,7 @@ def _check_size(what: str, total: int, header: int, numel: int, width: int) -> N
                       "bytes".format(what, numel, width, numel * width, total - header))
 
 
-def count_npy(path: str, shown_path: str) -> FileCount:
+def count_npy(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
     with open(path, "rb") as f:
         kind, shape, width, header = _header(f, "the file")
     numel = _numel(shape)
@@ -89,7 +89,9 @@ def count_npy(path: str, shown_path: str) -> FileCount:
                    records=tuple(figures.records))
 
 
-def count_npz(path: str, shown_path: str) -> FileCount:
+def count_npz(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
+    """Every member's header (at most the package's entries left)."""
+    budget = bounds.default_budget(budget)
     figures = rule.Figures()
     tensors = 0
     try:
@@ -98,9 +100,11 @@ def count_npz(path: str, shown_path: str) -> FileCount:
                 zips.check_members(zf, path + ".d")
             except zips.ArchiveProblem as exc:
                 raise FileRefused("the .npz zip is unsafe: {}".format(shown(str(exc)))) from None
-            for info in sorted(zf.infolist(), key=lambda i: i.filename):
-                if info.is_dir():
-                    continue
+            members = [i for i in zf.infolist() if not i.is_dir()]
+            if len(members) > budget.left["entries"]:
+                raise budget.exhausted("entries", "the .npz zip")
+            budget.take("entries", len(members))
+            for info in sorted(members, key=lambda i: i.filename):
                 what = "member {}".format(shown(info.filename))
                 with zf.open(info) as f:
                     kind, shape, width, header = _header(f, what)

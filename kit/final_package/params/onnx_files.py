@@ -189,17 +189,20 @@ def _number(text: str, label: str) -> int:
     return int(text)
 
 
-def count(path: str, shown_path: str) -> FileCount:
+def count(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
     size = os.path.getsize(path)
     graphs = 0
     if size:
         with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
-            reader = Reader(view, size)
+            reader = Reader(view, size, bounds.default_budget(budget))
             c = _Count(reader, os.path.dirname(os.path.abspath(path)))
-            for number, wire, value, n in reader.fields(0, size):
-                if number == MODEL_GRAPH and wire == SPAN:
-                    c.graph(value, n, 0)
-                    graphs += 1
+            try:
+                for number, wire, value, n in reader.fields(0, size):
+                    if number == MODEL_GRAPH and wire == SPAN:
+                        c.graph(value, n, 0)
+                        graphs += 1
+            finally:
+                reader.done()
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
     result, note = c.figures.result()

@@ -446,14 +446,15 @@ def walk(data: Any, what: str = "the pickle", budget: Optional[bounds.Budget] = 
     """The inert value of the pickle at data[start:] (bytes or an mmap); FileRefused naming the
     first thing refused; NotAPickle where Python's unpickler stops too."""
     budget = bounds.default_budget(budget)
-    machine = _Machine(OpReader(data, start), what, persistent, budget.pickle_limit())
+    own = bounds.MAX_OPCODES_PER_PICKLE
+    machine = _Machine(OpReader(data, start), what, persistent, budget.limit("opcodes", own))
     try:
         return machine.run()
     except _OverBudget:
-        if budget.opcodes_left < bounds.MAX_OPCODES_PER_PICKLE:
-            raise budget.exhausted(what) from None
+        if budget.binding("opcodes", own):
+            raise budget.exhausted("opcodes", what) from None
         raise FileRefused("not readable: {} holds more than {:,} pickle opcodes (a state dict "
                           "of 200,000 tensors holds fewer; refused: nothing was run)".format(
-                              what, bounds.MAX_OPCODES_PER_PICKLE)) from None
+                              what, own)) from None
     finally:
-        budget.take_opcodes(machine.opcodes)
+        budget.take("opcodes", machine.opcodes)

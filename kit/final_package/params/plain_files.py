@@ -40,11 +40,13 @@ def _compiled_python(head: bytes) -> bool:
         b"\x00\x00\x00\x00", b"\x01\x00\x00\x00", b"\x03\x00\x00\x00")
 
 
-def is_text(path: str, head: bytes, size: int) -> bool:
-    """The whole file (at most MAX_TEXT_SCAN bytes) decodes as UTF-8 (or UTF-16 with its byte
-    order mark) and holds almost no control bytes."""
-    if size > bounds.MAX_TEXT_SCAN:
+def is_text(path: str, head: bytes, size: int, budget: bounds.Budget) -> bool:
+    """The whole file (at most MAX_TEXT_SCAN bytes, and what the package's budget of bytes
+    read whole has left) decodes as UTF-8 (or UTF-16 with its byte order mark) and holds almost
+    no control bytes."""
+    if size > min(bounds.MAX_TEXT_SCAN, budget.left["bytes"]):
         return False
+    budget.take("bytes", size)
     utf16 = head.startswith((b"\xff\xfe", b"\xfe\xff"))
     decoder = codecs.getincrementaldecoder("utf-16" if utf16 else "utf-8")()
     controls = 0
@@ -64,7 +66,8 @@ def is_text(path: str, head: bytes, size: int) -> bool:
     return controls * 100 <= size
 
 
-def kind(path: str, head: bytes, size: int) -> Optional[str]:
+def kind(path: str, head: bytes, size: int,
+         budget: Optional[bounds.Budget] = None) -> Optional[str]:
     if size == 0:
         return "an empty file"
     image = _image(path, head, size)
@@ -74,6 +77,6 @@ def kind(path: str, head: bytes, size: int) -> Optional[str]:
         return "a PDF document"
     if _compiled_python(head):
         return "compiled Python"
-    if is_text(path, head, size):
+    if is_text(path, head, size, bounds.default_budget(budget)):
         return "text"
     return None

@@ -15,9 +15,14 @@ MAX_DEPTH = bounds.MAX_PROTOBUF_DEPTH
 
 
 class Reader:
-    def __init__(self, buf: Any, size: int) -> None:
-        self.buf, self.size = buf, size
-        self.fields_left = bounds.MAX_PROTOBUF_FIELDS
+    def __init__(self, buf: Any, size: int, budget: bounds.Budget) -> None:
+        self.buf, self.size, self.budget = buf, size, budget
+        self.limit = budget.limit("fields", bounds.MAX_PROTOBUF_FIELDS)
+        self.fields_left = self.limit
+
+    def done(self) -> None:
+        """What the file took, given back to the package's budget."""
+        self.budget.take("fields", self.limit - max(self.fields_left, 0))
 
     def _varint(self, pos: int, end: int) -> Tuple[int, int]:
         """(the number at pos, the position after it)."""
@@ -38,6 +43,8 @@ class Reader:
     def _count(self) -> None:
         self.fields_left -= 1
         if self.fields_left < 0:
+            if self.budget.binding("fields", bounds.MAX_PROTOBUF_FIELDS):
+                raise self.budget.exhausted("fields", "it")
             raise FileRefused("not readable: it holds more than {:,} protobuf fields (an ONNX "
                               "model of 400,000 nodes holds fewer)".format(
                                   bounds.MAX_PROTOBUF_FIELDS))

@@ -19,7 +19,7 @@ import json
 import os
 import re
 import struct
-from typing import List, Set, Tuple
+from typing import List, Optional, Set, Tuple
 
 from scoring.problems import shown
 from scoring.quoting import brief
@@ -79,22 +79,23 @@ def _name(raw: str) -> str:
         return raw
 
 
-def _skip_metadata(h: _Header) -> None:
-    """__metadata__: null, or an object of strings, read string by string (never kept)."""
+def _skip_metadata(h: _Header) -> int:
+    """__metadata__: null, or an object of strings, read string by string (never kept); its
+    entries."""
     if h.text.startswith("null", h.pos):
         h.pos += 4
-        return
+        return 0
     h.expect("{", "for __metadata__")
     if h.skip() == "}":
         h.pos += 1
-        return
-    for _ in range(bounds.MAX_SAFETENSORS_METADATA):
+        return 0
+    for n in range(bounds.MAX_SAFETENSORS_METADATA):
         h.string("in __metadata__")
         h.expect(":", "in __metadata__")
         h.string("in __metadata__ (its values are text)")
         if h.skip() == "}":
             h.pos += 1
-            return
+            return n + 1
         h.expect(",", "in __metadata__")
     raise FileRefused("its __metadata__ holds more than {:,} entries".format(
         bounds.MAX_SAFETENSORS_METADATA))
@@ -126,9 +127,11 @@ def _entry(h: _Header, name: str) -> Tuple[str, list, list]:
     return dtype, shape, offsets
 
 
-def _entries(text: str, figures: rule.Figures) -> List[Tuple[int, int, str]]:
+def _entries(text: str, figures: rule.Figures, budget: bounds.Budget) -> List[Tuple[int, int, str]]:
     """Each tensor's (begin, end, name), its elements added to figures."""
     h = _Header(text)
+    own = bounds.MAX_SAFETENSORS_TENSORS
+    limit = budget.limit("entries", own)
     h.expect("{", "at the start")
     names: Set[str] = set()
     ranges: List[Tuple[int, int, str]] = []
@@ -143,11 +146,13 @@ def _entries(text: str, figures: rule.Figures) -> List[Tuple[int, int, str]]:
             names.add(raw)
             h.expect(":", "after a name")
             if raw == "__metadata__":
-                _skip_metadata(h)
+                budget.take("entries", _skip_metadata(h))
             else:
-                if len(ranges) >= bounds.MAX_SAFETENSORS_TENSORS:
-                    raise FileRefused("its header declares more than {:,} tensors".format(
-                        bounds.MAX_SAFETENSORS_TENSORS))
+                if len(ranges) >= limit:
+                    budget.take("entries", len(ranges))
+                    if budget.binding("entries", own):
+                        raise budget.exhausted("entries", "its header")
+                    raise FileRefused("its header declares more than {:,} tensors".format(own))
                 name = _name(raw)
                 dtype, shape, offsets = _entry(h, name)
                 numel = 1
@@ -167,6 +172,7 @@ def _entries(text: str, figures: rule.Figures) -> List[Tuple[int, int, str]]:
             h.expect(",", "between entries")
     if h.skip():
         raise FileRefused("its header is not JSON (data after its object)")
+    budget.take("entries", len(ranges))
     return ranges
 
 
@@ -196,10 +202,10 @@ def _read_header(path: str) -> Tuple[str, int, int]:
     return data.decode("latin-1"), n, size
 
 
-def count(path: str, shown_path: str) -> FileCount:
+def count(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
     text, n, size = _read_header(path)
     figures = rule.Figures()
-    ranges = _entries(text, figures)
+    ranges = _entries(text, figures, bounds.default_budget(budget))
     data_size = size - 8 - n
     reach = 0
     for begin, end, name in sorted(ranges):

@@ -15,7 +15,7 @@ a list of what is left to visit.
 from typing import Any, Dict, Iterator, List, NamedTuple, Optional, Tuple
 
 from . import bounds, rule
-from .pickle_globals import Array, Inert, Tensor
+from .pickle_globals import Array, Tensor
 from .result import FileRefused
 
 # A path, linked from the leaf back to the root: (parent, key) or None for the root. Built in
@@ -53,6 +53,7 @@ class _Categories:
     def __init__(self) -> None:
         self.containers: Dict[str, Optional[str]] = {}
         self.names: Dict[Tuple[str, str, bool], str] = {}
+        self.leaves: Dict[Tuple[_Keys, str, bool], Tuple[str, str]] = {}
 
     def container(self, key: str) -> Optional[str]:
         found = self.containers.get(key, "?")
@@ -83,12 +84,17 @@ class _Categories:
                 keys.optimizer or own == rule.OPTIMIZER)
 
     def of_leaf(self, keys: _Keys, dtype: str, optimizer: bool) -> Tuple[str, str]:
+        found = self.leaves.get((keys, dtype, optimizer))
+        if found is not None:
+            return found
         name = keys.last or ""
         if optimizer:
-            return rule.OPTIMIZER, rule.OPTIMIZER
-        told = keys.found if keys.found is not None else self.by_name(name, dtype, True)
-        as_model = rule.OPTIMIZER if keys.optimizer else self.by_name(name, dtype, False)
-        return told, as_model
+            found = rule.OPTIMIZER, rule.OPTIMIZER
+        else:
+            found = (keys.found if keys.found is not None else self.by_name(name, dtype, True),
+                     rule.OPTIMIZER if keys.optimizer else self.by_name(name, dtype, False))
+        self.leaves[(keys, dtype, optimizer)] = found
+        return found
 
 
 def dtype_of(leaf: Any) -> str:
@@ -102,7 +108,12 @@ def numpy_kind(descr: str) -> str:
             "c16": "complex128"}.get(code, descr)
 
 
-def leaves(root: Any) -> Iterator[Leaf]:
+def leaves(root: Any, budget: Optional[bounds.Budget] = None) -> Iterator[Leaf]:
+    """Every tensor and array reached from root, with its categories; FileRefused past the
+    bounds (budget: the package's references, taken as they are reached)."""
+    budget = bounds.default_budget(budget)
+    own = bounds.MAX_TENSOR_REFERENCES
+    limit, package_bound = budget.limit("references", own), budget.binding("references", own)
     cats = _Categories()
     seen = set()
     reached = 0
@@ -143,12 +154,14 @@ def leaves(root: Any) -> Iterator[Leaf]:
             enter(child, (node, key), optimizer, cats.descend(keys, key))
         elif isinstance(child, (Tensor, Array)):
             reached += 1
-            if reached > bounds.MAX_TENSOR_REFERENCES:
+            if reached > limit:
+                budget.take("references", reached)
+                if package_bound:
+                    raise budget.exhausted("references", "it")
                 raise FileRefused("not readable: it refers to tensors more than {:,} times "
-                                  "(refused: nothing was run)".format(
-                                      bounds.MAX_TENSOR_REFERENCES))
-            child_keys = cats.descend(keys, key)
-            told, as_model = cats.of_leaf(child_keys, dtype_of(child), optimizer)
+                                  "(refused: nothing was run)".format(own))
+            child_keys = cats.descend(keys, key) if isinstance(key, str) else keys
+            told, as_model = cats.of_leaf(child_keys, child.dtype if isinstance(child, Tensor)
+                                          else numpy_kind(child.dtype), optimizer)
             yield Leaf((node, key), child, told, as_model, child_keys.last or "")
-        elif not isinstance(child, Inert):
-            continue
+    budget.take("references", reached)

@@ -17,7 +17,7 @@ model (load_state_dict copies each): each distinct view (offset, size, stride) c
 elements; identical views (tied weights) count once.
 """
 import zipfile
-from typing import Dict, List, Optional, Set, Tuple
+from typing import Any, Dict, List, Optional, Set, Tuple
 
 from scoring.problems import shown
 from scoring import zips
@@ -96,7 +96,7 @@ def count(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) ->
         raise FileRefused("data.pkl is not a readable pickle ({})".format(shown(str(exc)))) \
             from None
     _records_check(walked, member[:-len("data.pkl")], records)
-    return tally(shown_path, FORMAT, walked)
+    return tally(shown_path, FORMAT, walked, budget)
 
 
 def _records_check(walked: Walked, prefix: str, records: Dict[str, int]) -> None:
@@ -140,26 +140,37 @@ def _inside(leaf: Leaf) -> None:
 class Tally:
     """The elements per category of a walked pickle, counted once per distinct view (a tensor)
     or array, twice over: with EMA copies told apart (the rule), and without (what counts when
-    the file holds nothing but an EMA copy: rule.ema_only)."""
+    the file holds nothing but an EMA copy: rule.ema_only). Work per reference is constant: a
+    tensor referred to a million times is checked once."""
 
     def __init__(self) -> None:
         self.figures = ({c: 0 for c in CATEGORIES}, {c: 0 for c in CATEGORIES})
         self.seen: Tuple[Set[tuple], Set[tuple]] = (set(), set())
         self.tensors = 0
         self.users: Dict[Tuple[str, str], int] = {}
-        self.records: Dict[tuple, Record] = {}      # (category, view) -> its tensor, told apart
+        self.inside: Set[int] = set()                  # tensors checked inside their storage
+        self.records: Dict[tuple, List[Any]] = {}      # (category, view) -> its Record's fields
+        # A reference seen before (the same tensor, categories and name): what it added
+        self.again: Dict[tuple, Tuple[Optional[tuple], List[Any]]] = {}
 
     def _record(self, key: tuple, cat: str, leaf: Leaf, dtype: str) -> None:
         found = self.records.get(key)
         if found is None:
-            self.records[key] = Record(cat, leaf.name, tuple(leaf.value.shape),
-                                       numel_of(leaf.value.shape), dtype in rule.FLOATING)
+            self.records[key] = [cat, leaf.name, tuple(leaf.value.shape),
+                                 numel_of(leaf.value.shape), dtype in rule.FLOATING, 1]
         else:
-            self.records[key] = found._replace(refs=found.refs + 1)
+            found[5] += 1
 
     def add(self, leaf: Leaf) -> None:
         self.tensors += 1
         value = leaf.value
+        again = self.again.get((id(value), leaf.told, leaf.as_model, leaf.name))
+        if again is not None:         # its elements are counted: only its references grow
+            users, record = again
+            if users is not None:
+                self.users[users] += 1
+            record[5] += 1
+            return
         if isinstance(value, Array):   # a NumPy array in the checkpoint: counted by the rule
             for told, cat, seen, counts in zip((True, False), (leaf.told, leaf.as_model),
                                                self.seen, self.figures):
@@ -168,8 +179,12 @@ class Tally:
                     counts[cat] += numel_of(value.shape)
                 if told:
                     self._record((cat, id(value)), cat, leaf, numpy_kind(value.dtype))
+                    self.again[(id(value), leaf.told, leaf.as_model, leaf.name)] = \
+                        (None, self.records[(cat, id(value))])
             return
-        _inside(leaf)
+        if id(value) not in self.inside:
+            _inside(leaf)
+            self.inside.add(id(value))
         view = (value.storage.key, value.offset, value.shape, value.stride)
         for told, cat, seen, counts in zip((True, False), (leaf.told, leaf.as_model),
                                            self.seen, self.figures):
@@ -182,12 +197,19 @@ class Tally:
                 self.users[(cat, value.storage.key)] = \
                     self.users.get((cat, value.storage.key), 0) + 1
                 self._record((cat,) + view, cat, leaf, value.dtype)
+                self.again[(id(value), leaf.told, leaf.as_model, leaf.name)] = \
+                    ((cat, value.storage.key), self.records[(cat,) + view])
+
+    def result(self) -> Tuple[Dict[str, int], str, tuple]:
+        figures, note = rule.ema_only(*self.figures)
+        return figures, note, tuple(Record(*fields) for fields in self.records.values())
 
 
-def tally(shown_path: str, fmt: str, walked: Walked) -> FileCount:
+def tally(shown_path: str, fmt: str, walked: Walked,
+          budget: Optional[bounds.Budget] = None) -> FileCount:
     t = Tally()
-    for leaf in leaves(walked.root):
+    for leaf in leaves(walked.root, budget):
         t.add(leaf)
     shared = sum(n for n in t.users.values() if n > 1)
-    result, note = rule.ema_only(*t.figures)
-    return counted(shown_path, fmt, result, t.tensors, shared, note, tuple(t.records.values()))
+    result, note, records = t.result()
+    return counted(shown_path, fmt, result, t.tensors, shared, note, records)
