@@ -356,8 +356,8 @@ def test_a_zip_that_is_no_checkpoint_is_not_counted(tmp_path):
 
 def test_damaged_files_are_refused_or_not_counted_never_a_crash(tmp_path):
     """Every fixture with bytes changed, cut or inserted at random (seeded): the counter answers
-    with a status, never an exception (a participant's file never ends as an internal
-    error)."""
+    with a status, never an exception (a participant's file never ends as an internal error),
+    and the reason is the reader's own, not the fail-closed net's."""
     import random
     rng = random.Random(2024)
     names = sorted(n for n in COUNTS if not n.startswith("_") and "/" not in n)
@@ -380,6 +380,8 @@ def test_damaged_files_are_refused_or_not_counted_never_a_crash(tmp_path):
         got = params.count_file(str(path), name)
         assert got.status in (params.COUNTED, params.REFUSED, params.NOT_COUNTED,
                               params.IGNORED), got
+        # each refusal a foreseen one, named: never the last-resort net of a reader that failed
+        assert "the counter failed on it" not in got.reason, (name, got.reason)
         seen.add(got.status)
     assert {params.COUNTED, params.REFUSED} <= seen
 
