@@ -16,21 +16,12 @@ from hypothesis import given, settings, strategies as st
 
 import torch_files as tf
 from final_package import params
+from final_packages import HUB, protocol0, protocol1
 from final_package.params import bounds, pickle_walk
 from final_package.params.pickle_ops import OPCODES
 
 pytestmark = pytest.mark.compat
 STATUSES = (params.COUNTED, params.REFUSED, params.NOT_COUNTED, params.IGNORED)
-
-
-def protocol0(command):
-    """os.system(command) as protocol 0 writes it: text only, no \\x80 header."""
-    return "cos\nsystem\n(S'{}'\ntR.".format(command).encode()
-
-
-def protocol1(command):
-    return b"cos\nsystem\nq\x00(X" + struct.pack("<I", len(command)) + command.encode() + \
-        b"tq\x01Rq\x02."
 
 
 def runs(make, tmp_path):
@@ -66,10 +57,6 @@ def test_a_file_of_any_size_is_walked_from_its_first_byte(tmp_path):
         f.truncate(100 << 20)
     got = count(path)
     assert got.status == params.REFUSED and "os.system" in got.reason
-
-
-HUB = tf.PROTO + tf.glob("torch.hub", "_load_local") + tf.MARK + tf.text(".") + \
-    tf.text("evil") + tf.TUPLE + tf.REDUCE + tf.STOP
 
 
 def test_a_torch_function_that_runs_code_is_unsafe_not_unreadable(tmp_path):

@@ -19,6 +19,7 @@ from PIL import Image
 
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
+from final_packages import FIXTURES, package, predictions
 from conftest import ORGANIZER, run_main
 from zip_headers import patch_zip
 from organizing.commands import compare as compare_cli
@@ -26,11 +27,9 @@ from scoring.commands import score as score_cli
 from organizing.commands import verify as cli
 
 VERIFY = os.path.join(ORGANIZER, "verify.py")
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
 pytestmark = pytest.mark.compat
 COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
-PDF = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [] /Count 4 >> endobj\n%%EOF\n"
 
 
 class Ran(NamedTuple):
@@ -45,41 +44,6 @@ def run(*args, real=False):
                               capture_output=True, text=True, timeout=120)
     return Ran(*run_main(cli.main, list(args) + ["--workers", "1"]
                          if "--workers" not in args else list(args)))
-
-
-def predictions(folder, seed=1):
-    os.makedirs(str(folder), exist_ok=True)
-    rng = np.random.RandomState(seed)
-    for i in SMALL_IDS:
-        Image.fromarray(rng.randint(0, 9, SMALL_SIZE).astype(np.uint8)).save(
-            os.path.join(str(folder), i + ".png"))
-    return folder
-
-
-def package(tmp_path, name="final", results=True, code=True, models=True, report=PDF,
-            model_file="training_checkpoint.ckpt", as_zip=True):
-    top = tmp_path / name / "submission"
-    top.mkdir(parents=True)
-    if results:
-        predictions(top / "results")
-    if code:
-        (top / "code").mkdir()
-        (top / "code" / "infer.py").write_text("print('infer')\n")
-    if models:
-        (top / "models").mkdir()
-        if model_file:
-            shutil.copy(os.path.join(FIXTURES, model_file), str(top / "models"))
-    if report is not None:
-        (top / "challenge_report.pdf").write_bytes(report)
-    if not as_zip:
-        return tmp_path / name
-    path = tmp_path / (name + ".zip")
-    with zipfile.ZipFile(str(path), "w") as zf:
-        for folder, _, files in os.walk(str(tmp_path / name)):
-            for f in sorted(files):
-                full = os.path.join(folder, f)
-                zf.write(full, os.path.relpath(full, str(tmp_path / name)))
-    return path
 
 
 @pytest.fixture

@@ -12,6 +12,7 @@ bounds of the readers (bounds.py) keep every honest package far below both limit
 safety net: the verdict never depends on time except for a package that would otherwise crash
 or hang the command. Elsewhere (no fork), the count runs in this process.
 """
+import faulthandler
 import multiprocessing
 import os
 import signal
@@ -46,6 +47,7 @@ def _cap_memory() -> None:
 def _child(root: str, found: census.Listing, start: int, left: Dict[str, int], send: Any,
            count_one: CountOne) -> None:
     try:
+        faulthandler.disable()    # a crash is the parent's to name, without a dump
         _cap_memory()
         budget = bounds.Budget(left)
         for rel, in_models in found.files[start:]:
