@@ -206,7 +206,7 @@ def test_what_a_pickle_keeps_is_bounded(tmp_path, monkeypatch, bound, data, word
                                    "'itemsize': 1180591620717411303424}"])
 def test_an_npy_item_size_numpy_cannot_make_is_refused(tmp_path, descr):
     """An item size of 2^70: numpy raises TypeError, or OverflowError (an internal error of
-    verify.py before)."""
+    verify.py before), or (numpy 1.16) wraps it around to -1."""
     header = "{'descr': " + descr + ", 'fortran_order': False, 'shape': (1,), }"
     raw = header.encode() + b" " * (63 - len(header) % 64) + b"\n"
     (tmp_path / "m.npy").write_bytes(b"\x93NUMPY\x01\x00" + struct.pack("<H", len(raw)) + raw)
@@ -336,7 +336,9 @@ def test_a_reader_failing_in_a_way_not_foreseen_fails_closed(tmp_path, monkeypat
 
 
 def test_the_machine_steps_cover_every_opcode():
-    """A step for each opcode Python's unpickler knows (pickletools' list)."""
+    """A step for each opcode Python's unpickler knows (pickletools' list; Python 3.7's lacks
+    protocol 5's three, which torch.load of a newer pickle meets all the same)."""
     import pickletools
-    assert {op.code.encode("latin-1")[0] for op in pickletools.opcodes} == set(OPCODES)
+    known = {op.code.encode("latin-1")[0] for op in pickletools.opcodes}
+    assert known <= set(OPCODES) and set(OPCODES) - known <= {0x96, 0x97, 0x98}
     assert pickle.HIGHEST_PROTOCOL <= 5

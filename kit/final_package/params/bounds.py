@@ -19,8 +19,8 @@ MAX_FOLDER_DEPTH = 64
 # 8 million opcodes are 200,000 tensors (a 150M-parameter model has hundreds to a few thousand),
 # walked in about 5 s (about 0.5 to 1.3 us an opcode).
 MAX_OPCODES_PER_PICKLE = 8000000
-# What a pickle's stack machine keeps (stack entries, memo entries, container items): about
-# 75 bytes each at worst (an empty dict on the stack), so at most ~400 MB.
+# What a pickle's stack machine keeps (stack and memo entries; a dict weighs four): about 80
+# bytes each at worst on any Python (an empty dict takes 240 bytes on 3.7), so ~400 MB at most.
 MAX_PICKLE_VALUES = 5000000
 # Strings and bytes kept whole (a module name, a dict key, a storage key); longer ones (a NumPy
 # array's data in a bare pickle) are skipped and stand as their length only. In all, a pickle

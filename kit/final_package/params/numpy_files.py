@@ -55,6 +55,8 @@ def _header(f: IO[bytes], what: str) -> Tuple[str, tuple, int, int]:
     try:
         dtype = numpy.dtype(meta["descr"])
         width = int(dtype.itemsize)
+        if width < 0:       # numpy 1.16 wraps an item size of 2^70 around to -1
+            raise OverflowError(width)
     except Exception:       # TypeError, ValueError, OverflowError...: numpy cannot make it
         raise FileRefused("{} has a dtype numpy cannot make: {}".format(
             what, brief(meta["descr"]))) from None
