@@ -342,3 +342,23 @@ def test_the_machine_steps_cover_every_opcode():
     known = {op.code.encode("latin-1")[0] for op in pickletools.opcodes}
     assert known <= set(OPCODES) and set(OPCODES) - known <= {0x96, 0x97, 0x98}
     assert pickle.HIGHEST_PROTOCOL <= 5
+
+
+def test_raw_floats_named_as_text_are_not_ignored(tmp_path):
+    """A file is text by its content: 1.6 MB of float32 named notes.txt is no text, so it is
+    not counted (the count is incomplete, a warning naming it), never 'not a model file'."""
+    import numpy as np
+    from final_package import param_check
+    (tmp_path / "models").mkdir()
+    np.random.RandomState(0).rand(400000).astype(np.float32).tofile(
+        str(tmp_path / "models" / "notes.txt"))
+    (tmp_path / "models" / "README.txt").write_text("the final model, trained 300 epochs\n")
+    census = params.count_package(str(tmp_path))
+    files = {f.path: f for f in census.files}
+    assert files["models/notes.txt"].status == params.NOT_COUNTED
+    assert files["models/notes.txt"].reason == (
+        "a format this counter does not read (counted: PyTorch zip checkpoints, safetensors, "
+        "ONNX, NumPy .npy/.npz, Keras .keras/.h5) (1,600,000 bytes)")
+    assert files["models/README.txt"].status == params.IGNORED
+    c = param_check.check(census, 1000)
+    assert c.status == "warn" and "(models/notes.txt)" in c.summary
