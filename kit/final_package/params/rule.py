@@ -14,9 +14,10 @@ reported apart and not counted:
   `state_dict_ema`, `ema_model`...), `shadow`, `swa` or `averaged`, and a tensor whose name
   starts with such a word (`ema.layer1.weight`, mmcv's `ema_backbone_conv1_weight`).
 Everything else that is floating point is a parameter: when in doubt, counted (a second model in
-the file, a teacher of a semi-supervised method, a discriminator are counted). Tensors that share
-a storage (tied weights) are counted once. Identical files are counted once; the total is the sum
-over the files, compared with the limit.
+the file, a teacher of a semi-supervised method, a discriminator are counted). One tensor under
+several names (tied weights) is counted once, distinct views of one storage each (set_apart.py
+checks that what is set apart looks like what it claims to be). Identical files are counted once;
+the total is the sum over the files, compared with the limit.
 """
 import re
 from typing import Dict, List, Optional, Sequence, Tuple
@@ -28,9 +29,10 @@ RULE = (
     "sum(p.numel() for p in model.parameters()) would count them; buffers (BatchNorm running "
     "statistics, num_batches_tracked, any tensor that is not floating point), optimizer state "
     "(Adam moments, steps, schedulers) and EMA copies in a training checkpoint are reported apart "
-    "and not counted (a file holding only an EMA copy holds the model: counted). Tensors "
-    "sharing a storage (tied weights) and identical files are counted once. Any other "
-    "floating-point tensor counts: when in doubt, counted.")
+    "and not counted (a file holding only an EMA copy holds the model: counted), if each looks "
+    "like what it claims to be (else it is counted). One tensor under several names (tied "
+    "weights) and identical files are counted once; distinct views of one storage each, as "
+    "once loaded. Any other floating-point tensor counts: when in doubt, counted.")
 
 BUFFER_NAMES = frozenset(("running_mean", "running_var", "num_batches_tracked", "moving_mean",
                           "moving_variance"))
