@@ -23,6 +23,7 @@ from scoring.problems import shown
 from scoring.regular_file import kind_of_file
 from . import (bounds, keras_files, legacy_torch, numpy_files, onnx_files, pickle_walk,
                plain_files, safetensors, torch_zip)
+from .pickle_ops import OPCODES
 from .result import (ZIP_ERRORS, IGNORED, NOT_COUNTED, REFUSED, FileCount,
                      FileRefused, NotCounted)
 
@@ -106,9 +107,11 @@ def _tar(path: str) -> None:
                      "a current torch.save")
 
 
-def _first_pickle(path: str, size: int, budget: bounds.Budget,
+def _first_pickle(path: str, head: bytes, size: int, budget: bounds.Budget,
                   modules: FrozenSet[str]) -> Union[None, str, pickle_walk.Walked]:
-    if not size:
+    # No pickle begins with a byte that is no opcode, nor with a PNG's signature (NEWFALSE,
+    # then a text persistent id, which no loader resolves): Python's unpickler stops at once.
+    if not size or head[0] not in OPCODES or head.startswith(b"\x89PNG\r\n\x1a\n"):
         return None
     with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
         return _as_pickle(view, budget, modules)
@@ -119,7 +122,7 @@ def _by_content(path: str, name: str, head: bytes, size: int, budget: bounds.Bud
     """(the format's name, its counter); NotCounted, FileRefused or _Ignored."""
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
         return _zip_counter(path, name)
-    first = _first_pickle(path, size, budget, modules)
+    first = _first_pickle(path, head, size, budget, modules)
     if isinstance(first, pickle_walk.Walked) and legacy_torch.is_magic(first):
         walked = first
         return legacy_torch.FORMAT, lambda p, s, b: legacy_torch.count(p, s, walked, b)
