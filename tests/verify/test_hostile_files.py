@@ -40,7 +40,8 @@ def count(path, name=None, **kw):
 # -- class 1: unsafe files waved through
 
 @pytest.mark.parametrize("make", [protocol0, protocol1])
-@pytest.mark.parametrize("name", ["model.pt", "vocab.dat", "notes.txt"])
+@pytest.mark.parametrize("name", ["model.pt", "vocab.dat", "notes.txt",
+                                  "model.safetensors.index.json"])
 def test_protocol_0_and_1_pickles_are_walked_whatever_their_name(tmp_path, make, name):
     assert runs(make, tmp_path)
     (tmp_path / name).write_bytes(make("id"))

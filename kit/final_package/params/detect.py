@@ -27,12 +27,6 @@ from .pickle_ops import OPCODES
 from .result import (ZIP_ERRORS, IGNORED, NOT_COUNTED, REFUSED, FileCount,
                      FileRefused, NotCounted)
 
-# Names that may hold weights: how a file is named when its content says nothing (the format
-# guessed for a file that cannot be read).
-WEIGHT_EXTENSIONS = (".pt", ".pth", ".ckpt", ".bin", ".safetensors", ".onnx", ".npy", ".npz",
-                     ".h5", ".hdf5", ".keras", ".pkl", ".pickle", ".tar", ".pb", ".tflite",
-                     ".msgpack", ".params", ".caffemodel", ".joblib", ".gguf", ".weights",
-                     ".t7", ".mar", ".engine", ".trt", ".pdparams")
 HDF5 = b"\x89HDF\r\n\x1a\n"
 UNKNOWN_FORMAT = ("a format this counter does not read (counted: PyTorch zip checkpoints, "
                   "safetensors, ONNX, NumPy .npy/.npz, Keras .keras/.h5)")
@@ -44,10 +38,6 @@ _OTHER_FORMATS = ((b"GGUF", 0, "a GGUF model (llama.cpp)"), (b"TFL3", 4, "a TFLi
 _TAR_MEMBERS = 10000
 
 Counter = Callable[[str, str, bounds.Budget], FileCount]
-
-
-def might_hold_weights(name: str) -> bool:
-    return name.lower().endswith(WEIGHT_EXTENSIONS)
 
 
 def _zip_counter(path: str, name: str) -> Tuple[str, Counter]:
@@ -179,20 +169,21 @@ def count_file(path: str, shown_path: str, budget: Optional[bounds.Budget] = Non
     modules: the names the package's own Python modules and folders can be imported by."""
     budget = bounds.default_budget(budget)
     name = os.path.basename(path)
-    st = os.lstat(path)
-    what = kind_of_file(st.st_mode)
-    if what:
-        return FileCount(shown_path, "-", NOT_COUNTED, "{}, not a regular file: never "
-                         "followed or read".format(what))
-    if safetensors.is_index(name):
-        return FileCount(shown_path, "safetensors index", IGNORED, safetensors.index_note(path))
     fmt = _format_guess(name)
     try:
+        st = os.lstat(path)
+        what = kind_of_file(st.st_mode)
+        if what:
+            return FileCount(shown_path, "-", NOT_COUNTED, "{}, not a regular file: never "
+                             "followed or read".format(what))
         with open(path, "rb") as f:
             head = f.read(512)
         fmt, counter = _by_content(path, name.lower(), head, st.st_size, budget, modules)
         return counter(path, shown_path, budget)
     except _Ignored as exc:
+        if str(exc) == "text" and safetensors.is_index(name):
+            return FileCount(shown_path, "safetensors index", IGNORED,
+                             safetensors.index_note(path))
         return FileCount(shown_path, "-", IGNORED, "not a model file: {}".format(exc))
     except NotCounted as exc:
         return FileCount(shown_path, fmt, NOT_COUNTED, shown(str(exc)))
@@ -207,6 +198,7 @@ def count_file(path: str, shown_path: str, budget: Optional[bounds.Budget] = Non
                              type(exc).__name__))
 
 
+# The format a file that cannot be read is named for, by its name.
 _GUESSES: Dict[str, str] = {".pt": "PyTorch", ".pth": "PyTorch", ".ckpt": "checkpoint", ".bin": "binary",
             ".safetensors": "safetensors", ".onnx": "ONNX", ".npy": "NumPy .npy",
             ".npz": "NumPy .npz", ".h5": "HDF5", ".hdf5": "HDF5", ".keras": "Keras .keras",
