@@ -7,7 +7,7 @@ Makes every check of the organizers' verification that needs no hidden labels, w
 organizers' own code (organizer/organizing/verify/): the layout (submission/ holding results/, code/,
 models/ and challenge_report.pdf); results/ against the test image list (manifest.json: names,
 sizes, single channel, class ids), as check_submission.py does; the model size, counted from
-the files in models/ (and checkpoints anywhere in the package) without loading or running them,
+every file of the package, read by its content, without loading or running any of them,
 under the counting rule it prints; the report (a PDF). What it cannot check: that results/ gives
 your leaderboard mIoU, that code/ and models/ reproduce results/, the datasets your report
 declares; the organizers do.
