@@ -22,8 +22,13 @@ class PackageRefused(Exception):
 
 
 def _check_names(path: str) -> None:
-    """ArchiveProblem for two entries of one name, or an entry nested too deep; a zip that
-    cannot be read is left to zips.extract, which names why."""
+    """ArchiveProblem for more entries than a zip may hold (before they are read), two entries
+    of one name, or an entry nested too deep; a zip that cannot be read is left to
+    zips.extract, which names why."""
+    declared = bounds.zip_entries(path)
+    if declared > bounds.MAX_ZIP_ENTRIES:
+        raise zips.ArchiveProblem("it declares {:,} entries; at most {:,} are accepted".format(
+            declared, bounds.MAX_ZIP_ENTRIES))
     try:
         with zipfile.ZipFile(path) as zf:
             names = [n for n in zf.namelist() if not n.endswith("/")]

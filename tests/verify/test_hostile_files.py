@@ -363,3 +363,25 @@ def test_raw_floats_named_as_text_are_not_ignored(tmp_path):
     assert files["models/README.txt"].status == params.IGNORED
     c = param_check.check(census, 1000)
     assert c.status == "warn" and "(models/notes.txt)" in c.summary
+
+
+def test_a_zip_is_refused_by_the_entries_its_end_record_declares(tmp_path, monkeypatch):
+    """Python's zipfile keeps ~500 bytes an entry of its central directory: ten million entries
+    took gigabytes before a single check. The end record's count is read first."""
+    monkeypatch.setattr(bounds, "MAX_ZIP_ENTRIES", 10)
+    with zipfile.ZipFile(str(tmp_path / "m.npz"), "w") as zf:
+        for i in range(20):
+            zf.writestr("a{}.npy".format(i), b"")
+    got = count(tmp_path / "m.npz")
+    assert (got.status, got.reason) == (params.REFUSED, "a zip of 20 entries, more than the 10 "
+                                                        "read")
+
+
+def test_onnx_strings_take_from_the_package_budget_of_bytes(tmp_path, monkeypatch):
+    monkeypatch.setattr(bounds, "PACKAGE", dict(bounds.PACKAGE, bytes=1000))
+    tensor = _varint(1 << 3) + _varint(1) + _field(8, b"w" * 2000) + _field(9, bytes(4))
+    (tmp_path / "m.onnx").write_bytes(_field(7, _field(5, tensor)))
+    got = count(tmp_path / "m.onnx")
+    assert (got.status, got.reason) == (params.REFUSED, "not readable: it holds more bytes read "
+                                        "whole than the 1,000 the package's files may take in "
+                                        "all (refused: nothing was run)")

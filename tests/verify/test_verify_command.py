@@ -594,3 +594,14 @@ def test_a_duplicate_ema_only_file_is_counted_once_and_the_page_says_both(tmp_pa
         " ".join(check(doc, "parameters")["evidence"])
     page = (tmp_path / "out" / "verdict.html").read_text()
     assert "the EMA copy is the model, counted; same file as models/a.pth" in page
+
+
+def test_a_package_zip_declaring_too_many_entries_is_refused_before_they_are_read(tmp_path, ref,
+                                                                                 monkeypatch):
+    from final_package.params import bounds
+    monkeypatch.setattr(bounds, "MAX_ZIP_ENTRIES", 2)
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "package")
+    assert c["summary"].startswith("the final package final.zip cannot be unpacked safely: it "
+                                   "declares ") and "at most 2 are accepted" in c["summary"]

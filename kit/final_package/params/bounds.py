@@ -6,6 +6,8 @@ keeps at most what these bounds allow in memory, and ends any input in a status 
 refused, not counted, ignored), never a crash. The budget is counted in work done (opcodes,
 bytes, files), not in seconds, so the same package always gets the same verdict.
 """
+import struct
+import zipfile
 from typing import Dict, Optional
 
 from .result import FileRefused
@@ -14,6 +16,10 @@ from .result import FileRefused
 # nested at most this deep (a real package nests a few folders; os.walk recursed).
 MAX_FILES = 200000
 MAX_FOLDER_DEPTH = 64
+# A zip (the package, a checkpoint, an .npz) declares at most this many entries in its end
+# record, read before its central directory is: Python's zipfile keeps ~500 bytes an entry, so
+# ten million would take 5 GB.
+MAX_ZIP_ENTRIES = 200000
 
 # Pickles (pickle_walk.py). A torch.save state dict takes about 40 opcodes (110 bytes) a tensor:
 # 8 million opcodes are 200,000 tensors (a 150M-parameter model has hundreds to a few thousand),
@@ -81,6 +87,16 @@ PACKAGE = {"opcodes": 12000000, "references": 1000000, "fields": 6000000,
            "entries": 2000000, "bytes": 2 << 30}
 _UNITS = {"opcodes": "pickle opcodes", "references": "references to tensors",
           "fields": "protobuf fields", "entries": "header entries", "bytes": "bytes read whole"}
+
+
+def zip_entries(path: str) -> int:
+    """The entries a zip's end record declares (0 if it cannot be read: zipfile says why)."""
+    try:
+        with open(path, "rb") as f:
+            end = zipfile._EndRecData(f)        # type: ignore[attr-defined]
+        return int(end[zipfile._ECD_ENTRIES_TOTAL]) if end else 0   # type: ignore[attr-defined]
+    except (OSError, AttributeError, IndexError, TypeError, ValueError, struct.error):
+        return 0
 
 
 class Budget:

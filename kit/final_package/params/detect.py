@@ -40,14 +40,19 @@ _TAR_MEMBERS = 10000
 Counter = Callable[[str, str, bounds.Budget], FileCount]
 
 
-def _zip_counter(path: str, name: str) -> Tuple[str, Counter]:
+def _zip_counter(path: str, name: str, budget: bounds.Budget) -> Tuple[str, Counter]:
+    declared = bounds.zip_entries(path)
+    if declared > bounds.MAX_ZIP_ENTRIES:
+        raise FileRefused("a zip of {:,} entries, more than the {:,} read".format(
+            declared, bounds.MAX_ZIP_ENTRIES))
+    if declared > budget.left["entries"]:
+        raise budget.exhausted("entries", "the zip")
+    budget.take("entries", declared)
     try:
         with zipfile.ZipFile(path) as zf:
             names = zf.namelist()
     except ZIP_ERRORS as exc:
         raise FileRefused("a zip that cannot be read ({})".format(shown(str(exc)))) from None
-    if len(names) > 200000:
-        raise FileRefused("a zip of {:,} entries".format(len(names)))
     torch_zip.refuse_duplicates(names, "the zip")
     if name.endswith(".npz") or (names and all(n.endswith(".npy") for n in names)):
         return "NumPy .npz", numpy_files.count_npz
@@ -111,7 +116,7 @@ def _by_content(path: str, name: str, head: bytes, size: int, budget: bounds.Bud
                 modules: FrozenSet[str]) -> Tuple[str, Counter]:
     """(the format's name, its counter); NotCounted, FileRefused or _Ignored."""
     if head[:4] in (b"PK\x03\x04", b"PK\x05\x06"):
-        return _zip_counter(path, name)
+        return _zip_counter(path, name, budget)
     first = _first_pickle(path, head, size, budget, modules)
     if isinstance(first, pickle_walk.Walked) and legacy_torch.is_magic(first):
         walked = first

@@ -19,10 +19,12 @@ class Reader:
         self.buf, self.size, self.budget = buf, size, budget
         self.limit = budget.limit("fields", bounds.MAX_PROTOBUF_FIELDS)
         self.fields_left = self.limit
+        self.bytes_left = budget.left["bytes"]       # strings read (names, locations)
 
     def done(self) -> None:
         """What the file took, given back to the package's budget."""
         self.budget.take("fields", self.limit - max(self.fields_left, 0))
+        self.budget.take("bytes", self.budget.left["bytes"] - max(self.bytes_left, 0))
 
     def _varint(self, pos: int, end: int) -> Tuple[int, int]:
         """(the number at pos, the position after it)."""
@@ -81,10 +83,13 @@ class Reader:
                 raise FileRefused("the protobuf data uses the wire type {} (groups are not "
                                   "ONNX)".format(wire))
 
-    def read(self, offset: int, length: int, cap: int = 1 << 20) -> bytes:
+    def read(self, offset: int, length: int, cap: int = 1 << 16) -> bytes:
         if length > cap:
             raise FileRefused("a protobuf string of {:,} bytes where a name is expected".format(
                 length))
+        self.bytes_left -= length
+        if self.bytes_left < 0:
+            raise self.budget.exhausted("bytes", "it")
         return bytes(self.buf[offset:offset + length])
 
     def varints(self, offset: int, length: int) -> Iterator[int]:

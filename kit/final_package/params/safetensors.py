@@ -79,7 +79,7 @@ def _name(raw: str) -> str:
         return raw
 
 
-def _skip_metadata(h: _Header) -> int:
+def _skip_metadata(h: _Header, budget: bounds.Budget) -> int:
     """__metadata__: null, or an object of strings, read string by string (never kept); its
     entries."""
     if h.text.startswith("null", h.pos):
@@ -89,7 +89,8 @@ def _skip_metadata(h: _Header) -> int:
     if h.skip() == "}":
         h.pos += 1
         return 0
-    for n in range(bounds.MAX_SAFETENSORS_METADATA):
+    limit = budget.limit("entries", bounds.MAX_SAFETENSORS_METADATA)
+    for n in range(limit):
         h.string("in __metadata__")
         h.expect(":", "in __metadata__")
         h.string("in __metadata__ (its values are text)")
@@ -97,6 +98,8 @@ def _skip_metadata(h: _Header) -> int:
             h.pos += 1
             return n + 1
         h.expect(",", "in __metadata__")
+    if budget.binding("entries", bounds.MAX_SAFETENSORS_METADATA):
+        raise budget.exhausted("entries", "its header")
     raise FileRefused("its __metadata__ holds more than {:,} entries".format(
         bounds.MAX_SAFETENSORS_METADATA))
 
@@ -146,7 +149,7 @@ def _entries(text: str, figures: rule.Figures, budget: bounds.Budget) -> List[Tu
             names.add(raw)
             h.expect(":", "after a name")
             if raw == "__metadata__":
-                budget.take("entries", _skip_metadata(h))
+                budget.take("entries", _skip_metadata(h, budget))
             else:
                 if len(ranges) >= limit:
                     budget.take("entries", len(ranges))
