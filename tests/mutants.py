@@ -828,7 +828,7 @@ MUTATIONS = [
      'tests/verify/test_hostile_files.py -k protobuf_floods'),
     ('verify: safetensors metadata decoded whole',
      FP + 'params/safetensors.py',
-     '                budget.take("entries", _skip_metadata(h))\n',
+     '                budget.take("entries", _skip_metadata(h, budget))\n',
      '                h.skip(); h.pos = _decode_value(h.text, h.pos)[1]\n',
      'tests/verify/test_hostile_files.py -k safetensors_metadata'),
     ('verify: a NUL in an ONNX external location reaches the file system',
