@@ -7,7 +7,7 @@ Makes every check of the organizers' verification that needs no hidden labels, w
 organizers' own code (organizer/organizing/verify/): the layout (submission/ holding results/, code/,
 models/ and challenge_report.pdf); results/ against the test image list (manifest.json: names,
 sizes, single channel, class ids), as check_submission.py does; the model size, counted from
-the files in models/ (and checkpoints anywhere in the package) without loading or running them,
+every file of the package, read by its content, without loading or running any of them,
 under the counting rule it prints; the report (a PDF). What it cannot check: that results/ gives
 your leaderboard mIoU, that code/ and models/ reproduce results/, the datasets your report
 declares; the organizers do.
@@ -34,9 +34,10 @@ from scoring import deps  # noqa: E402  (standard library only)
 try:
     from scoring.commands import frame  # noqa: E402
     from scoring.manifests import load_manifest  # noqa: E402
-    from scoring.problems import UsageError  # noqa: E402
+    from scoring.problems import UsageError, shown  # noqa: E402
     from scoring.validate import manifest_words, validate_submission  # noqa: E402
-    from final_package import layout, param_check, params, pdf, rules  # noqa: E402
+    from final_package import layout, param_check, pdf, rules  # noqa: E402
+    from final_package.params import isolated  # noqa: E402
     from final_package.checks import FAIL, NOT_CHECKED, PASS, Check  # noqa: E402
     from final_package.package import PackageRefused, open_input  # noqa: E402
 except ModuleNotFoundError as exc:   # numpy or Pillow missing: one line, the install command
@@ -113,8 +114,8 @@ def check(path: str, manifest_path: str, limit, workers, stdout) -> int:
         else:
             try:
                 found = layout.find(folder, the_rules)
-                census = params.count_package(found.root, os.path.relpath(
-                    found.models, found.root) if found.models else None)
+                census = isolated.count_package(found.root, os.path.relpath(
+                    found.models, found.root).replace(os.sep, "/") if found.models else None)
                 checks = [found.check, _results(found.results, manifest, workers),
                           param_check.check(census, limit), pdf.check(found.report,
                                                                       the_rules.report),
@@ -129,16 +130,16 @@ def check(path: str, manifest_path: str, limit, workers, stdout) -> int:
         shutil.rmtree(tmp, ignore_errors=True)
     width = max(len(c.name) for c in checks)
     failed = [c for c in checks if c.status == FAIL]
-    for c in checks:
-        stdout.write("{}  {:<{}}  {}\n".format(MARKS[c.status], c.name, width, c.summary))
+    for c in checks:     # every line escaped: a file's name cannot forge one (problems.shown)
+        stdout.write("{}  {:<{}}  {}\n".format(MARKS[c.status], c.name, width, shown(c.summary)))
         if c.status == FAIL or c.name == "parameters":
             for line in c.evidence:
-                stdout.write("      {}\n".format(line))
+                stdout.write("      {}\n".format(shown(line)))
     stdout.write("\n{}: {}\n".format(
         "NOT READY" if failed else "READY", "{} check{} failed ({}); fix {} and run this "
         "again".format(len(failed), "s" if len(failed) > 1 else "", ", ".join(
             c.name for c in failed), "them" if len(failed) > 1 else "it") if failed else
-        "{} passes every check that needs no test labels".format(path)))
+        "{} passes every check that needs no test labels".format(shown(path))))
     return 1 if failed else 0
 
 

@@ -6,8 +6,10 @@ accepted with a warning.
 import os
 from typing import Dict, List, NamedTuple, Optional
 
-from scoring.folders import ignored, sole_subfolder
+from scoring.folders import ignored, is_real_dir, sole_subfolder
+from scoring.problems import shown
 from .checks import FAIL, PASS, WARN, Check
+from .params import bounds
 from .rules import Rules
 
 
@@ -22,10 +24,24 @@ class Layout(NamedTuple):
 
 
 def _files(folder: str) -> int:
+    """Files under folder (hidden ones aside), folder by folder without recursion, at most
+    bounds.MAX_FOLDER_DEPTH deep (the counter names what lies deeper)."""
     n = 0
-    for _, dirs, files in os.walk(folder):
-        dirs[:] = [d for d in dirs if not ignored(d)]
-        n += len([f for f in files if not ignored(f)])
+    todo = [(folder, 0)]
+    while todo:
+        path, depth = todo.pop()
+        try:
+            entries = list(os.scandir(path))
+        except OSError:
+            continue
+        for entry in entries:
+            if ignored(entry.name):
+                continue
+            if is_real_dir(entry):
+                if depth + 1 < bounds.MAX_FOLDER_DEPTH:
+                    todo.append((entry.path, depth + 1))
+            else:
+                n += 1
     return n
 
 
@@ -39,7 +55,7 @@ def find(folder: str, rules: Rules) -> Layout:
     if not os.path.isdir(os.path.join(base, rules.root)) and not _has_parts(base, rules):
         sub = sole_subfolder(base)
         if sub is not None:
-            base, prefix = sub, os.path.basename(sub) + "/"
+            base, prefix = sub, shown(os.path.basename(sub)) + "/"
     warnings: List[str] = []
     if os.path.isdir(os.path.join(base, rules.root)) and \
             not os.path.islink(os.path.join(base, rules.root)):

@@ -3,11 +3,14 @@ under the counting rule (params.RULE) against the limit, each file's figures as 
 
 fail: a file is refused (it would run code when loaded, or its header lies), the total is above
 the limit (an incomplete count can only grow), or there is no model file at all; warn: within
-the limit but some file could not be counted, or the files hold no parameter at all (only
-buffers, optimizer state: the jury decides); pass: within the limit, every file counted.
+the limit but what the rule sets apart (buffers, optimizer state, EMA copies), counted too,
+would exceed it (the largest of those tensors named: the jury decides), the files hold no
+parameter at all (only buffers, optimizer state: the jury decides), or some file could not be
+counted; pass: within the limit, every file counted.
 """
 from . import params
 from .checks import FAIL, PASS, WARN, Check
+from .params import set_apart
 
 
 def check(census: params.Census, limit: int) -> Check:
@@ -42,6 +45,17 @@ def check(census: params.Census, limit: int) -> Check:
             counted, limit, note), evidence, figures)
     if not files and not missing:
         return Check(name, FAIL, "no model file found: models/ must hold the final model",
+                     evidence, figures)
+    apart = sum(census.totals[c] for c in (params.BUFFERS, params.OPTIMIZER, params.EMA))
+    if counted + apart > limit:
+        named = ", ".join("{}: {} ({}, {:,})".format(path, r.name or "an unnamed tensor",
+                                                     r.category.replace("_", " "), r.numel)
+                          for path, r in set_apart.largest(census.files))
+        return Check(name, WARN, "{:,} parameters counted, within the limit of {:,}, but what "
+                     "the rule sets apart ({:,} buffers, {:,} optimizer state, {:,} EMA) would "
+                     "exceed it if counted: the jury decides (largest: {})".format(
+                         counted, limit, census.totals[params.BUFFERS],
+                         census.totals[params.OPTIMIZER], census.totals[params.EMA], named),
                      evidence, figures)
     if files and counted == 0 and not missing:
         # Files were read, but nothing in them counts: a model has parameters. Integer

@@ -85,3 +85,20 @@ def test_the_organizers_section_ends_with_the_final_verification():
     assert "check_final.py" in last and "[docs/verify.md](docs/verify.md)" in last
     block = sh_blocks()[[i for i, b in enumerate(sh_blocks()) if "verify.py" in b][-1]]
     assert section.rindex("```sh") == section.index(block) - len("```sh\n")
+
+
+def test_the_verify_block_runs_again_as_written(clone):
+    """Issue 32: run a second time, `cp -r` nested the sample submission inside results/ and the
+    verdict turned INVALID. Both runs are valid, with the same verdict."""
+    block = [b for b in sh_blocks() if "verify.py" in b][-1]
+    env = {k: v for k, v in os.environ.items() if not k.startswith(("PYTHON", "VIRTUAL_ENV"))}
+    verdicts = []
+    for _ in range(2):
+        proc = subprocess.run(["bash", "-e", "-c", block], cwd=clone, env=env,
+                              capture_output=True, text=True, timeout=900)
+        assert proc.returncode == 0, proc.stdout[-3000:] + proc.stderr[-3000:]
+        with open(os.path.join(clone, "verdict", "verdict.json"), "rb") as f:
+            verdicts.append(f.read())
+    assert verdicts[0] == verdicts[1]
+    results = os.path.join(clone, "final", "submission", "results")
+    assert not any(os.path.isdir(os.path.join(results, n)) for n in os.listdir(results))

@@ -153,3 +153,18 @@ def test_without_pyyaml_the_defaults_apply_and_it_says_so(tmp_path):
                                   "reference_config.yaml were not read; the challenge's "
                                   "defaults apply\n")
     assert "within the limit of 150,000,000" in proc.stdout
+
+
+def test_every_name_is_shown_escaped(tmp_path):
+    """A file name with an escape sequence or a newline reaches the terminal escaped: it can
+    neither clear the screen nor forge a line (issue 32)."""
+    pkg = final_package(tmp_path)
+    with zipfile.ZipFile(str(pkg), "a") as zf:
+        zf.writestr("submission/models/\x1b[2J.pt", b"cos\nsystem\n(S'id'\ntR.")
+        zf.writestr("submission/models/x\nFORGED-LINE READY.pt", b"cos\nsystem\n(S'id'\ntR.")
+    proc = run(pkg)
+    assert proc.returncode == 1
+    assert "\x1b" not in proc.stdout
+    assert not any(line.startswith("FORGED-LINE") for line in proc.stdout.splitlines())
+    assert "models/\\x1b[2J.pt: refused - unsafe: the pickle imports os.system" in proc.stdout
+    assert "models/x\\nFORGED-LINE READY.pt: refused" in proc.stdout

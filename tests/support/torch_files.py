@@ -9,7 +9,7 @@ from typing import Dict, Iterable, List, Optional, Tuple
 
 PROTO, MARK, TUPLE, REDUCE, BINPERSID = b"\x80\x02", b"(", b"t", b"R", b"Q"
 EMPTY_DICT, EMPTY_TUPLE, SETITEMS, STOP, NEWFALSE = b"}", b")", b"u", b".", b"\x89"
-WIDTH = {"FloatStorage": 4, "HalfStorage": 2, "LongStorage": 8, "DoubleStorage": 8}
+WIDTH = {"FloatStorage": 4, "HalfStorage": 2, "LongStorage": 8, "DoubleStorage": 8, "IntStorage": 4}
 
 
 def glob(module: str, name: str) -> bytes:

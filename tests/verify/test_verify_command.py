@@ -19,6 +19,7 @@ from PIL import Image
 
 import torch_files
 from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
+from final_packages import FIXTURES, package, predictions
 from conftest import ORGANIZER, run_main
 from zip_headers import patch_zip
 from organizing.commands import compare as compare_cli
@@ -26,11 +27,9 @@ from scoring.commands import score as score_cli
 from organizing.commands import verify as cli
 
 VERIFY = os.path.join(ORGANIZER, "verify.py")
-FIXTURES = os.path.join(os.path.dirname(os.path.abspath(__file__)), "fixtures")
 # Pure Python and NumPy headers: CI runs it on the oldest versions and Python 3.7 too.
 pytestmark = pytest.mark.compat
 COUNTS = json.load(open(os.path.join(FIXTURES, "counts.json")))
-PDF = b"%PDF-1.4\n1 0 obj << /Type /Pages /Kids [] /Count 4 >> endobj\n%%EOF\n"
 
 
 class Ran(NamedTuple):
@@ -45,41 +44,6 @@ def run(*args, real=False):
                               capture_output=True, text=True, timeout=120)
     return Ran(*run_main(cli.main, list(args) + ["--workers", "1"]
                          if "--workers" not in args else list(args)))
-
-
-def predictions(folder, seed=1):
-    os.makedirs(str(folder), exist_ok=True)
-    rng = np.random.RandomState(seed)
-    for i in SMALL_IDS:
-        Image.fromarray(rng.randint(0, 9, SMALL_SIZE).astype(np.uint8)).save(
-            os.path.join(str(folder), i + ".png"))
-    return folder
-
-
-def package(tmp_path, name="final", results=True, code=True, models=True, report=PDF,
-            model_file="training_checkpoint.ckpt", as_zip=True):
-    top = tmp_path / name / "submission"
-    top.mkdir(parents=True)
-    if results:
-        predictions(top / "results")
-    if code:
-        (top / "code").mkdir()
-        (top / "code" / "infer.py").write_text("print('infer')\n")
-    if models:
-        (top / "models").mkdir()
-        if model_file:
-            shutil.copy(os.path.join(FIXTURES, model_file), str(top / "models"))
-    if report is not None:
-        (top / "challenge_report.pdf").write_bytes(report)
-    if not as_zip:
-        return tmp_path / name
-    path = tmp_path / (name + ".zip")
-    with zipfile.ZipFile(str(path), "w") as zf:
-        for folder, _, files in os.walk(str(tmp_path / name)):
-            for f in sorted(files):
-                full = os.path.join(folder, f)
-                zf.write(full, os.path.relpath(full, str(tmp_path / name)))
-    return path
 
 
 @pytest.fixture
@@ -274,8 +238,8 @@ def test_every_hostile_zip_is_refused_by_name_before_anything_is_written(tmp_pat
 def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
     """A folder package: a link to a real checkpoint and a FIFO in models/ are named, not
     counted (a FIFO opened for reading would block the command forever). A zip's link entry
-    is unpacked as the plain file zipfile makes of it, holding the target's name: never a
-    link."""
+    is unpacked as the plain file zipfile makes of it, holding the target's name (text): never
+    a link."""
     pkg = package(tmp_path, as_zip=False)
     models = pkg / "submission" / "models"
     os.symlink(os.path.join(FIXTURES, "state_dict.pth"), str(models / "linked.pth"))
@@ -300,7 +264,9 @@ def test_links_and_special_files_are_never_followed_or_opened(tmp_path, ref):
     assert proc.returncode == 0, proc.stdout + proc.stderr
     doc = verdict(tmp_path / "out2")
     files = {f["path"]: f for f in doc["parameters"]["files"]}
-    assert files["models/link.pth"]["status"] == "not counted"
+    # read by its content, the target's name: text, whatever the entry is called
+    assert (files["models/link.pth"]["status"], files["models/link.pth"]["reason"]) == \
+        ("ignored", "not a model file: text")
     assert doc["parameters"]["counted"] == COUNTS["training_checkpoint.ckpt"]["parameters"]
 
 
@@ -628,3 +594,14 @@ def test_a_duplicate_ema_only_file_is_counted_once_and_the_page_says_both(tmp_pa
         " ".join(check(doc, "parameters")["evidence"])
     page = (tmp_path / "out" / "verdict.html").read_text()
     assert "the EMA copy is the model, counted; same file as models/a.pth" in page
+
+
+def test_a_package_zip_declaring_too_many_entries_is_refused_before_they_are_read(tmp_path, ref,
+                                                                                 monkeypatch):
+    from final_package.params import bounds
+    monkeypatch.setattr(bounds, "MAX_ZIP_ENTRIES", 2)
+    proc = run(package(tmp_path), "--ref", ref, "--out", tmp_path / "out")
+    assert proc.returncode == 1
+    c = check(verdict(tmp_path / "out"), "package")
+    assert c["summary"].startswith("the final package final.zip cannot be unpacked safely: it "
+                                   "declares ") and "at most 2 are accepted" in c["summary"]

@@ -5,15 +5,21 @@ in subgraphs too (If, Loop, Scan). Read with our own wire-format reader (protobu
 
 External data (`data_location = EXTERNAL`, keys location, offset, length): the location must be
 a relative path inside the model's folder (no absolute path, no `..`, no link: the path
-traversal of CVE-2022-25882 and CVE-2024-27318), a regular file long enough for the tensor.
+traversal of CVE-2022-25882 and CVE-2024-27318), a regular file long enough for the tensor; the
+byte ranges each tensor takes are kept, so the data file's other bytes can be checked (census.py:
+an external data file is the model's only where its tensors, or zero padding, fill it).
+
+Bounded: protobuf.py's fields; at most bounds.MAX_DIMS dimensions a tensor; graphs nested at
+most bounds.MAX_PROTOBUF_DEPTH deep.
 """
+import mmap
 import os
 import stat
-from typing import Dict, List, Optional, Set
+from typing import Dict, List, Optional, Set, Tuple
 
 from scoring.problems import shown
 from scoring.quoting import brief
-from . import rule
+from . import bounds, rule
 from .protobuf import MAX_DEPTH, SPAN, VARINT, Reader, signed64
 from .result import FileCount, FileRefused, counted
 
@@ -41,7 +47,7 @@ class _Count:
         self.r, self.folder = reader, folder
         self.figures = rule.Figures()
         self.tensors = 0
-        self.data_files: Set[str] = set()
+        self.data_files: Set[Tuple[str, int, int]] = set()   # (file, first byte, end)
 
     def graph(self, start: int, length: int, depth: int) -> None:
         if depth > MAX_DEPTH:
@@ -92,7 +98,13 @@ class _Count:
                 if wire == VARINT:
                     dims.append(signed64(value))
                 elif wire == SPAN:
-                    dims.extend(signed64(v) for v in self.r.varints(value, n))
+                    for v in self.r.varints(value, n):
+                        dims.append(signed64(v))
+                        if len(dims) > bounds.MAX_DIMS:
+                            break
+                if len(dims) > bounds.MAX_DIMS:
+                    raise FileRefused("a tensor has more than {} dimensions".format(
+                        bounds.MAX_DIMS))
             elif number == T_DATA_TYPE and wire == VARINT:
                 data_type = value
             elif number == T_NAME and wire == SPAN:
@@ -132,7 +144,7 @@ class _Count:
         elif raw is None and (floats or doubles) and floats + doubles != numel:
             raise FileRefused("tensor {} declares {:,} elements but holds {:,}".format(
                 brief(label), numel, floats + doubles))
-        self.figures.add((label,), kind, False, numel)
+        self.figures.add((label,), kind, False, numel, dims)
         self.tensors += 1
 
     def external(self, label: str, keys: Dict[str, str], need: int) -> None:
@@ -140,46 +152,60 @@ class _Count:
         parts = where.replace("\\", "/").split("/")
         if not where or where.startswith(("/", "\\")) or ".." in parts or ":" in parts[0]:
             raise FileRefused("unsafe: tensor {} names its external data {}: only a relative path "
-                          "inside the model's folder is read".format(brief(label),
-                                                                     brief(where)))
+                              "inside the model's folder is read".format(brief(label),
+                                                                         brief(where)))
+        if not where.isprintable():      # a NUL or a control character: no file has that name
+            raise FileRefused("unsafe: tensor {} names its external data {}, a name with a "
+                              "control character".format(brief(label), brief(where)))
         path = os.path.join(self.folder, *parts)
-        real = os.path.realpath(path)
-        if not real.startswith(os.path.realpath(self.folder) + os.sep):
-            raise FileRefused("unsafe: tensor {}'s external data {} lies outside the model's "
-                          "folder".format(brief(label), brief(where)))
         try:
-            st = os.lstat(path)
-        except OSError:
+            real = os.path.realpath(path)
+            inside = real.startswith(os.path.realpath(self.folder) + os.sep)
+            st = os.lstat(path) if inside else None
+        except (OSError, ValueError):
             raise FileRefused("tensor {}'s external data file {} is missing".format(
                 brief(label), shown(where))) from None
+        if st is None:
+            raise FileRefused("unsafe: tensor {}'s external data {} lies outside the model's "
+                              "folder".format(brief(label), brief(where)))
         if not stat.S_ISREG(st.st_mode):
             raise FileRefused("tensor {}'s external data {} is not a regular file".format(
                 brief(label), shown(where)))
-        try:
-            offset = int(keys.get("offset", "0") or 0)
-            length = int(keys["length"]) if keys.get("length") else st.st_size - offset
-        except ValueError:
-            raise FileRefused("tensor {} has a malformed external offset or length".format(
-                brief(label))) from None
+        offset = _number(keys.get("offset", "0") or "0", label)
+        length = _number(keys["length"], label) if keys.get("length") else st.st_size - offset
         if offset < 0 or length != need or offset + length > st.st_size:
             raise FileRefused("tensor {} needs {:,} bytes of external data, but {} gives {:,} at "
-                          "offset {:,} of a {:,}-byte file".format(
-                              brief(label), need, shown(where), length, offset, st.st_size))
-        self.data_files.add("/".join(p for p in parts if p not in ("", ".")))
+                              "offset {:,} of a {:,}-byte file".format(
+                                  brief(label), need, shown(where), length, offset, st.st_size))
+        self.data_files.add(("/".join(p for p in parts if p not in ("", ".")), offset,
+                             offset + length))
 
 
-def count(path: str, shown_path: str) -> FileCount:
+def _number(text: str, label: str) -> int:
+    """An external data offset or length: a decimal of at most 20 digits."""
+    if len(text) > 20 or not text.strip().isdigit():
+        raise FileRefused("tensor {} has a malformed external offset or length {}".format(
+            brief(label), brief(text)))
+    return int(text)
+
+
+def count(path: str, shown_path: str, budget: Optional[bounds.Budget] = None) -> FileCount:
     size = os.path.getsize(path)
-    with open(path, "rb") as f:
-        reader = Reader(f, size)
-        c = _Count(reader, os.path.dirname(os.path.abspath(path)))
-        graphs = 0
-        for number, wire, value, n in reader.fields(0, size):
-            if number == MODEL_GRAPH and wire == SPAN:
-                c.graph(value, n, 0)
-                graphs += 1
+    graphs = 0
+    if size:
+        with open(path, "rb") as f, mmap.mmap(f.fileno(), 0, access=mmap.ACCESS_READ) as view:
+            reader = Reader(view, size, bounds.default_budget(budget))
+            c = _Count(reader, os.path.dirname(os.path.abspath(path)))
+            try:
+                for number, wire, value, n in reader.fields(0, size):
+                    if number == MODEL_GRAPH and wire == SPAN:
+                        c.graph(value, n, 0)
+                        graphs += 1
+            finally:
+                reader.done()
     if not graphs:
         raise FileRefused("not an ONNX model: no graph found")
     result, note = c.figures.result()
-    return counted(shown_path, FORMAT, result, c.tensors, note=note)._replace(
+    return counted(shown_path, FORMAT, result, c.tensors, note=note,
+                   records=tuple(c.figures.records))._replace(
         data_files=tuple(sorted(c.data_files)))

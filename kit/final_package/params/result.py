@@ -8,7 +8,7 @@ incomplete) and IGNORED (not a model file: text, configuration, source code).
 import struct
 import zipfile
 import zlib
-from typing import Any, Dict, List, NamedTuple, Optional
+from typing import Any, Dict, NamedTuple
 
 COUNTED, REFUSED, NOT_COUNTED, IGNORED = "counted", "refused", "not counted", "ignored"
 
@@ -33,22 +33,16 @@ class NotCounted(Exception):
     """The file is not counted: str() says why and what would let it be counted."""
 
 
-class TensorInfo(NamedTuple):
-    """One tensor as a header or a pickle declares it (its data is never read)."""
-    path: tuple              # the keys leading to it: ("model", "layer1.0.conv1.weight")
-    dtype: str               # "float32", "int64"... (lower case, numpy-like names)
+class Record(NamedTuple):
+    """One distinct tensor of a counted file, for the checks of what the rule sets apart
+    (set_apart.py): its category, name, shape, elements, whether it is floating point, and how
+    many names refer to it (a tied weight: two)."""
+    category: str
+    name: str
     shape: tuple
-    storage: Optional[str]   # the storage it views (PyTorch), None elsewhere
-    offset: int = 0          # in elements of the storage
-    stride: tuple = ()
-    is_parameter: bool = False   # rebuilt as torch.nn.Parameter (not a plain tensor)
-
-    @property
-    def numel(self) -> int:
-        n = 1
-        for d in self.shape:
-            n *= d
-        return n
+    numel: int
+    floating: bool
+    refs: int = 1
 
 
 class FileCount(NamedTuple):
@@ -60,8 +54,9 @@ class FileCount(NamedTuple):
     tensors: int = 0
     shared: int = 0          # tensors that view a storage another tensor of theirs also views
     duplicate_of: str = ""   # the same bytes as this earlier file: counted once
-    data_files: tuple = ()   # files it reads its tensors from (ONNX external data), posix
-                             # paths relative to its folder
+    data_files: tuple = ()   # (file, first byte, end) of the bytes it reads its tensors from
+                             # (ONNX external data), posix paths relative to its folder
+    records: tuple = ()      # Record of each distinct tensor (not in verdict.json)
 
     def as_json(self) -> Dict[str, Any]:
         doc: Dict[str, Any] = {"path": self.path, "format": self.format, "status": self.status,
@@ -75,12 +70,8 @@ class FileCount(NamedTuple):
 
 
 def counted(path: str, fmt: str, figures: Dict[str, int], tensors: int,
-            shared: int = 0, note: str = "") -> FileCount:
+            shared: int = 0, note: str = "", records: tuple = ()) -> FileCount:
     """A counted file; note: how it was counted, when that needs saying (rule.EMA_ONLY)."""
-    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared)
+    return FileCount(path, fmt, COUNTED, note, dict(figures), tensors, shared,
+                     records=records)
 
-
-def with_list(items: List[str], limit: int = 5) -> str:
-    """'a, b, c' or 'a, b, c, d, e and 7 more'."""
-    shown = ", ".join(items[:limit])
-    return shown + (" and {} more".format(len(items) - limit) if len(items) > limit else "")

@@ -14,23 +14,25 @@ reported apart and not counted:
   `state_dict_ema`, `ema_model`...), `shadow`, `swa` or `averaged`, and a tensor whose name
   starts with such a word (`ema.layer1.weight`, mmcv's `ema_backbone_conv1_weight`).
 Everything else that is floating point is a parameter: when in doubt, counted (a second model in
-the file, a teacher of a semi-supervised method, a discriminator are counted). Tensors that share
-a storage (tied weights) are counted once. Identical files are counted once; the total is the sum
-over the files, compared with the limit.
+the file, a teacher of a semi-supervised method, a discriminator are counted). One tensor under
+several names (tied weights) is counted once, distinct views of one storage each (set_apart.py
+checks that what is set apart looks like what it claims to be). Identical files are counted once;
+the total is the sum over the files, compared with the limit.
 """
 import re
-from typing import Dict, Optional, Sequence, Tuple
+from typing import Dict, List, Optional, Sequence, Tuple
 
-from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS
+from .result import BUFFERS, CATEGORIES, EMA, OPTIMIZER, PARAMETERS, Record
 
 RULE = (
     "Counting rule: the parameters of the model are counted, as "
     "sum(p.numel() for p in model.parameters()) would count them; buffers (BatchNorm running "
     "statistics, num_batches_tracked, any tensor that is not floating point), optimizer state "
     "(Adam moments, steps, schedulers) and EMA copies in a training checkpoint are reported apart "
-    "and not counted (a file holding only an EMA copy holds the model: counted). Tensors "
-    "sharing a storage (tied weights) and identical files are counted once. Any other "
-    "floating-point tensor counts: when in doubt, counted.")
+    "and not counted (a file holding only an EMA copy holds the model: counted), if each looks "
+    "like what it claims to be (else it is counted). One tensor under several names (tied "
+    "weights) and identical files are counted once; distinct views of one storage each, as "
+    "once loaded. Any other floating-point tensor counts: when in doubt, counted.")
 
 BUFFER_NAMES = frozenset(("running_mean", "running_var", "num_batches_tracked", "moving_mean",
                           "moving_variance"))
@@ -69,9 +71,13 @@ def category(path: Sequence, dtype: str, optimizer_ancestor: bool, ema: bool = T
         found = container_category(key)
         if found == OPTIMIZER or (found == EMA and ema):
             return found
-    # The tensor's own name: a state-dict key such as "layer1.0.bn1.running_mean", or a
-    # safetensors/npz/Keras name ("bn/moving_mean:0").
-    name = keys[-1] if keys else ""
+    return by_name(keys[-1] if keys else "", dtype, ema)
+
+
+def by_name(name: str, dtype: str, ema: bool = True) -> str:
+    """The category a tensor's own name and dtype give it (no container says otherwise): a
+    state-dict key such as "layer1.0.bn1.running_mean", or a safetensors/npz/Keras name
+    ("bn/moving_mean:0")."""
     parts = [p for p in re.split(r"[./:]", name.lower()) if p]
     if dtype not in FLOATING or BUFFER_NAMES.intersection(parts):
         return BUFFERS
@@ -91,15 +97,21 @@ EMA_ONLY = "it holds an EMA copy and no other parameters: the EMA copy is the mo
 
 class Figures:
     """Elements per category, and the same tensors categorised without telling EMA copies apart
-    (what counts when the file holds nothing but an EMA copy)."""
+    (what counts when the file holds nothing but an EMA copy); a Record of each tensor."""
 
     def __init__(self) -> None:
         self.told: Dict[str, int] = {c: 0 for c in CATEGORIES}
         self.as_model: Dict[str, int] = {c: 0 for c in CATEGORIES}
+        self.records: List[Record] = []
 
-    def add(self, path: Sequence, dtype: str, optimizer: bool, n: int) -> None:
-        self.told[category(path, dtype, optimizer)] += n
+    def add(self, path: Sequence, dtype: str, optimizer: bool, n: int,
+            shape: Sequence[int] = ()) -> None:
+        told = category(path, dtype, optimizer)
+        self.told[told] += n
         self.as_model[category(path, dtype, optimizer, ema=False)] += n
+        names = [k for k in path if isinstance(k, str)]
+        self.records.append(Record(told, names[-1] if names else "", tuple(shape), n,
+                                   dtype in FLOATING))
 
     def result(self) -> Tuple[Dict[str, int], str]:
         return ema_only(self.told, self.as_model)

@@ -1,9 +1,16 @@
 """verdict.json, verdict.html and the terminal summary, from one document. No time, no
-temporary path, no absolute path: identical inputs give byte-identical files."""
+temporary path, no absolute path: identical inputs give byte-identical files.
+
+Every string of the document is shown escaped (problems.shown: a file name's escape sequence,
+newline or non-UTF-8 byte becomes \\x1b, \\n, \\xff) before it is written or printed: a
+participant's name can neither forge a line nor fail to encode, and a file that cannot be
+written leaves no .part behind.
+"""
 import json
 import os
 from typing import Any, Dict
 
+from scoring.problems import shown
 from . import page
 
 FILES = ("verdict.json", "verdict.html")
@@ -21,15 +28,31 @@ def clear(out: str) -> None:
 
 def _write(out: str, name: str, text: str) -> None:
     tmp = os.path.join(out, name + ".part")
-    with open(tmp, "w", encoding="utf-8", newline="\n") as f:
-        f.write(text)
-    os.replace(tmp, os.path.join(out, name))
+    try:
+        with open(tmp, "w", encoding="utf-8", newline="\n") as f:
+            f.write(text)
+        os.replace(tmp, os.path.join(out, name))
+    except BaseException:
+        if os.path.lexists(tmp):
+            os.remove(tmp)
+        raise
+
+
+def escaped(value: Any) -> Any:
+    """The document with every string shown escaped (a copy; keys are ours)."""
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {k: escaped(v) for k, v in value.items()}
+    if isinstance(value, (list, tuple)):
+        return [escaped(v) for v in value]
+    return value
 
 
 def write(out: str, doc: Dict[str, Any]) -> None:
     _write(out, "verdict.json", json.dumps(doc, indent=1, sort_keys=True, allow_nan=False,
                                            ensure_ascii=True) + "\n")
-    _write(out, "verdict.html", page.render(doc))
+    _write(out, "verdict.html", page.render(doc, headline(doc)))
 
 
 def headline(doc: Dict[str, Any]) -> str:
@@ -63,12 +86,12 @@ def summary(doc: Dict[str, Any]) -> str:
                                                    c["summary"]))
         # The rule and both values of the score comparison, and why a check failed.
         if c["name"] == "leaderboard match" or c["status"] == "fail":
-            shown = [e for e in c["evidence"] if e != rule]
-            for e in shown[:EVIDENCE_LINES]:
+            listed = [e for e in c["evidence"] if e != rule]
+            for e in listed[:EVIDENCE_LINES]:
                 lines.append("  {}  {:<{}}    {}".format(" " * 4, "", width, e))
-            if len(shown) > EVIDENCE_LINES:
+            if len(listed) > EVIDENCE_LINES:
                 lines.append("  {}  {:<{}}    ... ({} more lines in verdict.json)".format(
-                    " " * 4, "", width, len(shown) - EVIDENCE_LINES))
+                    " " * 4, "", width, len(listed) - EVIDENCE_LINES))
     p = doc["parameters"]
     if p["counted"] is not None:
         lines += ["", "Parameters: {:,} counted (limit {:,}){}; not counted by the rule: {:,} "
@@ -77,4 +100,4 @@ def summary(doc: Dict[str, Any]) -> str:
                       p["buffers"], p["optimizer_state"], p["ema"]),
                   p["rule"]]
     lines.append("")
-    return "\n".join(lines) + "\n"
+    return "\n".join(shown(line) for line in lines) + "\n"

@@ -46,9 +46,9 @@ def _check(c: Dict[str, Any]) -> str:
     return "".join(parts)
 
 
-def render(doc: Dict[str, Any]) -> str:
-    from .outputs import headline
-    sections = [("", _banner(doc, headline(doc))),
+def render(doc: Dict[str, Any], headline: str) -> str:
+    """The page of the document whose verdict line (outputs.headline) is headline."""
+    sections = [("", _banner(doc, headline)),
                 ("Checks", _table(doc["checks"]))]
     for c in doc["checks"]:
         sections.append(("Check: " + c["name"], _check(c)))

@@ -9,7 +9,7 @@ organizer's broken inputs raise BrokenReference or InputProblem (exit 3), a bad 
 UsageError (exit 2).
 """
 import os
-from typing import Any, Callable, Dict, List, Optional, Tuple
+from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from scoring import __version__, confidence, engine, reference_setup, zips
 from ..compare import paired
@@ -19,6 +19,7 @@ from scoring.registry import options_of
 from scoring.report.scores_file import DECIMALS
 from . import images, leaderboard, outputs
 from final_package import layout as layout_check, param_check, params, pdf
+from final_package.params import isolated
 from final_package import rules as rules_mod
 from final_package.checks import FAIL, NOT_CHECKED, PASS, WARN, Check
 from final_package.package import PackageRefused, open_input
@@ -74,81 +75,126 @@ def _problems(log: ProblemLog, words: Dict[str, str]) -> List[str]:
             for line in para.splitlines()]
 
 
+class _Setup(NamedTuple):
+    """What the reference, its rules and the command line set before the package is read."""
+    opened: Any                     # scoring.reference_setup.Setup: the task, its settings...
+    task: Any
+    settings: Any
+    reference: Any
+    fmt: Any                        # the task's submission format
+    rules: rules_mod.Rules
+    limit: int                      # the parameter limit applied
+    tolerance: float                # the reproduction's
+    key: str                        # the ranking score's key
+    claim: Optional[leaderboard.Claim]
+
+
+def _prepare_out(out: str) -> None:
+    try:
+        os.makedirs(out, exist_ok=True)
+        outputs.clear(out)
+    except OSError as exc:
+        raise UsageError("cannot write into the output folder {} ({})".format(
+            shown(out), exc.strerror or type(exc).__name__)) from None
+
+
+def _claim(args, rules: rules_mod.Rules, key: str) -> Optional[leaderboard.Claim]:
+    if args.leaderboard:
+        columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
+            ["mIoU", key]
+        try:
+            return leaderboard.read_claim(args.leaderboard, args.team, columns, args.table)
+        except leaderboard.LeaderboardProblem as exc:
+            raise InputProblem(str(exc)) from None
+    if args.claimed is not None:
+        return leaderboard.claimed_value(args.claimed)
+    return None
+
+
+def _setup(args, io, cleanups: List[Callable[[], None]]) -> _Setup:
+    """The reference, the task, the rules and the claim: the organizer's inputs, each refused
+    with its own exit status (2 or 3) before the package is read."""
+    opened = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task, options_of(args))
+    task, settings = opened.task, opened.settings
+    rules = rules_mod.read(opened.ref_config)
+    key = task.keys(settings)[0]
+    claim = _claim(args, rules, key)
+    fmt = task.submission_format(settings)
+    if fmt.words.get("units") != "images":
+        raise UsageError("verify.py verifies final submissions of image tasks (one "
+                         "prediction per image in results/); {} is scored from {}".format(
+                             task.name, fmt.words.get("files", "other files")))
+    return _Setup(opened, task, settings, opened.open(), fmt, rules,
+                  args.max_params or rules.max_params,
+                  rules.tolerance if args.tolerance is None else args.tolerance, key, claim)
+
+
+def _start(args, say: Callable[[str], None], setup: _Setup) -> Dict[str, Any]:
+    """The first line on the console, and the verdict document's head."""
+    package = os.path.basename(os.path.normpath(args.final))
+    say("Verifying the final submission {} ({}, {:,} reference {}); rules: at most {:,} "
+        "parameters, reproduction tolerance {}".format(
+            shown(package), setup.task.title, len(setup.reference.ids),
+            setup.fmt.words.get("units", "units"), setup.limit, setup.tolerance))
+    return {"package": shown(package), "task": setup.task.name, "key": setup.key,
+            "scorer_version": __version__, "reference_units": len(setup.reference.ids),
+            "rules": dict(setup.rules._asdict(), max_params=setup.limit,
+                          tolerance=setup.tolerance)}
+
+
+def _refused_package(exc: PackageRefused) -> Check:
+    return Check("package", FAIL, str(exc), [str(exc), "nothing was unpacked: every other "
+                                             "check is not made"])
+
+
+def _jury_checks(report: str) -> List[Check]:
+    return [Check("datasets declared", NOT_CHECKED, "the public datasets used for training or "
+                  "pre-training must be named in {}: the jury's to read".format(report),
+                  ["not checked by the program"]),
+            Check("training reproducible", NOT_CHECKED, "retraining gives a model that "
+                  "performs similarly, and the test set was not used in training: the jury's",
+                  ["not checked by the program"])]
+
+
+def _checks(args, io, setup: _Setup, folder: str,
+            cleanups: List[Callable[[], None]]) -> Tuple[List[Check], params.Census, "_Scored",
+                                                         Optional[float]]:
+    """Every check of the unpacked package, in order (docs/verify.md)."""
+    lay = layout_check.find(folder, setup.rules)
+    states = _Scored(setup, args, lay, cleanups, io.stdout)
+    result_check, score = states.results()
+    census = isolated.count_package(lay.root, _rel(lay.root, lay.models) if lay.models
+                                    else None)
+    checks = [lay.check, result_check, _match(score, setup.claim, setup.key),
+              states.leaderboard_submission(), param_check.check(census, setup.limit),
+              states.reproduction(setup.tolerance), pdf.check(lay.report, setup.rules.report)]
+    return checks + _jury_checks(setup.rules.report), census, states, score
+
+
 def verify(args, io) -> int:
     """The whole verification (io: the command frame's streams, commands/frame.py)."""
     check_args(args)
-    stdout = io.stdout
     say = io.sayer(args.quiet)
-    try:
-        os.makedirs(args.out, exist_ok=True)
-        outputs.clear(args.out)
-    except OSError as exc:
-        raise UsageError("cannot write into the output folder {} ({})".format(
-            shown(args.out), exc.strerror or type(exc).__name__)) from None
+    _prepare_out(args.out)
     cleanups: List[Callable[[], None]] = []
     try:
-        setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
-                                       options_of(args))
-        task = setup.task
-        rules = rules_mod.read(setup.ref_config)
-        limit = args.max_params or rules.max_params
-        tolerance = rules.tolerance if args.tolerance is None else args.tolerance
-        key = task.keys(setup.settings)[0]
-        claim: Optional[leaderboard.Claim] = None
-        if args.leaderboard:
-            columns = [c for c in (args.score_column, rules.leaderboard_column) if c] or \
-                ["mIoU", key]
-            try:
-                claim = leaderboard.read_claim(args.leaderboard, args.team, columns, args.table)
-            except leaderboard.LeaderboardProblem as exc:
-                raise InputProblem(str(exc)) from None
-        elif args.claimed is not None:
-            claim = leaderboard.claimed_value(args.claimed)
-        fmt = task.submission_format(setup.settings)
-        if fmt.words.get("units") != "images":
-            raise UsageError("verify.py verifies final submissions of image tasks (one "
-                             "prediction per image in results/); {} is scored from {}".format(
-                                 task.name, fmt.words.get("files", "other files")))
-        reference = setup.open()
-        package = os.path.basename(os.path.normpath(args.final))
-        say("Verifying the final submission {} ({}, {:,} reference {}); rules: at most {:,} "
-            "parameters, reproduction tolerance {}".format(
-                shown(package), task.title, len(reference.ids), fmt.words.get("units", "units"),
-                limit, tolerance))
-        doc = {"package": shown(package), "task": task.name, "key": key,
-               "scorer_version": __version__, "reference_units": len(reference.ids),
-               "rules": dict(rules._asdict(), max_params=limit, tolerance=tolerance)}
+        setup = _setup(args, io, cleanups)
+        doc = _start(args, say, setup)
         try:
             folder, cleanup = open_input(args.final, args.out, "the final package")
-            cleanups.append(cleanup)
         except PackageRefused as exc:
-            checks = [Check("package", FAIL, str(exc), [str(exc), "nothing was unpacked: every "
-                                                       "other check is not made"])]
-            return _finish(args, stdout, say, doc, checks, None, None, limit)
-        lay = layout_check.find(folder, rules)
-        checks = [lay.check]
-        states = _Scored(setup, reference, fmt, args, lay, cleanups, stdout)
-        result_check, score = states.results()
-        checks.append(result_check)
-        checks.append(_match(score, claim, key))
-        checks.append(states.leaderboard_submission())
-        census = params.count_package(lay.root, _rel(lay.root, lay.models)
-                                      if lay.models else None)
-        checks.append(param_check.check(census, limit))
-        checks.append(states.reproduction(tolerance))
-        checks.append(pdf.check(lay.report, rules.report))
-        checks.append(Check("datasets declared", NOT_CHECKED, "the public datasets used for "
-                            "training or pre-training must be named in {}: the jury's to "
-                            "read".format(rules.report), ["not checked by the program"]))
-        checks.append(Check("training reproducible", NOT_CHECKED, "retraining gives a model "
-                            "that performs similarly, and the test set was not used in "
-                            "training: the jury's", ["not checked by the program"]))
-        doc["score"] = {"key": key, "results": _r(score),
+            return _finish(args, io.stdout, say, doc, [_refused_package(exc)], None, None,
+                           setup.limit)
+        cleanups.append(cleanup)
+        checks, census, states, score = _checks(args, io, setup, folder, cleanups)
+        claim = setup.claim
+        doc["score"] = {"key": setup.key, "results": _r(score),
                         "claimed": claim.text if claim else None,
                         "claimed_from": claim.source if claim else None,
                         "match": next(c.figures.get("match") for c in checks
                                       if c.name == "leaderboard match")}
-        return _finish(args, stdout, say, doc, checks, census, states.reproduced, limit)
+        return _finish(args, io.stdout, say, doc, checks, census, states.reproduced,
+                       setup.limit)
     finally:
         for cleanup in reversed(cleanups):
             cleanup()
@@ -158,18 +204,18 @@ class _Scored:
     """results/ (and the reproduction) scored in one pass of the engine; the other predictions
     compared with results/ image by image."""
 
-    def __init__(self, setup, reference, fmt, args, lay, cleanups, stdout) -> None:
-        self.setup, self.task, self.settings = setup, setup.task, setup.settings
-        self.reference, self.fmt = reference, fmt
+    def __init__(self, setup: _Setup, args, lay, cleanups, stdout) -> None:
+        self.task, self.reference, self.fmt = setup.task, setup.reference, setup.fmt
+        self.setup, self.settings, self.key = setup, setup.settings, setup.key
         self.args, self.lay, self.cleanups, self.stdout = args, lay, cleanups, stdout
-        self.key = self.task.keys(self.settings)[0]
+        task, reference = self.task, self.reference
         self.results_files: Dict[str, str] = {}
         self.states: List[Any] = []
         self.reproduced: Optional[Dict[str, Any]] = None
         self.repro_files: Dict[str, str] = {}
         self.repro_problems: List[str] = []
         self.workers = args.workers or engine.default_workers(len(reference.ids),
-                                                              self.task.unit_seconds)
+                                                              task.unit_seconds)
 
     def _open(self, path: str, what: str) -> str:
         try:
@@ -269,7 +315,7 @@ class _Scored:
         summaries = [self.task.summarize(s, self.reference, self.settings) for s in self.states]
         points = [dict(s.scores).get(self.key) for s in summaries]
         resamplings = [confidence.resampling_of(self.task, s, m, self.reference, self.settings,
-                                                self.setup.intervals.by)
+                                                self.setup.opened.intervals.by)
                        for s, m in zip(self.states, summaries)]
         values = None
         if confidence.interval_keys(self.task)[:1] == [self.key] and None not in resamplings:
@@ -372,6 +418,7 @@ def _finish(args, stdout, say, doc, checks, census, reproduced, limit) -> int:
     doc.setdefault("score", {"key": doc["key"], "results": None, "claimed": None,
                              "claimed_from": None, "match": None})
     doc["reproduction"] = reproduced
+    doc = outputs.escaped(doc)
     outputs.write(args.out, doc)
     if not args.quiet:
         stdout.write(outputs.summary(doc))
