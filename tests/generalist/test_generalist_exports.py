@@ -357,7 +357,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from organizing.generalist import boards  # noqa: E402
-from organizing.generalist.consistency import competition_ranks  # noqa: E402
+from organizing.ranks import competition_ranks  # noqa: E402
 
 
 @settings(max_examples=3000)

@@ -19,6 +19,7 @@ from scoring.registry import DEFAULT, TASKS, options_of
 from scoring.registry import add_options as add_task_options
 from scoring.report.text_table import print_table
 from scoring.commands import frame
+from ..ranks import competition_ranks
 
 FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
 
@@ -154,7 +155,7 @@ def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
         resamplings.append(res)
     # Rank order (ties by name) before anything is derived, so every output lists the models and
     # the pairs in that order.
-    ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
+    ranks = competition_ranks([r["scores"].get(key) for r in rows])
     order = sorted(range(len(rows)), key=lambda m: (ranks[m], rows[m]["model"]))
     rows = [dict(rows[m], rank=ranks[m]) for m in order]
     resamplings = [resamplings[m] for m in order]

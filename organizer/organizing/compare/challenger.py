@@ -15,7 +15,7 @@ paired bootstrap:
 import math
 from typing import Any, Dict, List, Optional, Sequence, Tuple
 
-from .paired import competition_ranks
+from ..ranks import competition_ranks
 
 Value = Optional[float]
 

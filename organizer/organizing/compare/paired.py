@@ -15,21 +15,15 @@ Per resample each model gets its ranking score; from them:
   higher and p_holm <= 0.05 (the map's mark: the chance of marking any pair of equally good
   submissions is then at most 5%, bench/results-confidence.md).
 """
-from typing import Any, Dict, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Tuple
 
 from scoring.metrics import bootstrap
 from scoring.resample_units import collapse, members
 from scoring.task_api import Rescoring
-from . import pair_tests
+from ..ranks import competition_ranks
+from . import challenger, pair_tests
 
 Value = Optional[float]
-
-
-def competition_ranks(values: Sequence[Value]) -> List[int]:
-    """1 + the number of models scoring strictly higher (None scores below every number)."""
-    def above(v: Value, w: Value) -> bool:
-        return w is not None and (v is None or w > v)
-    return [1 + sum(1 for w in values if above(v, w)) for v in values]
 
 
 def unit_tables(resamplings: List[Any]) -> List[Any]:
@@ -168,7 +162,6 @@ def _challenger(doc: Dict[str, Any], names: List[str], ranks: List[int],
                 per_resample_ranks: List[List[int]]) -> None:
     """challengeR's analysis (challenger.py) into the document: per model its share of the
     resamples at each rank and its test-then-rank; Kendall's tau of the resamples' rankings."""
-    from . import challenger
     count = len(per_resample_ranks)
     tested = challenger.test_then_rank(names, significant(doc["pairs"]))
     for m, model in enumerate(doc["models"]):

@@ -19,9 +19,10 @@ from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, cast
 from scoring import regular_file
 from scoring.problems import shown
 from scoring.quoting import brief
+from ..ranks import competition_ranks
 from . import exports
 from .config import BoardSpec
-from .consistency import Board, competition_ranks
+from .consistency import Board
 from .problems import Collector
 
 MAX_PER_FILE = 10            # problems listed per file before "... and N more"
