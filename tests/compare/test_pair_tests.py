@@ -8,7 +8,7 @@ import pytest
 from hypothesis import given, settings, strategies as st
 
 import randomization_oracle as oracle
-from organizing.compare import pair_tests, paired
+from organizing.compare import family, pair_tests, paired
 from scoring.task_api import Resampling
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -156,7 +156,7 @@ def test_early_stopping_keeps_the_full_runs_decisions(data, n):
     tables.append(tables[0] + 0)  # a twin: p = 1, stopped at once
     tested = pair_tests.randomization_tests(tables, _accuracy(n))
     shuffles = oracle.shuffles_for(6)
-    for (a, b), (p, complete) in zip(pair_tests.every_pair(4), tested):
+    for (a, b), (p, complete) in zip(family.every_pair(4), tested):
         rows_a, rows_b = [tuple(r) for r in tables[a]], [tuple(r) for r in tables[b]]
         def score(sums):
             return sums[0] / (30.0 * n)
@@ -179,7 +179,7 @@ def test_the_same_results_in_any_block_size_and_pair_order(data, n, models):
         union = data.draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
         tp = [data.draw(st.integers(0, u)) for u in union]
         tables.append(np.array(list(zip(tp, union)), dtype=np.int64))
-    pairs = pair_tests.every_pair(models)
+    pairs = family.every_pair(models)
     order = data.draw(st.permutations(pairs))
     expected = pair_tests.randomization_tests(tables, _iou)
     by_pair = dict(zip(pairs, expected))

@@ -17,7 +17,9 @@ pair of the map (docs/confidence.md).
 bench/confidence.py measures both tests' error rates and power (bench/results-confidence.md).
 """
 import math
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .family import every_pair
 
 ALPHA = 0.05
 SHUFFLES = 1000
@@ -73,11 +75,6 @@ def swap_mask_blocks(units: int, shuffles: int, seed: int = SEED, rows: int = 0)
         yield start, (state.random_sample(b * units) < 0.5).astype(np.float64).reshape(b, units)
 
 
-def every_pair(models: int) -> List[Tuple[int, int]]:
-    """(a, b) for every a < b, in that order: the full map."""
-    return [(a, b) for a in range(models) for b in range(a + 1, models)]
-
-
 class _Running:
     """One pair's count while its shuffles are drawn."""
 
@@ -127,11 +124,11 @@ def randomization_tests(tables: List[Any], scores, seed: int = SEED, alpha: floa
     rows = rows or max(1, BLOCK_DRAWS // max(units, involved * width, 1))
     # float64 products are exact (and fast) while every sum is an integer below 2**53
     exact = all(int(np.abs(a).sum()) < 1 << 53 for a in arrays)
+    side = _Side(arrays, exact)
     for start, masks in swap_mask_blocks(units, total, seed, rows):
         if not running:
             break
-        moved = {m: _masked(masks, arrays[m], exact)
-                 for m in sorted(set(m for p in running for m in (p.a, p.b)))}
+        moved = side.masked(masks, sorted(set(m for p in running for m in (p.a, p.b))))
         for pair in running:
             _count(pair, totals, moved[pair.b] - moved[pair.a], start, total, scores, alpha)
         running = [p for p in running if p.result is None]
@@ -141,12 +138,30 @@ def randomization_tests(tables: List[Any], scores, seed: int = SEED, alpha: floa
     return [results.get(k) or (None, True) for k in keys]
 
 
-def _masked(masks: Any, table: Any, exact: bool) -> Any:
-    """masks . table: per shuffle of the block, the column sums of the units it swaps."""
-    import numpy as np
-    if exact:
-        return np.rint(masks.dot(table.astype(np.float64))).astype(np.int64)
-    return masks.astype(np.int64).dot(table)
+class _Side:
+    """The tables of the models still tested, side by side: one matrix product per block of
+    masks gives every such model's swapped sums (a product per model of 18 columns would use
+    the machine a tenth as well)."""
+
+    def __init__(self, arrays: List[Any], exact: bool) -> None:
+        self.arrays, self.exact = arrays, exact
+        self.models: List[int] = []
+        self.wide: Any = None
+
+    def masked(self, masks: Any, models: List[int]) -> Dict[int, Any]:
+        """{model: masks . its table}: per shuffle of the block, the column sums of the units
+        it swaps."""
+        import numpy as np
+        if models != self.models:  # pairs ended: fewer models to multiply
+            dtype = np.float64 if self.exact else np.int64
+            self.wide = np.hstack([self.arrays[m].astype(dtype) for m in models])
+            self.models = models
+        if self.exact:
+            sums = np.rint(masks.dot(self.wide)).astype(np.int64)
+        else:
+            sums = masks.astype(np.int64).dot(self.wide)
+        width = self.arrays[0].shape[1]
+        return {m: sums[:, k * width:(k + 1) * width] for k, m in enumerate(models)}
 
 
 def _count(pair: _Running, totals: List[Any], moved: Any, start: int, total: int, scores,
