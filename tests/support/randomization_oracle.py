@@ -1,7 +1,7 @@
 """A deliberately naive approximate randomization test, written from docs/confidence.md alone, for
 the pair tests: the swap of each unit from Python's own MT19937 stream (random.Random(2004)), the
 swapped sums and the score recomputed in plain loops, the tie tolerance and the early stop as
-the docs state them. No numpy, nothing of scoring/compare."""
+the docs state them. No numpy, nothing of organizing/compare."""
 import math
 import random
 
