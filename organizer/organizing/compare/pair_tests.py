@@ -152,15 +152,18 @@ class _Side:
         """{model: masks . its table}: per shuffle of the block, the column sums of the units
         it swaps."""
         import numpy as np
+        width = self.arrays[0].shape[1]
         if models != self.models:  # pairs ended: fewer models to multiply
-            dtype = np.float64 if self.exact else np.int64
-            self.wide = np.hstack([self.arrays[m].astype(dtype) for m in models])
+            self.wide = None  # the old one freed first
+            self.wide = np.empty((self.arrays[0].shape[0], len(models) * width),
+                                 dtype=np.float64 if self.exact else np.int64)
+            for k, m in enumerate(models):  # in place: no second copy of each table
+                self.wide[:, k * width:(k + 1) * width] = self.arrays[m]
             self.models = models
         if self.exact:
             sums = np.rint(masks.dot(self.wide)).astype(np.int64)
         else:
             sums = masks.astype(np.int64).dot(self.wide)
-        width = self.arrays[0].shape[1]
         return {m: sums[:, k * width:(k + 1) * width] for k, m in enumerate(models)}
 
 

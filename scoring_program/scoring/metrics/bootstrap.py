@@ -187,7 +187,7 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES, seed: int
     n = tables[0].shape[0]
     if n == 0:
         return [[keep([0] * t.shape[1]) for _ in range(resamples)] for t in tables]
-    exact = []
+    dtypes = []
     for rows in tables:
         if rows.dtype.kind not in "iub":
             raise TypeError("bootstrap rows must be integers")
@@ -195,16 +195,21 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES, seed: int
         if peak >= 1 << 62:
             raise OverflowError("bootstrap sums would overflow int64")
         # float64 is exact while every partial sum is an integer < 2**53 (and uses BLAS)
-        exact.append(rows.astype(np.float64 if peak < 1 << 53 else np.int64))
+        dtypes.append(np.dtype(np.float64 if peak < 1 << 53 else np.int64))
+    widths = [t.shape[1] for t in tables]
     out: List[List[Any]] = [[] for _ in tables]
-    # the tables of one dtype side by side: (dtype, the wide table, [(table, first column)])
+    # the tables of one dtype side by side, filled in place (no second copy of each):
+    # (the wide table, [(table, its first column)])
     sides: List[Tuple[Any, List[Tuple[int, int]]]] = []
-    for dtype in sorted(set(t.dtype.str for t in exact)):
-        kind = [k for k, t in enumerate(exact) if t.dtype.str == dtype]
-        starts = [0]
+    for dtype in sorted(set(dtypes), key=str):
+        kind = [k for k, d in enumerate(dtypes) if d == dtype]
+        wide = np.empty((n, sum(widths[k] for k in kind)), dtype=dtype)
+        columns, start = [], 0
         for k in kind:
-            starts.append(starts[-1] + exact[k].shape[1])
-        sides.append((np.hstack([exact[k] for k in kind]), list(zip(kind, starts))))
+            wide[:, start:start + widths[k]] = tables[k]
+            columns.append((k, start))
+            start += widths[k]
+        sides.append((wide, columns))
     for _, counts in unit_count_blocks(n, resamples, seed):
         for wide, columns in sides:
             weights = counts.astype(wide.dtype)
@@ -212,7 +217,7 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES, seed: int
             for first in range(0, len(weights), rows):
                 block_sums = weights[first:first + rows].dot(wide)
                 for k, start in columns:
-                    part = block_sums[:, start:start + exact[k].shape[1]].tolist()
+                    part = block_sums[:, start:start + widths[k]].tolist()
                     out[k].extend(keep([int(v) for v in s]) for s in part)
     return out
 
