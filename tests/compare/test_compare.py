@@ -381,6 +381,8 @@ def test_the_neighbours_family(challenge, tmp_path):
     page = (out / "comparison.html").read_text()
     assert "Is each submission separated from the next one, and from the leader?" in page
     assert "Is the row better than the column?" not in page and "Test-then-rank" not in page
+    assert "over the 5 pairs tested: each submission against the next one in the ranking and " \
+           "against the leader, at 5%" in page
     marked = sum(p["significant"] for p in doc["pairs"])
     assert "{} of the 5 pairs tested (each submission against the next one and the leader) "\
            "differ significantly".format(marked) in proc.stdout

@@ -13,16 +13,29 @@ NOTES = [
     "independent units (Agriculture-Vision: fields, all their tiles together), each scored "
     "and set against its own standard error; classes the test set holds no reference pixel "
     "of may score anything from 0 to 1 (docs/confidence.md).",
-    "The comparisons use a paired bootstrap: in every resample all submissions are scored on "
-    "the SAME drawn units. A cell's number is the bootstrap probability of superiority: the "
-    "share of the 1,000 resamples in which the row scores strictly higher than the column "
-    "(identical submissions get 0 both ways). It is not a p-value.",
-    "The rank interval is the middle 95% of the submission's ranks over the resamples "
-    "(1-2-2-4 ranking); the rank-stability plot shows how often each rank occurred.",
     "Assumption: the resampled units (fields, images, questions; config.yaml resample_by) are "
     "independent draws from the same population. Units that are not (frames of one video "
     "resampled one by one) make the intervals too narrow.",
 ]
+
+
+def comparison_notes(doc: Dict[str, Any]) -> List[str]:
+    """What the comparisons' numbers mean, as the page shows them (the map of every pair, or
+    the table of the neighbours and the leader; the rank-stability plot up to MAP_MAX)."""
+    if doc["family"]["pairs"] == family.ALL:
+        paired = ("A cell's number is the bootstrap probability of superiority: the share of the "
+                  "1,000 resamples in which the row scores strictly higher than the column "
+                  "(identical submissions get 0 both ways). It is not a p-value.")
+    else:
+        paired = ("A difference's interval is the middle 95% of that difference over the 1,000 "
+                  "resamples.")
+    plot = ("; the rank-stability plot shows how often each rank occurred"
+             if len(doc["models"]) <= family.MAP_MAX else "")
+    return ["The comparisons use a paired bootstrap: in every resample all submissions are "
+            "scored on the SAME drawn units. " + paired,
+            test_note(doc),
+            "The rank interval is the middle 95% of the submission's ranks over the resamples "
+            "(1-2-2-4 ranking){}.".format(plot)]
 
 
 def test_note(doc: Dict[str, Any]) -> str:
@@ -177,7 +190,7 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
     if invalid:
         sections.append(("Left out", html.counts_table(
             ["Submission", "Why"], [[x["model"], x["error"]] for x in invalid])))
-    notes = NOTES[:2] + [test_note(doc)] + NOTES[2:] + page_challenger.notes(doc) \
+    notes = NOTES[:1] + comparison_notes(doc) + NOTES[1:] + page_challenger.notes(doc) \
         if shares is not None else NOTES
     sections.append(("How to read this", html.notes_list(notes)))
     sections.append(("Run information", html.counts_table(["Item", "Value"], facts)))
