@@ -203,7 +203,8 @@ def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESA
                   seed: int = bootstrap.SEED) -> Confidence:
     """The intervals of a task_api.Resampling, over its clusters when it names them
     (res.group), else over its units: studentized where the task gives its scores' gradient,
-    else basic; then widened by the task for what the test set cannot show (res.widen). A
+    else basic; then widened by the task for what the test set cannot show (res.widen). Every
+    interval is held within the score's range (res.bounds) after each of these steps. A
     Rescoring: of_rescoring."""
     if isinstance(res, Rescoring):
         return of_rescoring(keys, res, resamples, seed)
@@ -243,7 +244,10 @@ def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESA
         else:
             ends = basic_interval(column, point[i], res.bounds)
         if ends is not None and res.widen is not None:
-            ends = res.widen(i, ends, total)
+            # Setting a class free can carry an end past the score's range (a mean whose other
+            # terms are near 1 plus a free term of up to 1): held within it again.
+            lo, hi = res.widen(i, ends, total)
+            ends = _within(lo, hi, res.bounds)
         intervals.append((key, ends))
     return Confidence(intervals, noun, units, len(sums), bootstrap.LEVEL_PERMILLE, members,
                       member_noun)

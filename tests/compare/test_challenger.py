@@ -2,6 +2,7 @@
 package's R sources define it (testThenRank, cor(method = "kendall"), quantile type 7,
 consensus(method = "euclidean"))."""
 import pytest
+from hypothesis import given, settings, strategies as st
 
 from organizing.compare import challenger
 
@@ -59,3 +60,20 @@ def test_the_map_says_when_it_cannot_mark_any_cell():
         page_challenger.floor_note(doc)
     assert page_challenger.floor_note(dict(doc, models=[{}] * 7)) == ""   # 0.05 / 21 = 0.0024
     assert page_challenger.floor_note(dict(doc, units=11)) == ""
+
+
+@settings(max_examples=60, deadline=None)
+@given(st.data(), st.integers(0, 12), st.integers(1, 30), st.sampled_from([1, 100, 1 << 21]))
+def test_kendall_taus_of_many_resamples_are_kendall_tau_b_of_each(data, n, resamples, block):
+    """The resamples' taus, counted a block at a time with numpy (blocks of one resample, a
+    few, all), are the one-pair-at-a-time definition's, bit for bit (ties in either ranking,
+    every submission tied included)."""
+    challenger.TAU_BLOCK_PAIRS = block
+    ranks = data.draw(st.lists(st.integers(1, max(n, 1)), min_size=n, max_size=n))
+    per_resample = [data.draw(st.lists(st.integers(1, max(n, 1)), min_size=n, max_size=n))
+                    for _ in range(resamples)]
+    try:
+        assert challenger.kendall_taus(ranks, per_resample) == \
+            [challenger.kendall_tau_b(ranks, r) for r in per_resample]
+    finally:
+        challenger.TAU_BLOCK_PAIRS = 1 << 21

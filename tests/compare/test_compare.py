@@ -19,6 +19,7 @@ from PIL import Image
 from organizing.compare import pair_tests
 import agrivision_oracle as oracle
 import bootstrap_oracle
+import randomization_oracle
 from agrivision_data import random_image, write_reference
 from conftest import ORGANIZER, run_score
 
@@ -206,8 +207,8 @@ def test_identical_never_better_and_right_everywhere_better_with_p_1(challenge, 
         assert pairs[(a, b)]["p_value"] == 1.0 and not pairs[(a, b)]["significant"]
     # Approximate randomization over the 9 fields: perfect against another submission differs
     # as much as observed only when no field or every field is swapped.
-    masks = pair_tests.swap_masks(9, pair_tests.shuffles_for(6))
-    extreme = int(((masks.sum(axis=1) == 0) | (masks.sum(axis=1) == 9)).sum())
+    masks = randomization_oracle.masks(9, pair_tests.shuffles_for(6))
+    extreme = sum(1 for m in masks if sum(m) in (0, 9))
     for other in ("noisy_a", "noisy_b", "twin"):
         assert pairs[("perfect", other)]["p_a_better"] == 1.0
         assert pairs[(other, "perfect")]["p_a_better"] == 0.0
@@ -335,3 +336,84 @@ def test_confidence_in_config_means_what_it_means_in_score_py(challenge, tmp_pat
     assert doc["resamples"] == 0 and doc["confidence"] is False
     assert all(p["p_value"] is None and not p["significant"] for p in doc["pairs"])
     assert "confidence: false" in (out / "comparison.html").read_text()
+
+
+def _unit_rows(preds, layers):
+    """Per image (sorted by id: each is its own field here) the model's row: TP then union
+    per class, from the oracle's matrices."""
+    mats = matrices(preds, layers)
+    return [row_of(mats[i]) for i in sorted(layers)]
+
+
+def _miou_of_row(sums):
+    ious = [t / u for t, u in zip(sums[:9], sums[9:]) if u]
+    return sum(ious) / len(ious) if ious else None
+
+
+def test_the_neighbours_family(challenge, tmp_path):
+    """--pairs neighbours: each submission against the one above it and against the leader
+    (2 M - 3 pairs), listed both ways; their p-values are the randomization test of those pairs
+    with the shuffles their number asks for (the naive oracle), Holm-adjusted over them alone;
+    the page shows them as a table, and no test-then-rank (it needs every pair)."""
+    root, ref, preds, layers = challenge
+    out = tmp_path / "out"
+    proc = run_compare("--ref", ref, "--out", out, "--pairs", "neighbours", root / "subs")
+    assert proc.returncode == 0, proc.stderr
+    _, doc = outputs(out)
+    names = [m["model"] for m in doc["models"]]
+    assert doc["family"]["pairs"] == "neighbours" and doc["family"]["tested"] == 5
+    assert "each submission against the next one in the ranking and against the leader" in \
+        doc["family"]["description"]
+    tested = [(0, 1), (1, 2), (0, 2), (2, 3), (0, 3)]
+    assert [(p["a"], p["b"]) for p in doc["pairs"]] == \
+        [x for a, b in tested for x in ((names[a], names[b]), (names[b], names[a]))]
+    rows = {m: _unit_rows(preds[m], layers) for m in names}
+    raw = [randomization_oracle.randomization(rows[names[a]], rows[names[b]], _miou_of_row,
+                                              pair_tests.shuffles_for(5))[0]
+           for a, b in tested]
+    holm = pair_tests.holm(raw)
+    by_pair = {(p["a"], p["b"]): p for p in doc["pairs"]}
+    for (a, b), p, q in zip(tested, raw, holm):
+        for x, y in ((a, b), (b, a)):
+            assert by_pair[(names[x], names[y])]["p_value"] == p
+            assert by_pair[(names[x], names[y])]["p_holm"] == q
+    assert all("test_then_rank" not in m for m in doc["models"])
+    page = (out / "comparison.html").read_text()
+    assert "Is each submission separated from the next one, and from the leader?" in page
+    assert "Is the row better than the column?" not in page and "Test-then-rank" not in page
+    assert "over the 5 pairs tested: each submission against the next one in the ranking and " \
+           "against the leader, at 5%" in page
+    marked = sum(p["significant"] for p in doc["pairs"])
+    assert "{} of the 5 pairs tested (each submission against the next one and the leader) "\
+           "differ significantly".format(marked) in proc.stdout
+    # The resampled scores do not depend on the family: the same intervals, ranks and
+    # probabilities of superiority as the full map's.
+    full = tmp_path / "full"
+    assert run_compare("--ref", ref, "--out", full, "--pairs", "all",
+                       root / "subs").returncode == 0
+    _, every = outputs(full)
+    assert every["family"]["pairs"] == "all" and every["family"]["tested"] == 6
+    assert [{k: v for k, v in m.items() if k != "test_then_rank"} for m in every["models"]] == \
+        doc["models"]
+    every_pair = {(p["a"], p["b"]): p for p in every["pairs"]}
+    for key, p in by_pair.items():
+        assert (p["diff"], p["diff_ci"], p["p_a_better"]) == \
+            tuple(every_pair[key][k] for k in ("diff", "diff_ci", "p_a_better"))
+
+
+def test_auto_tests_every_pair_up_to_20_submissions_then_the_neighbours(challenge, tmp_path):
+    root, ref, _, _ = challenge
+    subs = tmp_path / "subs"
+    subs.mkdir()
+    for k in range(21):
+        shutil.copytree(str(root / "subs" / "noisy_a"), str(subs / "m{:02d}".format(k)))
+    proc = run_compare("--ref", ref, "--out", tmp_path / "o21", subs)
+    assert proc.returncode == 0, proc.stderr
+    _, doc = outputs(tmp_path / "o21")
+    assert doc["family"]["pairs"] == "neighbours" and doc["family"]["tested"] == 39
+    assert len(doc["pairs"]) == 78 and not any(p["significant"] for p in doc["pairs"])
+    shutil.rmtree(str(subs / "m20"))
+    assert run_compare("--ref", ref, "--out", tmp_path / "o20", subs).returncode == 0
+    _, doc = outputs(tmp_path / "o20")
+    assert doc["family"]["pairs"] == "all" and doc["family"]["tested"] == 190
+    assert len(doc["pairs"]) == 380

@@ -1,4 +1,4 @@
-"""The pair tests and Holm's adjustment (scoring/compare/pair_tests.py) on cases worked out by
+"""The pair tests and Holm's adjustment (organizer/organizing/compare/pair_tests.py) on cases worked out by
 hand, and the map's properties: identical submissions are never marked, a submission better
 on every unit is, and a pair's resamples do not depend on the other submissions."""
 import random
@@ -7,7 +7,8 @@ import numpy as np
 import pytest
 from hypothesis import given, settings, strategies as st
 
-from organizing.compare import pair_tests, paired
+import randomization_oracle as oracle
+from organizing.compare import family, pair_tests, paired
 from scoring.task_api import Resampling
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -30,20 +31,28 @@ def test_holm_by_hand():
     assert pair_tests.holm([0.6, 0.9]) == [1.0, 1.0]
 
 
-def test_randomization_p_by_hand():
+def test_randomization_by_hand():
     """Two questions, A right on both (numerator 30), B wrong on both: |d| = 1 unless exactly
-    one is swapped (then 0). Of the 4 shuffles, none and both swapped are as extreme: p = (1 +
-    2) / (4 + 1)."""
+    one is swapped (then 0). The shuffles of the stream, counted by hand: those swapping none
+    or both are as extreme as the data, about half of them; after 200 shuffles
+    (1 + extreme) / (1,000 + 1) is far above 0.05, so the pair stops there with
+    p = (1 + extreme) / (200 + 1), not complete."""
     a, b = np.array([[30], [30]]), np.array([[0], [0]])
-    masks = np.array([[0, 0], [1, 0], [0, 1], [1, 1]], dtype=np.float64)
-    p = pair_tests.randomization_p(a, b, lambda s: [s[0] / 60], masks)
-    assert p == pytest.approx(3 / 5)
-
-
-def test_swap_masks_are_the_documented_stream():
-    masks = pair_tests.swap_masks(7, 3, seed=2004)
     rand = random.Random(2004).random
-    assert masks.tolist() == [[float(rand() < 0.5) for _ in range(7)] for _ in range(3)]
+    swaps = [(rand() < 0.5, rand() < 0.5) for _ in range(200)]
+    extreme = sum(1 for x, y in swaps if x == y)
+    assert 80 < extreme < 120
+    (p, complete), = pair_tests.randomization_tests([a, b], lambda s: [s[0] / 60])
+    assert p == (1 + extreme) / 201 and not complete
+
+
+def test_swap_masks_are_the_documented_stream_in_any_block_size():
+    rand = random.Random(2004).random
+    expected = [[float(rand() < 0.5) for _ in range(7)] for _ in range(30)]
+    for rows in (0, 1, 4, 30, 100):
+        blocks = list(pair_tests.swap_mask_blocks(7, 30, seed=2004, rows=rows))
+        assert [start for start, _ in blocks] == list(range(0, 30, rows or 30))
+        assert [m for _, masks in blocks for m in masks.tolist()] == expected
 
 
 def model(values):
@@ -127,38 +136,58 @@ def test_shuffles_pass_holms_first_step():
     assert 1 / (pair_tests.shuffles_for(190) + 1) <= 0.05 / 190
 
 
+def _accuracy(n):
+    return lambda sums: [sums[0] / (30.0 * n)]
+
+
+def _iou(sums):
+    return [sums[0] / sums[1] if sums[1] else None]
+
+
 @settings(max_examples=25, deadline=None)
 @given(st.data(), st.integers(3, 25))
 def test_early_stopping_keeps_the_full_runs_decisions(data, n):
-    """A pair stopped early could not have passed any Holm step: its decision (p <= alpha) is
-    the full run's, and a complete pair's p is the full run's exactly."""
+    """Against the naive oracle written from the docs (Python's own stream, plain loops): each
+    pair's (p, complete) is the oracle's exactly, early stop included; a pair stopped early
+    could not have passed any Holm step, so its decision (p <= alpha) is the full run's."""
     tables = [np.array([[v] for v in data.draw(st.lists(st.integers(0, 30), min_size=n,
                                                        max_size=n))], dtype=np.int64)
               for _ in range(3)]
     tables.append(tables[0] + 0)  # a twin: p = 1, stopped at once
-
-    def scores(sums):
-        return [sums[0] / (30.0 * n)]
-    tested = pair_tests.randomization_tests(tables, scores)
-    masks = pair_tests.swap_masks(n, pair_tests.shuffles_for(6))
-    keys = [(a, b) for a in range(4) for b in range(a + 1, 4)]
-    for (a, b), (p, complete) in zip(keys, tested):
-        full = pair_tests.randomization_p(tables[a], tables[b], scores, masks)
+    tested = pair_tests.randomization_tests(tables, _accuracy(n))
+    shuffles = oracle.shuffles_for(6)
+    for (a, b), (p, complete) in zip(family.every_pair(4), tested):
+        rows_a, rows_b = [tuple(r) for r in tables[a]], [tuple(r) for r in tables[b]]
+        def score(sums):
+            return sums[0] / (30.0 * n)
+        assert (p, complete) == oracle.randomization(rows_a, rows_b, score, shuffles)
+        full, _ = oracle.randomization(rows_a, rows_b, score, shuffles, stop=False)
         assert (p <= 0.05) == (full <= 0.05)
         if complete:
             assert p == full
     assert tested[2] == (1.0, False)   # models 0 and 3 are the same
 
 
-def test_masked_sums_are_the_same_in_any_block_size(monkeypatch):
-    rng = np.random.RandomState(8)
-    tables = [rng.randint(0, 50, size=(13, 3)).astype(np.int64) for _ in range(2)]
-    masks = pair_tests.swap_masks(13, 40)
-    expected = [np.rint(masks.dot(t.astype(np.float64))).astype(np.int64).tolist()
-                for t in tables]
-    for block in (1 << 19, 13 * 7, 5):   # all at once, 7 shuffles, 1 shuffle a block
-        monkeypatch.setattr(pair_tests, "BLOCK_DRAWS", block)
-        assert [s.tolist() for s in pair_tests.masked_sums(tables, 40)] == expected
+@settings(max_examples=30, deadline=None)
+@given(st.data(), st.integers(1, 12), st.integers(2, 6))
+def test_the_same_results_in_any_block_size_and_pair_order(data, n, models):
+    """IoU-like rows (TP, union; an empty union leaves the score undefined): the masks drawn
+    in blocks of 1, 7, 200 or 1,000 shuffles, or the default, and the pairs asked in any order,
+    give the same (p, complete) for every pair: the blocks bound the memory, nothing else."""
+    tables = []
+    for _ in range(models):
+        union = data.draw(st.lists(st.integers(0, 40), min_size=n, max_size=n))
+        tp = [data.draw(st.integers(0, u)) for u in union]
+        tables.append(np.array(list(zip(tp, union)), dtype=np.int64))
+    pairs = family.every_pair(models)
+    order = data.draw(st.permutations(pairs))
+    expected = pair_tests.randomization_tests(tables, _iou)
+    by_pair = dict(zip(pairs, expected))
+    for rows in (1, 7, 200, 1000):
+        assert pair_tests.randomization_tests(tables, _iou, rows=rows) == expected
+    shuffled = pair_tests.randomization_tests(tables, _iou, pairs=order, rows=7)
+    # The family's size sets R: the same pairs in another order are the same test.
+    assert shuffled == [by_pair[k] for k in order]
 
 
 def test_a_pair_better_on_every_unit_by_hand():
@@ -167,6 +196,17 @@ def test_a_pair_better_on_every_unit_by_hand():
     a = np.full((12, 1), 30, dtype=np.int64)
     b = np.zeros((12, 1), dtype=np.int64)
     (p, complete), = pair_tests.randomization_tests([a, b], lambda s: [s[0] / 360.0])
-    masks = pair_tests.swap_masks(12, pair_tests.shuffles_for(1))
-    extreme = int(((masks.sum(axis=1) == 0) | (masks.sum(axis=1) == 12)).sum())
+    masks = oracle.masks(12, pair_tests.shuffles_for(1))
+    extreme = sum(1 for m in masks if sum(m) in (0, 12))
     assert complete and p == (1 + extreme) / (len(masks) + 1)
+
+
+def test_a_subset_of_pairs_is_tested_with_its_own_number_of_shuffles():
+    """Only the pairs asked are tested, with R = shuffles_for(the pairs asked): one pair of
+    five models is the test of those two models alone."""
+    rng = np.random.RandomState(3)
+    tables = [rng.randint(0, 31, size=(15, 1)).astype(np.int64) for _ in range(5)]
+    score = _accuracy(15)
+    alone = pair_tests.randomization_tests([tables[1], tables[3]], score)
+    assert pair_tests.randomization_tests(tables, score, pairs=[(1, 3)]) == alone
+    assert pair_tests.randomization_tests(tables, score, pairs=[]) == []

@@ -7,6 +7,7 @@ import numpy as np
 from hypothesis import given, settings, strategies as st
 
 from organizing.compare import paired
+from organizing.ranks import competition_ranks
 from scoring.task_api import Resampling
 import pytest
 
@@ -76,8 +77,21 @@ def test_ratio_scores_better_on_every_unit(data, n):
 
 
 def test_competition_ranking_is_1_2_2_4():
-    assert paired.competition_ranks([0.9, 0.5, 0.5, 0.1]) == [1, 2, 2, 4]
-    assert paired.competition_ranks([None, 0.2, 0.2]) == [3, 1, 1]
+    assert competition_ranks([0.9, 0.5, 0.5, 0.1]) == [1, 2, 2, 4]
+    assert competition_ranks([None, 0.2, 0.2]) == [3, 1, 1]
+    assert competition_ranks([0.9, None, 0.5, 0.5], higher_is_better=False) == [3, 4, 1, 1]
+
+
+@given(st.lists(st.one_of(st.none(), st.integers(-3, 3)), max_size=20), st.booleans())
+def test_competition_ranks_count_the_strictly_better(values, higher):
+    """Rank = 1 + the entries strictly better; an undefined score (None) is worse than every
+    number in either direction, and ties with the other undefined ones."""
+    def better(w, v):
+        if w is None:
+            return False
+        return v is None or (w > v if higher else w < v)
+    assert competition_ranks(values, higher) == \
+        [1 + sum(1 for w in values if better(w, v)) for v in values]
 
 
 def test_identical_and_dominating_models_with_the_group_sampler():

@@ -71,3 +71,19 @@ def test_basic_interval_mirrors_the_percentile_ends_within_the_bounds():
     assert confidence.basic_interval(values, 0.9) == pytest.approx((0.826, 1.0))  # 1.775 held
     assert confidence.basic_interval([50.0] * 1000, 99.0, (0.0, 100.0)) == (100.0, 100.0)
     assert confidence.basic_interval([None] + values[1:], 0.5) is None
+
+
+@pytest.mark.parametrize("bounds,widened,held", [
+    ((0.0, 1.0), (-0.25, 1.5), (0.0, 1.0)),
+    ((0.0, 100.0), (20.0, 100.5), (20.0, 100.0)),
+    ((0.0, 1.0), (1.25, 1.5), (1.0, 1.0))])
+def test_every_interval_is_held_within_the_scores_range_after_the_widening(bounds, widened,
+                                                                           held):
+    """Whatever a task's widening (res.widen) gives, the interval written is inside the score's
+    range: the widening is a step like the others."""
+    from scoring.task_api import Resampling
+    rows = [(k % 3, 1) for k in range(30)]
+    res = Resampling("questions", 30, lambda: (list(range(30)), rows),
+                     lambda s: [bounds[1] * s[0] / (2.0 * s[1])], bounds=bounds,
+                     widen=lambda key, ends, total: widened)
+    assert confidence.of_resampling(["score"], res, resamples=50).interval("score") == held

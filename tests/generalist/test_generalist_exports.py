@@ -58,6 +58,16 @@ def test_codalab_score_column_is_ranked_from_the_values(tmp_path):
     assert (info["format"], info["model_column"], info["score_column"]) == ("codalab", "User", "mAP")
 
 
+def test_codalab_scores_are_shown_as_written_without_codalabs_rank(tmp_path):
+    """The page shows each model's score as the export writes it: `0.6120`, not CodaLab's cell
+    `0.6120 (1)` whose `(1)` is its dense rank (and verify.py reads the claimed score there)."""
+    rank_case(tmp_path, board("score_column: mAP\n            higher_is_better: true"),
+              {"board.csv": CODALAB, "other.csv": OTHER})
+    page = (tmp_path / "out" / "ranking.html").read_text(encoding="utf-8")
+    assert "aurora on only: rank 1/4, mAP 0.612 (s = 1.000)" in page
+    assert "0.6120 (1)" not in page and "0.5210 (3)" not in page
+
+
 def test_codalab_rank_column_is_codalab_rank_as_it_stands(tmp_path):
     _, doc = rank_case(tmp_path, board("rank_column: mAP"), {"board.csv": CODALAB, "other.csv": OTHER})
     assert ranks(doc) == {"aurora": 1, "borealis": 2, "cirrus": 2, "dune_lab": 3}
@@ -357,7 +367,7 @@ from hypothesis import given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
 from organizing.generalist import boards  # noqa: E402
-from organizing.generalist.consistency import competition_ranks  # noqa: E402
+from organizing.ranks import competition_ranks  # noqa: E402
 
 
 @settings(max_examples=3000)

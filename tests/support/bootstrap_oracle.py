@@ -115,10 +115,10 @@ def opened(ends, reference, union):
     """The interval of a mean of per-class terms in [0, 1] with the classes the test set does
     not show set free (docs/confidence.md): per class its reference count and its union over
     the whole test set; a class with a union but no reference lets its term (0 in the mean) be
-    up to 1, a class with neither joins the mean anywhere in [0, 1]."""
+    up to 1, a class with neither joins the mean anywhere in [0, 1]; the mean stays in [0, 1]."""
     terms = len([u for u in union if u])
     unseen = len([1 for r, u in zip(reference, union) if u and not r])
     missing = len([u for u in union if not u])
     lo, hi = ends
     return (terms * lo / (terms + missing),
-            (terms * hi + unseen + missing) / (terms + missing))
+            min(1.0, (terms * hi + unseen + missing) / (terms + missing)))

@@ -9,16 +9,17 @@ import argparse
 import datetime
 import os
 import time
-from typing import Callable, List, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from scoring import __version__, confidence, engine, reference_setup
-from ..compare import outputs, page, paired, submissions
+from ..compare import family, outputs, page, paired, submissions
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
 from scoring.registry import DEFAULT, TASKS, options_of
 from scoring.registry import add_options as add_task_options
 from scoring.report.text_table import print_table
 from scoring.commands import frame
+from ..ranks import competition_ranks
 
 FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
 
@@ -67,6 +68,12 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--task", choices=sorted(TASKS), default=None,
                    help="challenge (default: the reference's config.yaml, else {})".format(
                        DEFAULT))
+    p.add_argument("--pairs", choices=family.CHOICES, default=family.AUTO,
+                   help="the pairs the significance test compares, the family Holm's "
+                        "adjustment covers: all (every pair: the full map), neighbours (each "
+                        "submission against the next one in the ranking and against the "
+                        "leader), auto (all up to {} submissions, else neighbours; the "
+                        "default)".format(family.MAP_MAX))
     p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version="%(prog)s " + __version__)
@@ -134,17 +141,40 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
             cleanup()
 
 
+class Scored(NamedTuple):
+    """The valid submissions in rank order (ties by name): each one's row of leaderboard.csv
+    ({"model", "scores", "rank"}), its own interval of the ranking score, its Resampling
+    (None without intervals)."""
+    rows: List[Dict[str, Any]]
+    own: Dict[str, Any]
+    resamplings: List[Any]
+
+
 def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
             started) -> int:
     task, settings = setup.task, setup.settings
-    with_intervals, by = setup.intervals.enabled, setup.intervals.by
     key = _ranking_key(task, settings)
-    keys = task.keys(settings)
+    scored = _in_rank_order(_own_scores(setup, reference, valid, key), key)
+    doc = _analyse(task, key, scored, len(reference.ids), noun, args.pairs)
+    doc["invalid"] = invalid
+    doc["confidence"] = setup.intervals.enabled
+    _write(args.out, task, settings, scored, doc, invalid,
+           _facts(task, doc, scored, invalid, workers, started))
+    if not args.quiet:
+        _print_summary(stdout, say, key, scored, doc, invalid)
+    say("Wrote {} to {}".format(", ".join(FILES), args.out))
+    return frame.EXIT_OK
+
+
+def _own_scores(setup, reference, valid, key: str) -> Scored:
+    """Per submission its scores and its own interval (what score.py writes for it), and its
+    Resampling for the comparisons; in the order given."""
+    task, settings = setup.task, setup.settings
     rows, own, resamplings = [], {}, []
     for model, state in valid:
         summary = task.summarize(state, reference, settings)
-        res = confidence.resampling_of(task, state, summary, reference, settings, by) \
-            if with_intervals else None
+        res = confidence.resampling_of(task, state, summary, reference, settings,
+                                       setup.intervals.by) if setup.intervals.enabled else None
         intervals = confidence.intervals_of(task, res)
         scores = dict(summary.scores)
         if intervals:
@@ -152,65 +182,98 @@ def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
             own[model] = intervals.interval(key)
         rows.append({"model": model, "scores": scores})
         resamplings.append(res)
-    # Rank order (ties by name) before anything is derived, so every output lists the models and
-    # the pairs in that order.
-    ranks = paired.competition_ranks([r["scores"].get(key) for r in rows])
-    order = sorted(range(len(rows)), key=lambda m: (ranks[m], rows[m]["model"]))
-    rows = [dict(rows[m], rank=ranks[m]) for m in order]
-    resamplings = [resamplings[m] for m in order]
-    names = [r["model"] for r in rows]
-    points = [r["scores"].get(key) for r in rows]
-    values = None
-    if confidence.interval_keys(task)[:1] == [key] and None not in resamplings:
-        values = paired.resample_values(resamplings)
-    doc = paired.analyse(names, points, values,
-                         tested=paired.randomization(resamplings) if values else None)
-    units, unit_noun = paired.resampled_units(resamplings[0], len(reference.ids), noun)
-    doc = dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
-                "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
-                "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
-    doc["invalid"] = invalid
-    doc["confidence"] = with_intervals
+    return Scored(rows, own, resamplings)
 
-    present = [k for k in keys if any(r["scores"].get(k) is not None for r in rows)]
+
+def _in_rank_order(scored: Scored, key: str) -> Scored:
+    """Rank order (ties by name), before anything is derived, so that every output lists the
+    models and the pairs in that order; each row gets its rank (1-2-2-4)."""
+    rows = scored.rows
+    ranks = competition_ranks([r["scores"].get(key) for r in rows])
+    order = sorted(range(len(rows)), key=lambda m: (ranks[m], rows[m]["model"]))
+    return Scored([dict(rows[m], rank=ranks[m]) for m in order], scored.own,
+                  [scored.resamplings[m] for m in order])
+
+
+def _analyse(task, key: str, scored: Scored, reference_units: int, noun: str,
+             pairs_kind: str) -> Dict[str, Any]:
+    """comparison.json's document: the paired bootstrap of the ranking score (when the task
+    resamples it), the randomization test of the family of pairs --pairs chooses, and what
+    was resampled."""
+    resamplings = scored.resamplings
+    names = [r["model"] for r in scored.rows]
+    points = [r["scores"].get(key) for r in scored.rows]
+    tests = family.choose(pairs_kind, len(names))
+    values = tested = None
+    if confidence.interval_keys(task)[:1] == [key] and None not in resamplings:
+        tables = paired.row_tables(resamplings)  # once, for both
+        values = paired.resample_values(resamplings, tables=tables)
+        tested = paired.randomization(resamplings, tests.pairs, tables=tables)
+    doc = paired.analyse(names, points, values, tested=tested, tests=tests)
+    units, unit_noun = paired.resampled_units(resamplings[0], reference_units, noun)
+    return dict({"task": task.name, "key": key, "higher_is_better": True, "units": units,
+                 "noun": unit_noun, "resamples": bootstrap.RESAMPLES if values else 0,
+                 "seed": bootstrap.SEED, "level": bootstrap.LEVEL_PERMILLE / 1000}, **doc)
+
+
+def _facts(task, doc: Dict[str, Any], scored: Scored, invalid, workers: int,
+           started: float) -> List[List[Any]]:
+    """The page's run information."""
+    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
+    return [["Task", task.title], ["Submissions compared", len(scored.rows)],
+            ["Left out", len(invalid)],
+            ["{} per submission".format(doc["noun"].capitalize()), doc["units"]],
+            ["Resamples", doc["resamples"]], ["Pairs tested", doc["family"]["tested"]],
+            ["Worker processes", workers],
+            ["Time taken", "{:.1f} s".format(time.monotonic() - started)],
+            ["Scorer version", __version__], ["Finished", finished]]
+
+
+def _write(out: str, task, settings, scored: Scored, doc: Dict[str, Any], invalid,
+           facts: List[List[Any]]) -> None:
+    """leaderboard.csv, comparison.json, comparison.html."""
+    rows = scored.rows
+    present = [k for k in task.keys(settings) if any(r["scores"].get(k) is not None
+                                                     for r in rows)]
     present += [k for k in confidence.interval_score_keys(task)
                 if any(r["scores"].get(k) is not None for r in rows)]
-    shares = paired.rank_shares(values) if values else None
-    finished = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    facts = [["Task", task.title], ["Submissions compared", len(rows)],
-             ["Left out", len(invalid)], ["{} per submission".format(unit_noun.capitalize()),
-                                          units],
-             ["Resamples", doc["resamples"]], ["Worker processes", workers],
-             ["Time taken", "{:.1f} s".format(time.monotonic() - started)],
-             ["Scorer version", __version__], ["Finished", finished]]
+    shares = [m["rank_shares"] for m in doc["models"]] if doc["resamples"] else None
     html_page = page.render("{} - comparison of {} submissions".format(task.title, len(rows)),
-                            doc, own, shares, invalid, facts)
-    outputs.write_text(args.out, "leaderboard.csv", outputs.leaderboard_csv(present, rows))
-    outputs.write_text(args.out, "comparison.json", outputs.comparison_json(doc))
-    outputs.write_text(args.out, "comparison.html", html_page)
+                            doc, scored.own, shares, invalid, facts)
+    outputs.write_text(out, "leaderboard.csv", outputs.leaderboard_csv(present, rows))
+    outputs.write_text(out, "comparison.json", outputs.comparison_json(doc))
+    outputs.write_text(out, "comparison.html", html_page)
 
-    if not args.quiet:
-        table = []
-        for m in doc["models"]:
-            ends = own.get(m["model"])
-            table.append([m["model"], str(m["rank"]),
-                          "n/a" if m["score"] is None else "{:.4f}".format(m["score"]),
-                          "{:.4f}-{:.4f}".format(*ends) if ends else "n/a",
-                          "{}-{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
-        stdout.write("\n")
-        print_table(["model", "rank", key, "95% CI", "rank 95% CI"], table, stdout)
-        stdout.write("\n")
-        if invalid:
-            say("Left out ({}):".format(len(invalid)))
-            for x in invalid:
-                say("  - {}: {}".format(x["model"], x["error"]))
-        if values:
-            pairs = paired.significant(doc["pairs"])
-            say("{} of {} ordered pairs differ significantly (approximate randomization over "
-                "{:,} {}, Holm-adjusted p <= 0.05).".format(len(pairs), len(doc["pairs"]), units,
-                                                           unit_noun))
-    say("Wrote {} to {}".format(", ".join(FILES), args.out))
-    return frame.EXIT_OK
+
+def _print_summary(stdout, say, key: str, scored: Scored, doc: Dict[str, Any],
+                   invalid) -> None:
+    """The console: the ranking with each interval, what was left out, how many pairs are
+    marked."""
+    table = []
+    for m in doc["models"]:
+        ends = scored.own.get(m["model"])
+        table.append([m["model"], str(m["rank"]),
+                      "n/a" if m["score"] is None else "{:.4f}".format(m["score"]),
+                      "{:.4f}-{:.4f}".format(*ends) if ends else "n/a",
+                      "{}-{}".format(*m["rank_ci"]) if m["rank_ci"] else "n/a"])
+    stdout.write("\n")
+    print_table(["model", "rank", key, "95% CI", "rank 95% CI"], table, stdout)
+    stdout.write("\n")
+    if invalid:
+        say("Left out ({}):".format(len(invalid)))
+        for x in invalid:
+            say("  - {}: {}".format(x["model"], x["error"]))
+    if not doc["resamples"]:
+        return
+    marked = len(paired.significant(doc["pairs"]))
+    over = "approximate randomization over {:,} {}, Holm-adjusted p <= 0.05".format(
+        doc["units"], doc["noun"])
+    if doc["family"]["pairs"] == family.ALL:
+        say("{} of {} ordered pairs differ significantly ({}).".format(
+            marked, len(doc["pairs"]), over))
+    else:
+        say("{} of the {} pairs tested (each submission against the next one and the leader) "
+            "differ significantly ({}).".format(marked, doc["family"]["tested"], over))
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

@@ -16,6 +16,12 @@ NOTES = [
 ]
 
 
+def notes(doc: Dict[str, Any]) -> List[str]:
+    """The notes of the sections the page shows (test-then-rank only when every pair was
+    tested)."""
+    return NOTES if any("test_then_rank" in m for m in doc["models"]) else NOTES[1:]
+
+
 def test_then_rank_table(models: List[Dict[str, Any]]) -> str:
     rows = [[m["model"], m["rank"], m["test_then_rank"]["wins"],
              "{:.2f}".format(m["test_then_rank"]["prop_significance"]),
@@ -66,13 +72,13 @@ def floor_note(doc: Dict[str, Any]) -> str:
     no p-value below 2 / 2^n (no unit swapped, or all), and Holm's first step asks for
     0.05 / pairs."""
     models = len(doc["models"])
-    pairs = models * (models - 1) // 2
+    pairs = doc["family"]["tested"] if "family" in doc else models * (models - 1) // 2
     units = doc.get("units") or 0
     if not pairs or units >= 64 or 2.0 / 2 ** units <= 0.05 / pairs:
         return ""
     return ('<p class="na">With {:,} resampled {} no pair can reach a p-value below {:.2g} '
             '(every unit swapped or none), above Holm\'s first threshold 0.05 / {} = {:.2g}: '
-            'this map cannot mark any cell. Compare fewer submissions, or read the rank '
+            'no pair can be marked. Compare fewer submissions, or read the rank '
             'intervals.</p>'.format(units, html.escape(doc.get("noun", "units")),
                                     2.0 / 2 ** units, pairs, 0.05 / pairs))
 
@@ -81,5 +87,7 @@ def sections(doc: Dict[str, Any]) -> List[Any]:
     """The (title, html) sections, empty without resamples."""
     if "kendall_tau" not in doc:
         return []
-    return [("Test-then-rank", test_then_rank_table(doc["models"])),
-            ("Ranking stability: Kendall's tau", kendall_histogram(doc["kendall_tau"]))]
+    out = []
+    if any("test_then_rank" in m for m in doc["models"]):  # every pair tested
+        out.append(("Test-then-rank", test_then_rank_table(doc["models"])))
+    return out + [("Ranking stability: Kendall's tau", kendall_histogram(doc["kendall_tau"]))]

@@ -17,11 +17,15 @@ pair of the map (docs/confidence.md).
 bench/confidence.py measures both tests' error rates and power (bench/results-confidence.md).
 """
 import math
-from typing import Any, List, Optional, Sequence, Tuple
+from typing import Any, Dict, List, Optional, Sequence, Tuple
+
+from .family import every_pair
 
 ALPHA = 0.05
 SHUFFLES = 1000
-BLOCK_DRAWS = 1 << 19  # random numbers drawn at once for the swap masks (4 MB)
+SEED = 2004
+# doubles drawn at once for the swap masks, and the bound on each block's sums (4 MB each)
+BLOCK_DRAWS = 1 << 19
 
 Value = Optional[float]
 
@@ -49,117 +53,139 @@ def shifted_bootstrap_p(values_a: Sequence[Value], values_b: Sequence[Value],
     return far / len(diffs)
 
 
-def swap_masks(units: int, shuffles: int = SHUFFLES, seed: int = 2004):
-    """(shuffles, units) 0/1 float array: which units swap their two predictions in each
-    shuffle; MT19937 seeded with [seed] (numpy's legacy stream, the same on every version)."""
-    import numpy as np
-    state = np.random.RandomState([seed])
-    return (state.random_sample(shuffles * units) < 0.5).astype(np.float64).reshape(
-        shuffles, units)
-
-
-def randomization_p(rows_a: Any, rows_b: Any, scores, masks: Any) -> Optional[float]:
-    """Approximate randomization of the pair: rows_a, rows_b the two submissions' rows of the
-    same units (int arrays), scores(sums) -> the ranked score; masks from swap_masks."""
-    extreme = randomization_count(rows_a, rows_b, scores, masks)
-    return None if extreme is None else (1 + extreme) / (len(masks) + 1)
-
-
-def randomization_count(rows_a: Any, rows_b: Any, scores, masks: Any) -> Optional[int]:
-    """How many of the shuffles (masks) give a difference at least as large as observed; None
-    if a score is undefined."""
-    import numpy as np
-    a = np.asarray(rows_a, dtype=np.int64)
-    b = np.asarray(rows_b, dtype=np.int64)
-    total_a, total_b = a.sum(axis=0), b.sum(axis=0)
-    sa, sb = scores(total_a.tolist())[0], scores(total_b.tolist())[0]
-    if sa is None or sb is None:
-        return None
-    observed = abs(sa - sb)
-    # swapping a unit moves (b - a) from a's sums to b's: exact in float64 below 2**53
-    moved = np.rint(masks.dot((b - a).astype(np.float64))).astype(np.int64)
-    extreme = 0
-    for m in moved.tolist():
-        x = scores([int(t + v) for t, v in zip(total_a.tolist(), m)])[0]
-        y = scores([int(t - v) for t, v in zip(total_b.tolist(), m)])[0]
-        if x is None or y is None:
-            return None
-        # a tolerance of rounding: a shuffle as extreme as the data counts as extreme
-        if abs(x - y) >= observed - 1e-12:
-            extreme += 1
-    return extreme
-
-
 def shuffles_for(pairs: int, alpha: float = ALPHA) -> int:
     """Shuffles enough for the smallest p-value, 1 / (R + 1), to pass Holm's first step
     (alpha / pairs) with a margin of 2: max(SHUFFLES, 2 pairs / alpha)."""
     return max(SHUFFLES, int(math.ceil(2 * pairs / alpha)))
 
 
-def masked_sums(tables: List[Any], shuffles: int, seed: int = 2004) -> List[Any]:
-    """Per table, the (shuffles, width) int64 sums of its rows over the units each shuffle
-    swaps: swapping the units of a mask moves masks . (b - a) = masks . b - masks . a from a's
-    sums to b's, so one product per model serves every pair. The masks are those of swap_masks
-    (the same stream), drawn in blocks of about BLOCK_DRAWS numbers, never all at once (VQA:
-    100,000 questions x 7,600 shuffles)."""
+def swap_mask_blocks(units: int, shuffles: int, seed: int = SEED, rows: int = 0):
+    """The swap masks of the randomization test, a block of shuffles at a time: (index of the
+    block's first shuffle, masks[b, units] of 0.0 and 1.0). One MT19937 stream seeded with
+    [seed] (numpy's legacy RandomState, the same on every version; Python's
+    random.Random(seed).random() gives the same doubles) is read in order: for each shuffle,
+    for each unit in order, one double u; the unit's two predictions are swapped when u < 0.5.
+    rows: shuffles per block (default: about BLOCK_DRAWS doubles); the masks do not depend on
+    it."""
     import numpy as np
-    units = tables[0].shape[0]
-    exact = [np.asarray(t, dtype=np.int64).astype(np.float64) for t in tables]
-    out = [np.zeros((shuffles, t.shape[1]), dtype=np.int64) for t in exact]
     state = np.random.RandomState([seed])
-    rows = max(1, BLOCK_DRAWS // max(units, 1))
+    rows = rows or max(1, BLOCK_DRAWS // max(units, 1))
     for start in range(0, shuffles, rows):
         b = min(rows, shuffles - start)
-        block = (state.random_sample(b * units) < 0.5).astype(np.float64).reshape(b, units)
-        for table, sums in zip(exact, out):
-            # float64 is exact: every sum is an integer below 2**53 (the rows' totals are)
-            sums[start:start + b] = np.rint(block.dot(table)).astype(np.int64)
-    return out
+        yield start, (state.random_sample(b * units) < 0.5).astype(np.float64).reshape(b, units)
 
 
-def randomization_tests(tables: List[Any], scores, seed: int = 2004,
-                        alpha: float = ALPHA) -> List[Tuple[Optional[float], bool]]:
-    """Approximate randomization of every pair (a < b) of the tables (each model's rows of the
-    same units), with the same shuffles for every pair: per pair (p, complete). A pair stops
-    early, in blocks of STOP_BLOCK shuffles, once (1 + extreme) / (R + 1) > alpha: it can no
-    longer pass any step of Holm's procedure (whose largest threshold is alpha), so the marks
-    are those of the full run; its p is then the estimate from the shuffles drawn
-    (complete = False)."""
+class _Running:
+    """One pair's count while its shuffles are drawn."""
+
+    def __init__(self, a: int, b: int, observed: float) -> None:
+        self.a, self.b, self.observed = a, b, observed
+        self.extreme = 0
+        self.result: Optional[Tuple[Optional[float], bool]] = None  # (p, complete) once ended
+
+
+def randomization_tests(tables: List[Any], scores, seed: int = SEED, alpha: float = ALPHA,
+                        pairs: Optional[Sequence[Tuple[int, int]]] = None,
+                        rows: int = 0) -> List[Tuple[Optional[float], bool]]:
+    """Approximate randomization of the pairs (a, b) of the tables (each model's rows of the
+    same units, in the same order; default: every pair a < b), all with the same R =
+    shuffles_for(len(pairs)) shuffles (swap_mask_blocks): per pair (p, complete), in the
+    order of pairs; p None if a score is undefined.
+
+    A shuffle moves masks . (b - a) from a's column sums to b's; its statistic is
+    |score(a's sums) - score(b's sums)|, extreme when >= the observed one - 1e-12 (a tolerance of
+    rounding: a shuffle giving the data's sums, or their mirror image, counts as extreme).
+    p = (1 + extreme) / (R + 1).
+
+    Early stop: after every STOP_BLOCK shuffles (200, 400, ..., before R), a pair whose
+    (1 + extreme) / (R + 1) already exceeds alpha can pass no step of Holm's procedure (its
+    largest threshold is alpha): it stops, its mark is the full run's (none), and its p is the
+    estimate (1 + extreme) / (used + 1) from the `used` shuffles drawn (complete False).
+
+    Memory is bounded whatever the number of models, pairs and shuffles: the masks are drawn
+    a block of `rows` shuffles at a time, and each block's sums are worked out for the models
+    of the pairs still running only; both take about BLOCK_DRAWS numbers (4 MB). The results do
+    not depend on the block size (rows)."""
     import numpy as np
-    m = len(tables)
-    keys = [(a, b) for a in range(m) for b in range(a + 1, m)]
+    keys = every_pair(len(tables)) if pairs is None else list(pairs)
     if not keys:
         return []
+    if len(set(keys)) != len(keys):
+        raise ValueError("a pair is tested once")
     total = shuffles_for(len(keys), alpha)
-    swapped = masked_sums(tables, total, seed)
-    totals = [np.asarray(t, dtype=np.int64).sum(axis=0).tolist() for t in tables]
-    out: List[Tuple[Optional[float], bool]] = []
-    for a, b in keys:
-        result = _pair(totals[a], totals[b], swapped[b] - swapped[a], scores, total, alpha)
-        out.append(result)
-    return out
+    arrays = [np.asarray(t, dtype=np.int64).reshape(len(t), -1) for t in tables]
+    totals = [a.sum(axis=0) for a in arrays]
+    points = [scores(t.tolist())[0] for t in totals]
+    tested = [_Running(a, b, abs(points[a] - points[b])) for a, b in keys
+              if points[a] is not None and points[b] is not None]
+    running = list(tested)
+    units, width = arrays[0].shape
+    involved = len(set(m for p in running for m in (p.a, p.b)))
+    rows = rows or max(1, BLOCK_DRAWS // max(units, involved * width, 1))
+    # float64 products are exact (and fast) while every sum is an integer below 2**53
+    exact = all(int(np.abs(a).sum()) < 1 << 53 for a in arrays)
+    side = _Side(arrays, exact)
+    for start, masks in swap_mask_blocks(units, total, seed, rows):
+        if not running:
+            break
+        moved = side.masked(masks, sorted(set(m for p in running for m in (p.a, p.b))))
+        for pair in running:
+            _count(pair, totals, moved[pair.b] - moved[pair.a], start, total, scores, alpha)
+        running = [p for p in running if p.result is None]
+    for pair in running:
+        pair.result = ((1 + pair.extreme) / (total + 1), True)
+    results = {(p.a, p.b): p.result for p in tested}
+    return [results.get(k) or (None, True) for k in keys]
 
 
-def _pair(total_a: List[int], total_b: List[int], moved: Any, scores, total: int,
-          alpha: float) -> Tuple[Optional[float], bool]:
-    sa, sb = scores(total_a)[0], scores(total_b)[0]
-    if sa is None or sb is None:
-        return None, True
-    observed = abs(sa - sb)
-    extreme = used = 0
-    for start in range(0, total, STOP_BLOCK):
-        for m in moved[start:start + STOP_BLOCK].tolist():
-            x = scores([t + v for t, v in zip(total_a, m)])[0]
-            y = scores([t - v for t, v in zip(total_b, m)])[0]
-            if x is None or y is None:
-                return None, True
-            # a tolerance of rounding: a shuffle as extreme as the data counts as extreme
-            if abs(x - y) >= observed - 1e-12:
-                extreme += 1
-        used = min(total, start + STOP_BLOCK)
-        if (1 + extreme) / (total + 1) > alpha and used < total:
-            return (1 + extreme) / (used + 1), False
-    return (1 + extreme) / (total + 1), True
+class _Side:
+    """The tables of the models still tested, side by side: one matrix product per block of
+    masks gives every such model's swapped sums (a product per model of 18 columns would use
+    the machine a tenth as well)."""
+
+    def __init__(self, arrays: List[Any], exact: bool) -> None:
+        self.arrays, self.exact = arrays, exact
+        self.models: List[int] = []
+        self.wide: Any = None
+
+    def masked(self, masks: Any, models: List[int]) -> Dict[int, Any]:
+        """{model: masks . its table}: per shuffle of the block, the column sums of the units
+        it swaps."""
+        import numpy as np
+        width = self.arrays[0].shape[1]
+        if models != self.models:  # pairs ended: fewer models to multiply
+            self.wide = None  # the old one freed first
+            self.wide = np.empty((self.arrays[0].shape[0], len(models) * width),
+                                 dtype=np.float64 if self.exact else np.int64)
+            for k, m in enumerate(models):  # in place: no second copy of each table
+                self.wide[:, k * width:(k + 1) * width] = self.arrays[m]
+            self.models = models
+        if self.exact:
+            sums = np.rint(masks.dot(self.wide)).astype(np.int64)
+        else:
+            sums = masks.astype(np.int64).dot(self.wide)
+        return {m: sums[:, k * width:(k + 1) * width] for k, m in enumerate(models)}
+
+
+def _count(pair: _Running, totals: List[Any], moved: Any, start: int, total: int, scores,
+           alpha: float) -> None:
+    """Count a block of shuffles (the first is shuffle `start`) for one running pair, checking
+    the early stop after each STOP_BLOCK-th shuffle."""
+    a_sums = (totals[pair.a] + moved).tolist()
+    b_sums = (totals[pair.b] - moved).tolist()
+    threshold = pair.observed - 1e-12
+    for i, (x_sums, y_sums) in enumerate(zip(a_sums, b_sums)):
+        x, y = scores(x_sums)[0], scores(y_sums)[0]
+        if x is None or y is None:
+            pair.result = (None, True)
+            return
+        if abs(x - y) >= threshold:
+            pair.extreme += 1
+        used = start + i + 1
+        if used % STOP_BLOCK == 0 and used < total and \
+                (1 + pair.extreme) / (total + 1) > alpha:
+            pair.result = ((1 + pair.extreme) / (used + 1), False)
+            return
 
 
 STOP_BLOCK = 200

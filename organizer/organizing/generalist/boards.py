@@ -14,14 +14,15 @@ import hashlib
 import io
 import re
 from decimal import Decimal, InvalidOperation
-from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, cast
+from typing import Any, Dict, FrozenSet, List, NamedTuple, Optional, Tuple, cast
 
 from scoring import regular_file
 from scoring.problems import shown
 from scoring.quoting import brief
+from ..ranks import competition_ranks
 from . import exports
 from .config import BoardSpec
-from .consistency import Board, competition_ranks
+from .consistency import Board
 from .problems import Collector
 
 MAX_PER_FILE = 10            # problems listed per file before "... and N more"
@@ -206,10 +207,40 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
     if loaded is None:
         return None
     text, sha256 = loaded
+    del loaded
     rows = _rows(text, fp)
     del text
     if rows is None:
         return None
+    found = _table(spec, rows, fp, config_path)
+    del rows
+    if found is None:
+        return None
+    fmt, table = found
+    columns = _columns(spec, fmt, table, fp, config_path)
+    if columns is None:
+        return None
+    result = _entries(spec, fmt, table, columns.model, columns.value, columns.shown, aliases,
+                      fp)
+    if result is None:
+        return None
+    names, values, shown_values, used, dropped, absent = result
+    if len(names) < 2:
+        fp.add(table.header_line, "leaderboard {} has {} entr{} below this header{}; a "
+               "leaderboard needs at least 2".format(
+                   brief(spec.name), len(names), "y" if len(names) == 1 else "ies",
+                   " ({} rows without a value counted as absent)".format(absent)
+                   if absent else ""))
+        return None
+    board = Board(spec.name, len(names), dict(zip(names, _ranks(spec, values, dropped))))
+    return ReadBoard(spec, fmt, board, sha256, table.columns[columns.model],
+                     table.columns[columns.value], frozenset(used),
+                     dict(zip(names, shown_values)) if columns.shown is not None else {},
+                     columns.shown_name, columns.direction, dropped, absent)
+
+
+def _table(spec: BoardSpec, rows: list, fp: _FileProblems, config_path: str):
+    """(its format, its table) of the board's CSV rows, or None after naming the problem."""
     fmt = spec.format or exports.detect(rows)
     if spec.table is not None and fmt != "codalab":
         fp.add_in(config_path, spec.line, "leaderboard {}: `table:` is for CodaLab "
@@ -219,9 +250,22 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
         table = exports.codalab_table(rows, spec.table, fp)
     else:
         table = exports.plain_table(rows, fp)
-    del rows
-    if table is None:
-        return None
+    return None if table is None else (fmt, table)
+
+
+class _Columns(NamedTuple):
+    model: int
+    value: int                    # the score or rank column read
+    shown: Optional[int]          # the column of the value the page shows beside each rank
+    shown_name: Optional[str]
+    direction: Optional[bool]     # higher is better, of the value shown
+
+
+def _columns(spec: BoardSpec, fmt: str, table: exports.Table, fp: _FileProblems,
+             config_path: str) -> Optional[_Columns]:
+    """The board's model column, the column it is ranked by, and what the page shows beside
+    each rank: the score as written; for compare.py's file its ranking key (the third column,
+    higher is better). None after naming the problem."""
     score_column, rank_column = spec.score_column, spec.rank_column
     if score_column is None and rank_column is None:
         if fmt != "compare":
@@ -242,139 +286,166 @@ def _read(spec: BoardSpec, aliases: Dict[str, str], fp: _FileProblems,
                         "score" if score_column else "rank", fp)
     if mcol is None or vcol is None:
         return None
-    # What the page shows next to each rank: the score as written; for compare.py's file its
-    # ranking key (the third column, higher is better).
     if score_column:
-        show_col, show_name, direction = vcol, table.columns[vcol], spec.higher_is_better
-    elif fmt == "compare" and spec.rank_column is None:
-        show_col, show_name, direction = 2, table.columns[2], True
-    else:
-        show_col, show_name, direction = None, None, None
-    result = _entries(spec, fmt, table, mcol, vcol, show_col, aliases, fp)
-    if result is None:
-        return None
-    names, values, shown_values, used, dropped, absent = result
-    if len(names) < 2:
-        fp.add(table.header_line, "leaderboard {} has {} entr{} below this header{}; a "
-               "leaderboard needs at least 2".format(
-                   brief(spec.name), len(names), "y" if len(names) == 1 else "ies",
-                   " ({} rows without a value counted as absent)".format(absent)
-                   if absent else ""))
-        return None
-    if score_column:
-        ranks = competition_ranks(exact_scores(values), bool(spec.higher_is_better))
-    elif dropped:
-        # The given ranks counted the rows dropped as duplicates: rank the kept rows by them.
-        ranks = competition_ranks(values, False)
-    else:
-        ranks = values
-    board = Board(spec.name, len(names), dict(zip(names, ranks)))
-    return ReadBoard(spec, fmt, board, sha256, table.columns[mcol], table.columns[vcol],
-                     frozenset(used), dict(zip(names, shown_values)) if show_col is not None
-                     else {}, show_name, direction, dropped, absent)
+        return _Columns(mcol, vcol, vcol, table.columns[vcol], spec.higher_is_better)
+    if fmt == "compare" and spec.rank_column is None:
+        return _Columns(mcol, vcol, 2, table.columns[2], True)
+    return _Columns(mcol, vcol, None, None, None)
+
+
+def _ranks(spec: BoardSpec, values: list, dropped: int) -> List[int]:
+    """The board's ranks from its values: competition ranks of the scores; the ranks as given,
+    unless rows were dropped as duplicates (the given ranks counted them: the kept rows are
+    ranked by them)."""
+    if spec.score_column:
+        return competition_ranks(exact_scores(values), bool(spec.higher_is_better))
+    if dropped:
+        return competition_ranks(values, False)
+    return values
 
 
 def _entries(spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: int,
              show_col: Optional[int], aliases: Dict[str, str], fp: _FileProblems):
     """The board's rows as (names, values, values as written, aliases used, rows dropped as
     duplicates, rows counted as absent), or None after naming the problems."""
-    is_codalab, is_codabench = fmt == "codalab", fmt == "codabench"
-    want_score = spec.score_column is not None
-    higher = bool(spec.higher_is_better)
-    best = spec.duplicates == "best"
-    absent_ok = spec.missing == "absent"
-    ncols = len(table.columns)
-    column = table.columns[vcol]
-    kind = "score" if want_score else "rank"
-    index: Dict[str, int] = {}       # model -> its position in the lists below
-    names: List[str] = []
-    lines: List[int] = []
-    values: list = []
-    shown_values: List[str] = []
-    used = set()
-    dropped = absent = 0
-    # The loop runs once per row of every board (a million rows at scale): the usual case is
-    # handled inline, anything unusual by the helpers that name the problem.
-    show_other = show_col is not None and show_col != vcol    # compare.py: the key column
-    keep_shown = show_col is not None
-    show_at = vcol if show_col is None else show_col        # = show_col where it is read
+    rows = _Rows(spec, fmt, table, mcol, vcol, show_col, aliases, fp)
     for line, cells in table.rows:
+        rows.read(line, cells)
+    if fp.count:
+        return None
+    return rows.names, rows.values, rows.shown_values, rows.used, rows.dropped, rows.absent
+
+
+class _Rows:
+    """A board's entries as its rows are read, one row at a time (read): is it an entry at all,
+    the model's name, its value, and whether it is kept (a new model, or a duplicate).
+
+    read runs once per row of every board (a million rows at scale): the usual row takes the
+    inline path, anything unusual the helpers that name the problem."""
+
+    def __init__(self, spec: BoardSpec, fmt: str, table: exports.Table, mcol: int, vcol: int,
+                 show_col: Optional[int], aliases: Dict[str, str], fp: _FileProblems) -> None:
+        self.fmt, self.mcol, self.vcol, self.aliases, self.fp = fmt, mcol, vcol, aliases, fp
+        self.is_codalab, self.is_codabench = fmt == "codalab", fmt == "codabench"
+        self.want_score = spec.score_column is not None
+        self.higher = bool(spec.higher_is_better)
+        self.best = spec.duplicates == "best"
+        self.absent_ok = spec.missing == "absent"
+        self.ncols = len(table.columns)
+        self.model_column = table.columns[mcol]
+        self.column = table.columns[vcol]
+        self.show_other = show_col is not None and show_col != vcol  # compare.py: its key
+        self.keep_shown = show_col is not None
+        self.show_at = vcol if show_col is None else show_col   # = show_col where it is read
+        self.index: Dict[str, int] = {}       # model -> its position in the lists below
+        self.names: List[str] = []
+        self.lines: List[int] = []
+        self.values: list = []                # scores: the text or a Decimal; ranks: ints
+        self.shown_values: List[str] = []
+        self.used: set = set()                # the aliases used
+        self.dropped = self.absent = 0
+
+    def read(self, line: int, cells: List[str]) -> None:
         n_cells = len(cells)
-        if is_codalab and cells:
+        if (self.is_codalab and cells) or n_cells > self.ncols:
+            if not self._is_entry(line, cells):
+                return
+        named = self._name(line, cells)
+        if named is None:
+            return
+        name, raw_name = named
+        cell = cells[self.vcol].strip() if self.vcol < n_cells else ""
+        if self.is_codalab:  # `0.5123 (12)`: the score, or the rank, is the value written
+            value_part, rank_part = exports.codalab_cell(cell)
+            cell = value_part if self.want_score else (rank_part or "")
+        value = self._value(line, cell)
+        if value is None:
+            return
+        written = ""
+        if self.keep_shown:
+            written = (cells[self.show_at].strip() if self.show_at < n_cells else "") \
+                if self.show_other else cell
+        k = self.index.get(name)
+        if k is None:
+            self.index[name] = len(self.names)
+            self.names.append(name)
+            self.lines.append(line)
+            self.values.append(value)
+            if self.keep_shown:
+                self.shown_values.append(written)
+        else:
+            self._again(line, k, name, raw_name, value, written)
+
+    def _is_entry(self, line: int, cells: List[str]) -> bool:
+        """False for CodaLab's rows that hold no entry, and for a row longer than the header
+        (its problem named)."""
+        fp = self.fp
+        if self.is_codalab and cells:
             first = cells[0].strip()
-            if n_cells == 1 and first == "No data available":
-                continue
+            if len(cells) == 1 and first == "No data available":
+                return False
             if first == "Exception parsing scores!":
                 fp.add(line, "CodaLab could not export this table (it wrote 'Exception parsing "
                              "scores!'): download it again")
-                continue
-        if n_cells > ncols and "".join(cells[ncols:]).strip():
+                return False
+        if len(cells) > self.ncols and "".join(cells[self.ncols:]).strip():
             fp.add(line, "the row has {} cells but the header has {} (a name with an unquoted "
-                         "comma?)".format(n_cells, ncols))
-            continue
-        raw_name = cells[mcol].strip() if mcol < n_cells else ""
-        if is_codabench:
+                         "comma?)".format(len(cells), self.ncols))
+            return False
+        return True
+
+    def _name(self, line: int, cells: List[str]) -> Optional[Tuple[str, str]]:
+        """(the model's name through the aliases, as written); None after naming a missing
+        one."""
+        raw_name = cells[self.mcol].strip() if self.mcol < len(cells) else ""
+        if self.is_codabench:
             raw_name = exports.codabench_owner(raw_name)
         if not raw_name:
-            fp.add(line, "no model name in column {}".format(brief(table.columns[mcol])))
-            continue
-        name = aliases.get(raw_name)
+            self.fp.add(line, "no model name in column {}".format(brief(self.model_column)))
+            return None
+        name = self.aliases.get(raw_name)
         if name is None:
-            name = raw_name
-        else:
-            used.add(raw_name)
-        cell = cells[vcol].strip() if vcol < n_cells else ""
-        if is_codalab:
-            value_part, rank_part = exports.codalab_cell(cell)
-            cell = value_part if want_score else (rank_part or "")
+            return raw_name, raw_name
+        self.used.add(raw_name)
+        return name, raw_name
+
+    def _value(self, line: int, cell: str) -> Any:
+        """The score (its text, checked; or a Decimal) or the rank (an int) of the cell; None
+        for a missing value (counted as absent, or named) or one that is not a number."""
         if cell in _MISSING:
-            if absent_ok:
-                absent += 1
-                continue
-            fp.add(line, "missing {} in column {} (a failed run? `missing: absent` in the "
-                         "configuration counts the model as absent from this leaderboard)".format(
-                             kind, brief(column)))
-            continue
-        value: Any = None          # scores: the text or a Decimal; ranks: an int
-        if want_score:
+            if self.absent_ok:
+                self.absent += 1
+                return None
+            self.fp.add(line, "missing {} in column {} (a failed run? `missing: absent` in the "
+                              "configuration counts the model as absent from this "
+                              "leaderboard)".format("score" if self.want_score else "rank",
+                                                    brief(self.column)))
+            return None
+        if self.want_score:
             # Kept as the text, checked here, made exact numbers once per board (exact_scores);
             # 1e999 (no float) goes the slow way, and so does anything that is not a number.
-            value = cell if _is_number(cell) else _score(cell, column, fp, line)
-            if value is None:
-                continue
-        else:
-            if cell.isdecimal() and len(cell) <= MAX_RANK_DIGITS:
-                value = int(cell)
-            if not value:                                  # 0, +3, too long, text...
-                value = _rank(cell, column, fp, line)
-                if value is None:
-                    continue
-        if keep_shown:
-            written = (cells[show_at].strip() if show_at < n_cells else "") if show_other \
-                else cell
-        k = index.get(name)
-        if k is not None:
-            anonymous = is_codalab and name == "Anonymous"
-            if best and not anonymous:
-                new, kept = (Decimal(value), Decimal(values[k])) if want_score \
-                    else (value, values[k])
-                if (new > kept if want_score and higher else new < kept):
-                    values[k], lines[k] = value, line
-                    if keep_shown:
-                        shown_values[k] = written
-                dropped += 1
-                continue
-            _duplicate(fp, line, name, raw_name, lines[k], fmt, anonymous)
-            continue
-        index[name] = len(names)
-        names.append(name)
-        lines.append(line)
-        values.append(value)
-        if keep_shown:
-            shown_values.append(written)
-    if fp.count:
-        return None
-    return names, values, shown_values, used, dropped, absent
+            return cell if _is_number(cell) else _score(cell, self.column, self.fp, line)
+        if cell.isdecimal() and len(cell) <= MAX_RANK_DIGITS:
+            value = int(cell)
+            if value:
+                return value
+        return _rank(cell, self.column, self.fp, line)     # 0, +3, too long, text...
+
+    def _again(self, line: int, k: int, name: str, raw_name: str, value: Any,
+               written: str) -> None:
+        """A model already on the board: with `duplicates: best` its better row is kept (never
+        for CodaLab's 'Anonymous', different participants), else the duplicate is named."""
+        anonymous = self.is_codalab and name == "Anonymous"
+        if self.best and not anonymous:
+            new, kept = (Decimal(value), Decimal(self.values[k])) if self.want_score \
+                else (value, self.values[k])
+            if (new > kept if self.want_score and self.higher else new < kept):
+                self.values[k], self.lines[k] = value, line
+                if self.keep_shown:
+                    self.shown_values[k] = written
+            self.dropped += 1
+            return
+        _duplicate(self.fp, line, name, raw_name, self.lines[k], self.fmt, anonymous)
 
 
 def _duplicate(fp: _FileProblems, line: int, name: str, raw_name: str, first: int, fmt: str,

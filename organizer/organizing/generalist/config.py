@@ -141,61 +141,16 @@ def _board(y: Y, config_dir: str, path: str,
         problems.add(path, y.line, "each leaderboard must be a mapping (name:, file:, ...)")
         return None, False
     d = y.value
-    ok = True
-    for key in d:
-        if key not in BOARD_KEYS:
-            problems.add(path, d[key].line, "unknown key {} in a leaderboard (known: {})".format(
-                brief(key), ", ".join(BOARD_KEYS)))
-            ok = False
-    fields: Dict[str, Any] = {}
-    for key in ("name", "file"):
-        if key not in d:
-            problems.add(path, y.line, "this leaderboard has no {!r}".format(key))
-            ok = False
-        else:
-            fields[key] = _text(d[key], key, path, problems)
-            ok = ok and fields[key] is not None
-    for key in ("model_column", "score_column", "rank_column"):
-        fields[key] = _text(d[key], key, path, problems) if key in d else None
-        ok = ok and (key not in d or fields[key] is not None)
+    ok = _known_keys(d, BOARD_KEYS, "a leaderboard", path, problems)
+    fields, texts_ok = _board_texts(d, y.line, path, problems)
     fmt = _choice(d, "format", FORMATS, path, problems) if "format" in d else None
-    ok = ok and ("format" not in d or fmt is not None)
     duplicates = _choice(d, "duplicates", DUPLICATES, path, problems)
     missing = _choice(d, "missing", MISSING, path, problems)
-    ok = ok and duplicates is not None and missing is not None
-    table = None
-    if "table" in d:
-        table = d["table"].value
-        if isinstance(table, bool) or not isinstance(table, int) or table < 1:
-            problems.add(path, d["table"].line,
-                         "table must be a positive integer, not {}".format(_shown(d["table"])))
-            ok, table = False, None
-    if "score_column" in d and "rank_column" in d:
-        problems.add(path, y.line, "give either score_column (with higher_is_better) or "
-                                   "rank_column, not both")
-        ok = False
-    elif "score_column" not in d and "rank_column" not in d and fmt not in (None, "compare"):
-        # Without format:, the file decides: only compare.py's leaderboard.csv needs neither.
-        problems.add(path, y.line, "give either score_column (with higher_is_better) or "
-                                   "rank_column, not neither (only compare.py's "
-                                   "leaderboard.csv needs neither)")
-        ok = False
-    hib = None
-    if "score_column" in d and "rank_column" not in d:
-        if "higher_is_better" not in d:
-            problems.add(path, y.line, "score_column needs higher_is_better: true or false")
-            ok = False
-        elif not isinstance(d["higher_is_better"].value, bool):
-            problems.add(path, d["higher_is_better"].line, "higher_is_better must be true or "
-                         "false, not {}".format(_shown(d["higher_is_better"])))
-            ok = False
-        else:
-            hib = d["higher_is_better"].value
-    elif "higher_is_better" in d and "score_column" not in d:
-        problems.add(path, d["higher_is_better"].line,
-                     "higher_is_better only goes with score_column (a rank column is used as it "
-                     "stands)")
-        ok = False
+    table, table_ok = _table_number(d, path, problems)
+    columns_ok = _one_column(d, y.line, fmt, path, problems)
+    hib, hib_ok = _direction(d, y.line, path, problems)
+    ok = ok and texts_ok and ("format" not in d or fmt is not None) and \
+        duplicates is not None and missing is not None and table_ok and columns_ok and hib_ok
     if fields.get("name") is None or fields.get("file") is None:
         return None, False
     # A broken entry that still names its file gives a spec to read that file with, so that the
@@ -209,6 +164,85 @@ def _board(y: Y, config_dir: str, path: str,
                      y.line, fmt, table, fields["model_column"], score_column, hib,
                      fields["rank_column"], duplicates or DUPLICATES[0],
                      missing or MISSING[0]), ok
+
+
+def _known_keys(d: Dict[str, Y], known: Sequence[str], where: str, path: str,
+                problems: Collector) -> bool:
+    """False after naming each key not in known."""
+    ok = True
+    for key in d:
+        if key not in known:
+            problems.add(path, d[key].line, "unknown key {}{} (known: {})".format(
+                brief(key), " in " + where if where else "", ", ".join(known)))
+            ok = False
+    return ok
+
+
+def _board_texts(d: Dict[str, Y], line: int, path: str,
+                 problems: Collector) -> Tuple[Dict[str, Any], bool]:
+    """The entry's texts: name and file (required), model, score and rank columns (None when
+    not given); ok False after a problem."""
+    ok = True
+    fields: Dict[str, Any] = {}
+    for key in ("name", "file"):
+        if key not in d:
+            problems.add(path, line, "this leaderboard has no {!r}".format(key))
+            ok = False
+        else:
+            fields[key] = _text(d[key], key, path, problems)
+            ok = ok and fields[key] is not None
+    for key in ("model_column", "score_column", "rank_column"):
+        fields[key] = _text(d[key], key, path, problems) if key in d else None
+        ok = ok and (key not in d or fields[key] is not None)
+    return fields, ok
+
+
+def _table_number(d: Dict[str, Y], path: str, problems: Collector) -> Tuple[Optional[int], bool]:
+    """The entry's `table:` (which table of a CodaLab export), None when not given."""
+    if "table" not in d:
+        return None, True
+    table = d["table"].value
+    if isinstance(table, bool) or not isinstance(table, int) or table < 1:
+        problems.add(path, d["table"].line,
+                     "table must be a positive integer, not {}".format(_shown(d["table"])))
+        return None, False
+    return table, True
+
+
+def _one_column(d: Dict[str, Y], line: int, fmt: Optional[str], path: str,
+                problems: Collector) -> bool:
+    """A score column or a rank column, not both; neither only for compare.py's file."""
+    if "score_column" in d and "rank_column" in d:
+        problems.add(path, line, "give either score_column (with higher_is_better) or "
+                                 "rank_column, not both")
+        return False
+    if "score_column" not in d and "rank_column" not in d and fmt not in (None, "compare"):
+        # Without format:, the file decides: only compare.py's leaderboard.csv needs neither.
+        problems.add(path, line, "give either score_column (with higher_is_better) or "
+                                 "rank_column, not neither (only compare.py's "
+                                 "leaderboard.csv needs neither)")
+        return False
+    return True
+
+
+def _direction(d: Dict[str, Y], line: int, path: str,
+               problems: Collector) -> Tuple[Optional[bool], bool]:
+    """higher_is_better: required with a score column alone, refused with a rank column."""
+    if "score_column" in d and "rank_column" not in d:
+        if "higher_is_better" not in d:
+            problems.add(path, line, "score_column needs higher_is_better: true or false")
+            return None, False
+        if not isinstance(d["higher_is_better"].value, bool):
+            problems.add(path, d["higher_is_better"].line, "higher_is_better must be true or "
+                         "false, not {}".format(_shown(d["higher_is_better"])))
+            return None, False
+        return d["higher_is_better"].value, True
+    if "higher_is_better" in d and "score_column" not in d:
+        problems.add(path, d["higher_is_better"].line,
+                     "higher_is_better only goes with score_column (a rank column is used as it "
+                     "stands)")
+        return None, False
+    return None, True
 
 
 def _aliases(y: Y, path: str, problems: Collector) -> Dict[str, str]:
@@ -247,42 +281,56 @@ def load(path: str, problems: Optional[Collector] = None) -> Config:
         problems.add(path, root.line, "the configuration must be a mapping with leaderboards:")
         problems.raise_if_any()
     top = root.value
-    for key in top:
-        if key not in TOP_KEYS:
-            problems.add(path, top[key].line, "unknown key {} (known: {})".format(
-                brief(key), ", ".join(TOP_KEYS)))
-
-    eps = EPS_DEFAULT
-    if "eps" in top:
-        value = _number(top["eps"])
-        if value is None or not math.isfinite(value) or not 0 < value < 1:
-            problems.add(path, top["eps"].line, "eps must be a number with 0 < eps < 1, not "
-                         "{}".format(_shown(top["eps"])))
-        else:
-            eps = value
-
+    _known_keys(top, TOP_KEYS, "", path, problems)
+    eps = _eps(top, path, problems)
     aliases = _aliases(top["aliases"], path, problems) if "aliases" in top else {}
+    boards, broken = _boards(top, path, problems)
+    min_lb = _min_leaderboards(top, path, problems)
+    if raise_at_end:
+        problems.raise_if_any()
+    return Config(path, hashlib.sha256(raw).hexdigest(), eps, min_lb, aliases, boards, broken)
 
+
+def _eps(top: Dict[str, Y], path: str, problems: Collector) -> float:
+    """eps: (0 < eps < 1), EPS_DEFAULT when not given or after naming a bad one."""
+    if "eps" not in top:
+        return EPS_DEFAULT
+    value = _number(top["eps"])
+    if value is None or not math.isfinite(value) or not 0 < value < 1:
+        problems.add(path, top["eps"].line, "eps must be a number with 0 < eps < 1, not "
+                     "{}".format(_shown(top["eps"])))
+        return EPS_DEFAULT
+    return value
+
+
+def _boards(top: Dict[str, Y], path: str,
+            problems: Collector) -> Tuple[List[BoardSpec], List[BoardSpec]]:
+    """(the leaderboards' entries, those with a problem but a file to read), each name once."""
     boards: List[BoardSpec] = []
     broken: List[BoardSpec] = []
     if "leaderboards" not in top:
         problems.add(path, None, "no leaderboards: give a list of leaderboards")
-    elif not isinstance(top["leaderboards"].value, list) or not top["leaderboards"].value:
+        return boards, broken
+    if not isinstance(top["leaderboards"].value, list) or not top["leaderboards"].value:
         problems.add(path, top["leaderboards"].line, "leaderboards must be a non-empty list")
-    else:
-        config_dir = os.path.dirname(path)
-        first_line: Dict[str, int] = {}
-        for item in top["leaderboards"].value:
-            spec, ok = _board(item, config_dir, path, problems)
-            if spec is None:
-                continue
-            if spec.name in first_line:
-                problems.add(path, spec.line, "two leaderboards are named {} (the other starts "
-                             "on line {})".format(brief(spec.name), first_line[spec.name]))
-                continue
-            first_line[spec.name] = spec.line
-            (boards if ok else broken).append(spec)
+        return boards, broken
+    config_dir = os.path.dirname(path)
+    first_line: Dict[str, int] = {}
+    for item in top["leaderboards"].value:
+        spec, ok = _board(item, config_dir, path, problems)
+        if spec is None:
+            continue
+        if spec.name in first_line:
+            problems.add(path, spec.line, "two leaderboards are named {} (the other starts "
+                         "on line {})".format(brief(spec.name), first_line[spec.name]))
+            continue
+        first_line[spec.name] = spec.line
+        (boards if ok else broken).append(spec)
+    return boards, broken
 
+
+def _min_leaderboards(top: Dict[str, Y], path: str, problems: Collector) -> int:
+    """min_leaderboards: a positive integer (2 when not given), at most the leaderboards."""
     min_lb = 2
     if "min_leaderboards" in top:
         y = top["min_leaderboards"]
@@ -297,6 +345,4 @@ def load(path: str, problems: Optional[Collector] = None) -> Config:
         problems.add(path, top["min_leaderboards"].line if "min_leaderboards" in top else None,
                      "min_leaderboards is {} but there are only {} leaderboards: nobody could be "
                      "ranked".format(brief(min_lb), n_boards))
-    if raise_at_end:
-        problems.raise_if_any()
-    return Config(path, hashlib.sha256(raw).hexdigest(), eps, min_lb, aliases, boards, broken)
+    return min_lb

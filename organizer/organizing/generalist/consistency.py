@@ -16,27 +16,11 @@ model's sum of logs is kept exactly, as two or three floats (exact_partials), so
 board k, fsum(parts + [-log_k]), is the correctly rounded exact sum of the other boards: bit for
 bit what fsum over the other boards gives, for a sum of three numbers instead of M - 1.
 """
-import collections
 import functools
 import math
 from typing import Dict, List, NamedTuple, Optional, Sequence, Tuple
 
 EPS_DEFAULT = 1e-12
-
-
-def competition_ranks(values: Sequence, higher_is_better: bool) -> List[int]:
-    """Standard competition ranking (1-2-2-4): 1 + the number of entries strictly better.
-
-    values: exact numbers (Decimal or int), compared exactly, never within a tolerance (equal
-    numbers hash equally: Decimal('0.5') and Decimal('0.50') are one value).
-    """
-    counts = collections.Counter(values)
-    rank_of = {}
-    better = 0
-    for v in sorted(counts, reverse=higher_is_better):     # best first
-        rank_of[v] = 1 + better
-        better += counts[v]
-    return list(map(rank_of.__getitem__, values))
 
 
 def s_value(rank: int, n: int) -> float:

@@ -175,15 +175,19 @@ def _unit_sums_numpy(rows, resamples: int, seed: int) -> Sums:
     return unit_sums_of_tables([rows], resamples, seed)[0]
 
 
-def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
-                        seed: int = SEED) -> List[Sums]:
+def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES, seed: int = SEED,
+                        each: Optional[Callable[[List[int]], Any]] = None) -> List[List[Any]]:
     """unit_sums of several numpy tables of the same units with the SAME draws (one stream):
-    for each table, the column sums of each resample."""
+    for each table, the column sums of each resample; or, with each, each(those sums) (a
+    score) instead of them, so that the sums of many tables never exist at once: the tables
+    side by side are multiplied by a block of resamples' counts at a time (one matrix product
+    for all the tables, about BLOCK_DRAWS sums), then each table's sums are handed to each."""
     import numpy as np
+    keep = each if each is not None else (lambda sums: sums)
     n = tables[0].shape[0]
     if n == 0:
-        return [[[0] * t.shape[1] for _ in range(resamples)] for t in tables]
-    exact = []
+        return [[keep([0] * t.shape[1]) for _ in range(resamples)] for t in tables]
+    dtypes = []
     for rows in tables:
         if rows.dtype.kind not in "iub":
             raise TypeError("bootstrap rows must be integers")
@@ -191,12 +195,30 @@ def unit_sums_of_tables(tables: List[Any], resamples: int = RESAMPLES,
         if peak >= 1 << 62:
             raise OverflowError("bootstrap sums would overflow int64")
         # float64 is exact while every partial sum is an integer < 2**53 (and uses BLAS)
-        exact.append(rows.astype(np.float64 if peak < 1 << 53 else np.int64))
-    out: List[Sums] = [[] for _ in tables]
+        dtypes.append(np.dtype(np.float64 if peak < 1 << 53 else np.int64))
+    widths = [t.shape[1] for t in tables]
+    out: List[List[Any]] = [[] for _ in tables]
+    # the tables of one dtype side by side, filled in place (no second copy of each):
+    # (the wide table, [(table, its first column)])
+    sides: List[Tuple[Any, List[Tuple[int, int]]]] = []
+    for dtype in sorted(set(dtypes), key=str):
+        kind = [k for k, d in enumerate(dtypes) if d == dtype]
+        wide = np.empty((n, sum(widths[k] for k in kind)), dtype=dtype)
+        columns, start = [], 0
+        for k in kind:
+            wide[:, start:start + widths[k]] = tables[k]
+            columns.append((k, start))
+            start += widths[k]
+        sides.append((wide, columns))
     for _, counts in unit_count_blocks(n, resamples, seed):
-        for table, sums in zip(exact, out):
-            block_sums = counts.astype(table.dtype).dot(table)
-            sums.extend([int(v) for v in s] for s in block_sums.tolist())
+        for wide, columns in sides:
+            weights = counts.astype(wide.dtype)
+            rows = max(1, BLOCK_DRAWS // wide.shape[1])
+            for first in range(0, len(weights), rows):
+                block_sums = weights[first:first + rows].dot(wide)
+                for k, start in columns:
+                    part = block_sums[:, start:start + widths[k]].tolist()
+                    out[k].extend(keep([int(v) for v in s]) for s in part)
     return out
 
 

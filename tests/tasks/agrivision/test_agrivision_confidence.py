@@ -9,12 +9,17 @@ import sys
 
 import numpy as np
 import pytest
+from hypothesis import given, settings, strategies as st
 
 import agrivision_oracle as oracle
 import bootstrap_oracle
 from agrivision_data import random_image, write_reference
 from conftest import ORGANIZER, run_score
+from scoring import confidence
 from scoring.metrics import bootstrap
+from scoring.tasks.agrivision import metric
+from scoring.tasks.agrivision.classes import STORM_BIT, VALID_BIT
+from scoring.tasks.agrivision.task import AgricultureVision
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
 pytestmark = pytest.mark.compat
@@ -259,3 +264,86 @@ def test_confidence_not_a_boolean_is_the_organizers_mistake(tmp_path):
     proc = run_score("--ref", ref, "--res", res)
     assert proc.returncode == 3, proc.stderr
     assert "confidence must be true or false, not 'maybe'" in proc.stderr
+
+
+def near_perfect_set(root, res, tiles=20, size=8, water_fp=5, seed=3):
+    """tiles of size x size, each its own field, every pixel valid with exactly one label (or
+    background), predicted right, except water (class 6): no reference pixel anywhere, yet
+    predicted on water_fp pixels of the first tile. Returns {image id: the oracle's matrix}."""
+    from PIL import Image
+    rng = np.random.RandomState(seed)
+    os.makedirs(res, exist_ok=True)
+    ones = np.ones((size, size), np.uint8)
+    mats = {}
+    for k in range(tiles):
+        cls = rng.randint(0, 9, size=(size, size))
+        cls[cls == 6] = 0
+        labels = {name: (cls == c).astype(np.uint8) for c, name in enumerate(oracle.CLASSES)
+                  if c}
+        pred = cls.astype(np.uint8)
+        if k == 0:
+            pred.flat[:water_fp] = 6
+        image_id = "FLD{:03d}_0-0-{}-{}".format(k, size, size)
+        write_reference(root, image_id, ones, ones, labels, 0 * ones)
+        Image.fromarray(pred).save(os.path.join(res, image_id + ".png"))
+        mats[image_id] = oracle.confusion_one(_lists(ones), _lists(ones),
+                                              {c: _lists(v) for c, v in labels.items()},
+                                              _lists(0 * ones), _lists(pred))
+    return mats
+
+
+def test_an_interval_with_a_class_set_free_stays_within_0_and_1(tmp_path):
+    """20 tiles, mIoU 0.885 (8 classes right, water predicted on 5 pixels it never holds: IoU
+    0): resamples without the first tile drop water from the mean and score about 1, so the
+    interval before water is set free already ends above 8/9, and setting water free, (9 hi +
+    1) / 9, would end above 1. The interval is held within [0, 1] after that step too."""
+    ref, res = str(tmp_path / "ref"), str(tmp_path / "res")
+    mats = near_perfect_set(ref, res)
+    scores, proc = scored(ref, res, tmp_path / "out")
+    assert 0.88 < scores["miou"] < 8 / 9 and scores["iou_water"] == 0.0
+    low, high = _core_interval(mats)
+    assert (9 * high + 1) / 9 > 1.0005       # what the interval ended at before it was held
+    assert (scores["miou_ci_low"], scores["miou_ci_high"]) == pytest.approx(
+        (low, 1.0), abs=1e-10)
+    assert scores["miou_ci_high"] == 1.0
+    assert (low, 1.0) == pytest.approx(oracle_interval(mats), abs=1e-12)
+    text = (tmp_path / "out" / "scores.txt").read_text()
+    assert "miou_ci_high: 1.0000000000\n" in text
+    assert "to 1.0000 (bootstrap" in proc.stdout
+
+
+@settings(max_examples=60, deadline=None)
+@given(seed=st.integers(0, 2 ** 31 - 1), tiles=st.integers(1, 24), per_field=st.integers(1, 3),
+       size=st.integers(2, 6), wrong=st.sampled_from([0.0, 0.01, 0.1, 0.5, 1.0]),
+       absent=st.sets(st.integers(1, 8), max_size=8),
+       unseen=st.sets(st.integers(1, 8), max_size=3),
+       policy=st.sampled_from(["background", "ignore"]),
+       by=st.sampled_from(["field", "image"]))
+def test_every_interval_is_within_0_and_1(seed, tiles, per_field, size, wrong, absent, unseen,
+                                          policy, by):
+    """Random test sets through the task's real path (its metric state, summary, resampling
+    and confidence.compute): near-perfect to random predictions, classes absent from the
+    reference, some of them predicted anyway (set free), storm damage either way, by field or
+    by tile. Every interval lies within [0, 1], low end first."""
+    task = AgricultureVision()
+    config = task.configure({"storm_damage": policy}, {})
+    state = task.new_state(config)
+    rng = np.random.RandomState(seed)
+    for k in range(tiles):
+        labels = rng.randint(0, 9, size=(size, size))
+        labels[np.isin(labels, list(absent))] = 0
+        codes = np.where(labels > 0, 1 << np.maximum(labels - 1, 0), 0) | VALID_BIT
+        codes |= np.where(rng.random_sample(labels.shape) < 0.2, STORM_BIT, 0)
+        pred = labels.astype(np.uint8)
+        flip = rng.random_sample(pred.shape) < wrong
+        pred[flip] = rng.randint(0, 9, size=int(flip.sum()))
+        pred[np.isin(pred, list(absent - unseen))] = 0
+        for c in sorted(unseen & absent):
+            if rng.randint(2):
+                pred.flat[rng.randint(pred.size)] = c
+        state.update("F{:02d}_{}-0-0-0".format(k // per_field, k), pred,
+                     metric.CodedLabels(codes.astype(np.uint16), metric.IDENTITY_TABLE))
+    summary = task.summarize(state, None, config)
+    found = confidence.compute(task, state, summary, None, config, by, resamples=200)
+    low, high = found.interval("miou")
+    assert 0.0 <= low <= high <= 1.0, (low, high, dict(summary.scores)["miou"])
