@@ -12,8 +12,6 @@ from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import run_main
 from scoring.commands import score as cli
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
 
 
 @pytest.fixture(scope="module")

@@ -82,6 +82,7 @@ YAML_BOMBS = {
 }
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("name", sorted(YAML_BOMBS))
 def test_hostile_yaml_is_refused_quickly(tmp_path, name):
     text, line, words = YAML_BOMBS[name]
@@ -96,6 +97,7 @@ def test_hostile_yaml_is_refused_quickly(tmp_path, name):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.compat
 def test_yaml_bomb_is_cheap_in_process():
     """The caps act before anything expands: the alias bomb and the cycle well under a second,
     the deep nesting within PyYAML's own bounded scan; a few MB in all."""
@@ -148,6 +150,7 @@ def test_a_long_value_is_quoted_briefly(tmp_path):
 
 # ---------------------------------------------------------------- long integers (item 2)
 
+@pytest.mark.compat
 def test_rank_of_5000_digits_in_a_board(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
         "b.csv": "team,rank\nA,2\nB,{}\nC,3\n".format("7" * 5000)}))
@@ -157,6 +160,7 @@ def test_rank_of_5000_digits_in_a_board(tmp_path):
     assert len(err) < 600
 
 
+@pytest.mark.compat
 def test_codalab_rank_of_5000_digits(tmp_path):
     config = CONFIG.replace("model_column: team\n    rank_column: rank", "rank_column: mAP")
     path = write_case(tmp_path / "case", config, dict(GOOD, **{
@@ -166,6 +170,7 @@ def test_codalab_rank_of_5000_digits(tmp_path):
     assert_refused(proc, os.path.join("case", "b.csv") + ", line 3:", "too large")
 
 
+@pytest.mark.compat
 def test_score_exponent_beyond_decimal(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
         "a.csv": "team,score\nA,3\nB,1e999999999999999999999\nC,1\n"}))
@@ -173,6 +178,7 @@ def test_score_exponent_beyond_decimal(tmp_path):
     assert_refused(proc, os.path.join("case", "a.csv") + ", line 3:", "exponent is out of range")
 
 
+@pytest.mark.compat
 def test_score_of_100000_digits_ranks_and_is_shown_cut(tmp_path):
     big = "9" * 100000
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
@@ -187,6 +193,7 @@ def test_score_of_100000_digits_ranks_and_is_shown_cut(tmp_path):
     assert "9" * 200 not in html and "999999999999999\u2026" in html
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("line, words", [
     ("min_leaderboards: " + "9" * 4000, "min_leaderboards is <an integer of about"),
     ("eps: " + "9" * 400, "eps must be a number with 0 < eps < 1, not 999"),
@@ -202,6 +209,7 @@ def test_long_integers_in_the_configuration(tmp_path, line, words):
     assert len(err) < 600
 
 
+@pytest.mark.compat
 def test_table_number_of_4000_digits(tmp_path):
     config = CONFIG.replace("model_column: team\n    rank_column: rank",
                             "rank_column: mAP\n    table: " + "9" * 4000)
@@ -418,6 +426,7 @@ def test_piped_into_head(tmp_path):
 
 # ---------------------------------------------------------------- no PyYAML (item 8)
 
+@pytest.mark.compat
 def test_python_without_pyyaml(tmp_path):
     """A stand-in `yaml` module first on the path that fails to import exactly as a missing
     package does: the command names the package and the command that installs it."""
@@ -438,6 +447,7 @@ def test_python_without_pyyaml(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.compat
 def test_version_without_pyyaml(tmp_path):
     blocker = tmp_path / "blocker"
     blocker.mkdir()
@@ -480,8 +490,9 @@ def test_control_characters_in_a_file_name_are_escaped(tmp_path):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
+# YAML as PyYAML reads it, numbers as each Python reads them (its int/str limit, or none) and a
+# Python without PyYAML are marked compat: CI runs them on the oldest versions too; files that
+# are not regular files, --out and the escaping of text depend on no version.
 
 _values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10 ** 40, 10 ** 40),
