@@ -1,4 +1,4 @@
-"""score.py and pack.py as commands (issue 14, items 6, 12 and 13): a reader of stdout that goes
+"""score.py and pack.py as commands: a reader of stdout that goes
 away (`| head -1`) loses no result; a Python without PyYAML, numpy or Pillow gets one line with
 the exact pip command (compare.py too); every pack.py refusal is one line or the scorer's message, never a
 traceback."""
@@ -40,7 +40,7 @@ def worker_input(tmp_path, task):
     return folder
 
 
-# --- a reader that goes away (item 12) ----------------------------------------------------------
+# --- a reader that goes away ----------------------------------------------------------------
 
 def _in_bash(script, *args):
     """Run `script` in bash with $0.. = args; returns (stdout, stderr) of the pipeline."""
@@ -109,7 +109,7 @@ def test_pack_py_piped_into_head(tmp_path):
     assert (tmp_path / "packed" / "packed.json").exists()
 
 
-# --- a Python without a package (item 13) -------------------------------------------------------
+# --- a Python without a package --------------------------------------------------------------
 
 def _blocked(tmp_path, *modules):
     """Environment whose first path entry holds stand-ins that fail to import exactly as a
@@ -236,7 +236,7 @@ def test_the_vqa_task_needs_neither_numpy_nor_pillow(tmp_path):
         assert proc.returncode == 0 and "overall" in proc.stdout, proc.stderr
 
 
-# --- pack.py's refusals (item 6) ----------------------------------------------------------------
+# --- pack.py's refusals ----------------------------------------------------------------------
 
 def _fifo(path):
     os.mkfifo(str(path))

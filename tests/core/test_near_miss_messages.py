@@ -1,4 +1,4 @@
-"""Messages that name the participant's real mistake (issue 15): files named around the image id
+"""Messages that name the participant's real mistake: files named around the image id
 (pred_<id>.png, <id>_leftImg8bit.png, <id>.jpg.png) get "rename ...", a transposed prediction is
 told that width and height are swapped, and counts read "(1)", never "1 files"."""
 import os

@@ -1,4 +1,4 @@
-"""The reference's config.yaml, hostile or careless (issue 14, item 4), for every task and both
+"""The reference's config.yaml, hostile or careless, for every task and both
 layouts, through the real commands (score.py, and pack.py on the raw layout; measured, one task
 per case and layout, the others through the same mains in this process): alias bombs,
 recursive aliases, absurd nesting, integers beyond 4,300 digits, a FIFO, a device, a folder, a

@@ -1,4 +1,4 @@
-"""Hostile and unusual inputs of the generalist ranking, through the real command (issue 14):
+"""Hostile and unusual inputs of the generalist ranking, through the real command:
 YAML bombs, integers beyond Python's int/str limit, files that are not regular files, an --out
 that cannot be written, names that are formulas or control characters, a reader that closes
 stdout early, a Python without PyYAML."""
@@ -53,7 +53,7 @@ def assert_refused(proc_or_tuple, where, words, code=3):
     return err
 
 
-# ---------------------------------------------------------------- YAML (item 1)
+# ---------------------------------------------------------------- YAML
 
 YAML_BOMBS = {
     "billion laughs": (BILLION_LAUGHS, 5, "alias bomb"),   # e: 9^5 strings, over the cap
@@ -148,7 +148,7 @@ def test_a_long_value_is_quoted_briefly(tmp_path):
     assert len(err) < 1500, len(err)
 
 
-# ---------------------------------------------------------------- long integers (item 2)
+# ---------------------------------------------------------------- long integers
 
 @pytest.mark.compat
 def test_rank_of_5000_digits_in_a_board(tmp_path):
@@ -220,7 +220,7 @@ def test_table_number_of_4000_digits(tmp_path):
     assert len(err) < 600
 
 
-# ---------------------------------------------------------------- not regular files (item 3)
+# ---------------------------------------------------------------- not regular files
 
 def _special(tmp_path, kind):
     folder = tmp_path / "case"
@@ -293,7 +293,7 @@ def test_board_larger_than_the_cap(tmp_path, monkeypatch):
     assert_refused(proc, "leaderboard 'one'", "is larger than 67,108,864 bytes")
 
 
-# ---------------------------------------------------------------- --out (item 4)
+# ---------------------------------------------------------------- --out
 
 def test_out_that_cannot_be_written_is_a_usage_error(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, GOOD)
@@ -321,7 +321,7 @@ def test_missing_parents_of_out_are_made_and_removed_on_failure(tmp_path):
         "ranking.csv", "ranking.html", "ranking.json"]
 
 
-# ---------------------------------------------------------------- names (items 5 and 6)
+# ---------------------------------------------------------------- names
 
 # (A leading tab or carriage return is stripped from a name when the board is read; the CSV
 # writer's rule for them is tested in test_quoting.py.)
@@ -385,7 +385,7 @@ def test_control_characters_are_escaped_in_messages(tmp_path):
     assert "\x1b" not in err and "\u202e" not in err
 
 
-# ---------------------------------------------------------------- a closed stdout (item 7)
+# ---------------------------------------------------------------- a closed stdout
 
 def _many_models_case(tmp_path, n=3000):
     rows = "".join("model-{:05d},{}\n".format(k, k % 97) for k in range(n))
@@ -424,7 +424,7 @@ def test_piped_into_head(tmp_path):
     _outputs_complete(out)
 
 
-# ---------------------------------------------------------------- no PyYAML (item 8)
+# ---------------------------------------------------------------- no PyYAML
 
 @pytest.mark.compat
 def test_python_without_pyyaml(tmp_path):

@@ -1,4 +1,4 @@
-"""The starting-kit tools when the machine is not what they expect (issue 14, kit parts), through
+"""The starting-kit tools when the machine is not what they expect, through
 the real commands in the kits bundle.sh builds:
 
 - a Python without numpy, Pillow or PyYAML: one line naming the package and the exact install

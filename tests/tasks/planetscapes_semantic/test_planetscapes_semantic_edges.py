@@ -1,4 +1,4 @@
-"""Planetscapes semantic labeling at the edges of what is valid (issue 14 items 1-3): every label
+"""Planetscapes semantic labeling at the edges of what is valid: every label
 id 0-255 in a table, instance images that cannot hold instance ids, average instance sizes of
 any value. Each through the scorer's own functions and through the real commands (score.py,
 pack.py, the starting kit's check_submission.py), raw and packed, with 1 to 3 workers."""
@@ -86,7 +86,7 @@ def _score_in_process(rows, images, tmp_path):
     return out
 
 
-# --- item 1: any id 0-255 in the label table ------------------------------------------------
+# --- any id 0-255 in the label table ------------------------------------------------------
 
 @pytest.mark.compat
 @pytest.mark.parametrize("v", range(256))
@@ -204,7 +204,7 @@ def test_id_255_table_in_the_starting_kit_check(reference_255, tmp_path):
     assert "values 7" in err and "Traceback" not in err + out
 
 
-# --- item 3: average_instance_size of any value -----------------------------------------------
+# --- average_instance_size of any value -----------------------------------------------------
 
 @pytest.fixture(scope="module")
 def sized(tmp_path_factory):
@@ -304,7 +304,7 @@ def test_extreme_valid_average_sizes_score_every_key(sized, tmp_path, size):
     assert len(texts) == 1
 
 
-# --- item 2: instance images that cannot hold instance ids --------------------------------------
+# --- instance images that cannot hold instance ids --------------------------------------------
 
 INSTANCE_ROWS = [
     _row("void", 0, "void", ignored=True),

@@ -143,7 +143,7 @@ def test_entry_not_an_object(tmp_path, ref):
     (True, "true", True), (None, "null", True)])
 def test_question_id_not_an_integer(tmp_path, ref, bad, phrase, missing):
     """An id written as text or with a fraction is named with the integer it stands for, and
-    that question is not also reported as unanswered (issue 15: a misleading second message)."""
+    that question is not also reported as unanswered (a second message that would mislead)."""
     entries = good_results()
     entries[0] = {"question_id": bad, "answer": "yes"}
     err = refused(ref, submit(tmp_path, entries), "question_id is not an integer (1)",

@@ -1,4 +1,4 @@
-"""The VQA task's inputs, hostile or careless (issue 14, items 5 and 7), through the real commands
+"""The VQA task's inputs, hostile or careless, through the real commands
 (score.py, pack.py, the kit's check_results.py): results files that are FIFOs, links to
 /dev/zero or to the reference, link loops in the submission folder, integers beyond Python's
 int/str limit and floats beyond a double in the results file, in the reference and in a packed
@@ -83,7 +83,7 @@ def score(ref, res, *more):
     return run_measured("score.py", "--ref", ref, "--res", res, *more, timeout=60)
 
 
-# --- the results file that is not a regular file (item 7) --------------------------------------
+# --- the results file that is not a regular file --------------------------------------------
 
 def _fifo(res, ref):
     os.mkfifo(str(res / "results.json"))
@@ -221,7 +221,7 @@ def test_worker_form_with_a_fifo_as_res(tmp_path, ref):
     assert r["rc"] == 2 and "FIFO" in r["err"], r["err"]
 
 
-# --- integers beyond Python's limit and floats beyond a double (item 5) ------------------------
+# --- integers beyond Python's limit and floats beyond a double ------------------------------
 
 def _entries(change):
     entries = [{"question_id": q, "answer": "yes"} for q in QIDS]
