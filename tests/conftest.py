@@ -179,11 +179,13 @@ def score():
 
 
 def pytest_configure(config):
-    # CI (.ci/run) runs the whole suite once on current versions, then only the tests marked
-    # `compat` on the oldest numpy / Pillow / PyYAML and on the worker's Python 3.7: the modules
-    # whose results can depend on those versions (decoding, numpy arithmetic and random streams,
-    # YAML, the scorer and the starting kits end to end). A module opts in with
-    # `pytestmark = pytest.mark.compat`.
+    # CI (.ci/run) runs the whole suite on current versions and, beside it, only the tests
+    # marked `compat` on the oldest numpy / Pillow / PyYAML and the worker's Python 3.7: those
+    # whose result can depend on those versions (decoding, numpy arithmetic and random streams,
+    # YAML, JSON numbers, pickling across the pool, the scorer, the kits, the dry run and each
+    # organizer command end to end). A module opts in with `pytestmark = pytest.mark.compat`, a
+    # test with `@pytest.mark.compat`; refusals whose logic no version changes (special files,
+    # messages, argument handling) stay out. tests/docs/test_ci.py names the parts that must.
     config.addinivalue_line(
         "markers", "compat: can differ with numpy / Pillow / PyYAML / Python versions; CI runs "
                    "it on the oldest supported versions too")
