@@ -7,13 +7,18 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 
 # No per-example deadline anywhere: speed is measured by the benchmarks, and on a machine busy
 # with four test workers one example of 0.3 ms took 261 ms once (hypothesis' default deadline
 # is 200 ms), which failed CI as "Flaky". Tests that set their own settings keep them.
 hypothesis_settings.register_profile("suite", deadline=None)
-hypothesis_settings.load_profile("suite")
+# tests/mutants.py runs each mutant's tests with this profile: a failing example is all it needs,
+# so hypothesis does not shrink it (shrinking took up to 2 minutes of CPU for one mutant).
+hypothesis_settings.register_profile(
+    "mutants", deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+hypothesis_settings.load_profile(os.environ.get("TESTS_HYPOTHESIS_PROFILE", "suite"))
 
 try:
     import fcntl

@@ -1093,7 +1093,7 @@ def run_one(root, mutation, basetemp=None):
         cmd.append("--basetemp=" + basetemp)
     try:
         proc = subprocess.run(cmd + shlex.split(tests), cwd=root, capture_output=True, text=True,
-                              timeout=TIMEOUT)
+                              timeout=TIMEOUT, env=dict(os.environ, TESTS_HYPOTHESIS_PROFILE="mutants"))
         returncode, stdout = proc.returncode, proc.stdout
     except subprocess.TimeoutExpired:
         # A mutant that makes its test hang is caught (the test did not pass), and said so.
