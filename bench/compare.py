@@ -67,7 +67,7 @@ def submissions(pred: str, count: int, folder: str):
     return paths
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     p = argparse.ArgumentParser(description="Benchmark compare.py against N runs of score.py.")
     p.add_argument("--images", type=int, default=1000)
     p.add_argument("--seed", type=int, default=2021)
@@ -80,38 +80,29 @@ def main(argv=None) -> int:
     counts = sorted({int(c) for c in args.counts.split(",") if c.strip()})
     if args.images < 1 or not counts or min(counts) < 1 or args.repeat < 1:
         p.error("--images, --counts and --repeat must be at least 1")
-    data = argparse.Namespace(data=os.path.abspath(args.data), images=args.images,
-                              seed=args.seed, skip_generate=False, regenerate=False,
-                              repack=False)
-    ds = av_bench.prepare_data(data, [args.layout])
-    ref = ds.packed if args.layout == "packed" else ds.raw
-    av_bench.warm_up(av_bench._all_files(ref) + av_bench._all_files(ds.pred))
-    tmp = tempfile.mkdtemp(prefix="bench-compare-")
-    rows = []
-    try:
-        subs = submissions(ds.pred, max(counts), os.path.join(tmp, "subs"))
-        for n in counts:
-            best_c = best_s = None
-            for _ in range(args.repeat):
-                out = os.path.join(tmp, "out")
-                c = measure([sys.executable, COMPARE, "--ref", ref, "--out", out, "--quiet"] +
-                            subs[:n])
-                shutil.rmtree(out, ignore_errors=True)
-                wall = cpu = 0.0
-                for sub in subs[:n]:
-                    w, u = measure([sys.executable, SCORE, "--ref", ref, "--res", sub, "--out",
-                                    out, "--quiet"])
-                    wall, cpu = wall + w, cpu + u
-                    shutil.rmtree(out, ignore_errors=True)
-                best_c = c if best_c is None or c[0] < best_c[0] else best_c
-                best_s = (wall, cpu) if best_s is None or wall < best_s[0] else best_s
-            rows.append((n, best_c, best_s))
-            sys.stdout.write("N = {}: compare.py {:.2f} s ({:.2f} s CPU); {} x score.py {:.2f} s "
-                             "({:.2f} s CPU)\n".format(n, best_c[0], best_c[1], n, best_s[0],
-                                                       best_s[1]))
-    finally:
-        shutil.rmtree(tmp, ignore_errors=True)
+    return args, counts
 
+
+def time_one_count(ref, subs, n, repeat, tmp):
+    """compare.py on n submissions against n runs of score.py, each the best of repeat:
+    ((wall, CPU) of compare.py, (wall, CPU) of the n runs)."""
+    best_c = best_s = None
+    for _ in range(repeat):
+        out = os.path.join(tmp, "out")
+        c = measure([sys.executable, COMPARE, "--ref", ref, "--out", out, "--quiet"] + subs[:n])
+        shutil.rmtree(out, ignore_errors=True)
+        wall = cpu = 0.0
+        for sub in subs[:n]:
+            w, u = measure([sys.executable, SCORE, "--ref", ref, "--res", sub, "--out",
+                            out, "--quiet"])
+            wall, cpu = wall + w, cpu + u
+            shutil.rmtree(out, ignore_errors=True)
+        best_c = c if best_c is None or c[0] < best_c[0] else best_c
+        best_s = (wall, cpu) if best_s is None or wall < best_s[0] else best_s
+    return best_c, best_s
+
+
+def report_of(args, argv, rows):
     lines = ["# compare.py benchmark: {:,} images, {} reference".format(args.images, args.layout),
              "",
              "Measured {} with `python3 bench/compare.py{}` on {} ({} usable CPUs, Python {}; "
@@ -136,13 +127,35 @@ def main(argv=None) -> int:
                  "pass of the process pool), scores each submission's prediction of it, then "
                  "runs each submission's interval and the paired bootstrap; N runs of score.py "
                  "read the reference N times and start N interpreters and pools.")
-    report = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n"
+
+
+def main(argv=None) -> int:
+    args, counts = parse_args(argv)
+    data = argparse.Namespace(data=os.path.abspath(args.data), images=args.images,
+                              seed=args.seed, skip_generate=False, regenerate=False,
+                              repack=False)
+    ds = av_bench.prepare_data(data, [args.layout])
+    ref = ds.packed if args.layout == "packed" else ds.raw
+    av_bench.warm_up(av_bench._all_files(ref) + av_bench._all_files(ds.pred))
+    tmp = tempfile.mkdtemp(prefix="bench-compare-")
+    rows = []
+    try:
+        subs = submissions(ds.pred, max(counts), os.path.join(tmp, "subs"))
+        for n in counts:
+            best_c, best_s = time_one_count(ref, subs, n, args.repeat, tmp)
+            rows.append((n, best_c, best_s))
+            sys.stdout.write("N = {}: compare.py {:.2f} s ({:.2f} s CPU); {} x score.py {:.2f} s "
+                             "({:.2f} s CPU)\n".format(n, best_c[0], best_c[1], n, best_s[0],
+                                                       best_s[1]))
+    finally:
+        shutil.rmtree(tmp, ignore_errors=True)
+    report = report_of(args, argv, rows)
     sys.stdout.write("\n" + report)
     if args.report:
         with open(args.report, "w") as f:
             f.write(report)
     return 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

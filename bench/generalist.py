@@ -351,7 +351,7 @@ def program_source(program: str) -> str:
     return digest.hexdigest()[:12]
 
 
-def main(argv=None) -> int:
+def parse_args(argv):
     p = argparse.ArgumentParser(description="Benchmark of the generalist ranking (see the "
                                             "docstring).")
     p.add_argument("--boards", type=int, default=50)
@@ -366,10 +366,13 @@ def main(argv=None) -> int:
     args = p.parse_args(argv)
     if args.boards < 2 or args.models < 3 or args.repeat < 1:
         p.error("--boards must be at least 2, --models at least 3, --repeat at least 1")
-    folder = os.path.join(args.data, "generalist-{}x{}-{}".format(args.boards, args.models,
-                                                                  args.seed))
-    config = generate(folder, args.boards, args.models, args.seed)
-    size = warm(folder)
+    return args
+
+
+def run_command(args, config):
+    """The command --repeat times on config, then its outputs checked against the reference
+    computation: (runs, output sizes, load averages before and after, problems); runs is None
+    if the command failed."""
     command = os.path.join(args.program, "generalist.py")
     runs = []
     tmp = tempfile.mkdtemp(prefix="generalist-bench-")
@@ -382,17 +385,18 @@ def main(argv=None) -> int:
             if r["rc"] != 0:
                 sys.stderr.write("the command failed (exit {}):\n{}{}".format(
                     r["rc"], r["out"], r["err"]))
-                return 1
+                return None, None, None, None
             runs.append(r)
         load_after = load_average()
         outputs = {name: os.path.getsize(os.path.join(out, name)) for name in sorted(os.listdir(out))}
         problems = [] if args.no_check else check(out, config, args.seed, args.boards, args.models)
     finally:
         shutil.rmtree(tmp, ignore_errors=True)
-    if problems:
-        sys.stderr.write("the outputs differ from the reference computation:\n  {}\n".format(
-            "\n  ".join(problems)))
-        return 1
+    return runs, outputs, (load_before, load_after), problems
+
+
+def report_of(args, runs, outputs, loads, size):
+    """(the Markdown report, the targets' verdicts, whether this is the full-size case)."""
     wall = min(r["wall"] for r in runs)
     cpu = min(r["cpu"] for r in runs)
     rss = max(r["rss"] for r in runs)
@@ -408,7 +412,7 @@ def main(argv=None) -> int:
                          ("boards", args.boards, 50), ("models", args.models, 20000),
                          ("seed", args.seed, 2024), ("repeat", args.repeat, 1)) if v != d),
                      platform.platform(), os.cpu_count(), platform.python_version(),
-                     load_before, load_after, os.path.relpath(args.program, ROOT),
+                     loads[0], loads[1], os.path.relpath(args.program, ROOT),
                      program_source(args.program), size, args.boards, args.seed, args.repeat))
     lines += ["", "| run | wall (s) | CPU (s) | peak RSS (MB) |", "|---|---:|---:|---:|",
               "| generalist.py CONFIG --out DIR | {:.2f} | {:.2f} | {:.0f} |".format(
@@ -424,13 +428,28 @@ def main(argv=None) -> int:
         WALL_TARGET, "PASS" if verdicts[0] else "FAIL", RSS_TARGET,
         "PASS" if verdicts[1] else "FAIL",
         "" if full else " (targets are for 50 x 20,000; this is a smaller case)"))
-    report = "\n".join(lines) + "\n"
+    return "\n".join(lines) + "\n", verdicts, full
+
+
+def main(argv=None) -> int:
+    args = parse_args(argv)
+    folder = os.path.join(args.data, "generalist-{}x{}-{}".format(args.boards, args.models,
+                                                                  args.seed))
+    config = generate(folder, args.boards, args.models, args.seed)
+    size = warm(folder)
+    runs, outputs, loads, problems = run_command(args, config)
+    if runs is None:
+        return 1
+    if problems:
+        sys.stderr.write("the outputs differ from the reference computation:\n  {}\n".format(
+            "\n  ".join(problems)))
+        return 1
+    report, verdicts, full = report_of(args, runs, outputs, loads, size)
     say(report)
     if args.report:
         with open(args.report, "w", encoding="utf-8") as f:
             f.write(report)
     return 1 if args.strict and full and not all(verdicts) else 0
-
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -344,7 +344,7 @@ def parse_scores(text):
     return {k.strip(): float(v) for k, v in (line.split(":") for line in text.decode().splitlines())}
 
 
-def main(argv=None):
+def parse_args(argv):
     p = argparse.ArgumentParser(description="Planetscapes semantic benchmark (Cityscapes-sized).")
     p.add_argument("--images", type=int, default=60)
     p.add_argument("--seed", type=int, default=8)
@@ -357,165 +357,213 @@ def main(argv=None):
     p.add_argument("--width", type=int, default=W)
     p.add_argument("--height", type=int, default=H)
     p.add_argument("--report")
-    args = p.parse_args(argv)
-    cpus = engine.usable_cpus()
-    n = args.images
+    return p.parse_args(argv)
 
-    say("data: {} images of {} x {} under {}".format(n, args.width, args.height, args.data))
-    ids, made, gen_seconds = prepare(args.data, n, args.seed, args.height, args.width)
-    labels, instances, preds = files_of(args.data, ids)
-    all_files = labels + instances + preds
-    warm = common.warm_up(all_files + [os.path.join(args.data, "packed", "packed", i + ".png")
-                                       for i in ids])
-    sizes = {name: sum(os.path.getsize(f) for f in files)
-             for name, files in (("labels", labels), ("instances", instances), ("predictions", preds))}
 
+class Measured:
+    """Everything the report is made of: the set, then each step's measurements."""
+
+    def __init__(self, args):
+        self.args, self.n, self.cpus = args, args.images, engine.usable_cpus()
+
+
+def measure_set(m):
+    """The set (generated or reused), its files read once untimed, their sizes."""
+    args = m.args
+    say("data: {} images of {} x {} under {}".format(m.n, args.width, args.height, args.data))
+    m.ids, m.made, _ = prepare(args.data, m.n, args.seed, args.height, args.width)
+    labels, instances, preds = files_of(args.data, m.ids)
+    m.all_files = labels + instances + preds
+    m.warm = common.warm_up(m.all_files + [os.path.join(args.data, "packed", "packed", i + ".png")
+                                           for i in m.ids])
+    m.sizes = {name: sum(os.path.getsize(f) for f in files) for name, files in
+               (("labels", labels), ("instances", instances), ("predictions", preds))}
+
+
+def measure_floor_and_bounds(m):
+    """(a) the decode floor in this process, and the lower bound with and without the
+    confusion count."""
     say("(a) decode floor")
-    floor, floor_load, floor_cpu = decode_floor(all_files)
-    say("    {:.2f} s".format(floor))
-
-    say("(a) lower bound, {} workers".format(cpus))
-    bounds = {}
+    m.floor, m.floor_load, m.floor_cpu = decode_floor(m.all_files)
+    say("    {:.2f} s".format(m.floor))
+    say("(a) lower bound, {} workers".format(m.cpus))
+    m.bounds = {}
     for decode_only in (True, False):
-        bounds[decode_only] = run_bound(os.path.join(args.data, "ref"),
-                                        os.path.join(args.data, "pred"), cpus, args.repeat,
-                                        decode_only)
+        m.bounds[decode_only] = run_bound(os.path.join(m.args.data, "ref"),
+                                          os.path.join(m.args.data, "pred"), m.cpus,
+                                          m.args.repeat, decode_only)
         say("    {}: {:.2f} s".format("decode only" if decode_only else "decode and confusion",
-                                      bounds[decode_only].wall))
+                                      m.bounds[decode_only].wall))
 
-    anchors = []
-    for python in args.anchor_python:
+
+def measure_anchors(m):
+    """(b) cityscapesScripts' evaluator in each --anchor-python."""
+    m.anchors = []
+    for python in m.args.anchor_python:
         say("(b) cityscapesScripts' evaluator in {}".format(python))
-        anchors.append(run_anchor(python, args.data, ids))
-        say("    {}: {:.2f} s".format(anchors[-1].label, anchors[-1].wall))
+        m.anchors.append(run_anchor(python, m.args.data, m.ids))
+        say("    {}: {:.2f} s".format(m.anchors[-1].label, m.anchors[-1].wall))
 
+
+def measure_scorer(m):
+    """(c) score.py on both layouts with 1 and all CPUs, and on a third of the images (memory);
+    the same scores.txt from every run, equal to each anchor's."""
     say("(c) score.py")
-    runs, third = {}, {}
-    third_ids = ids[:max(1, n // 3)]
-    pred = os.path.join(args.data, "pred")
+    data = m.args.data
+    m.runs, m.third = {}, {}
+    m.third_ids = m.ids[:max(1, m.n // 3)]
+    pred = os.path.join(data, "pred")
     for layout in LAYOUTS:
-        ref = os.path.join(args.data, "ref" if layout == "raw" else "packed")
-        for workers in sorted({1, cpus}):
-            r = run_scorer(ref, pred, workers, args.repeat)
-            runs[layout, workers] = r
+        ref = os.path.join(data, "ref" if layout == "raw" else "packed")
+        for workers in sorted({1, m.cpus}):
+            r = run_scorer(ref, pred, workers, m.args.repeat)
+            m.runs[layout, workers] = r
             say("    {} reference, {} worker(s): {:.2f} s, peak {} MB".format(
                 layout, workers, r.wall, common.mb(r.peak_mb)))
-        third[layout] = run_scorer(
-            os.path.join(args.data, "third", "ref" if layout == "raw" else "packed"),
-            os.path.join(args.data, "third", "pred"), cpus, args.repeat)
+        m.third[layout] = run_scorer(
+            os.path.join(data, "third", "ref" if layout == "raw" else "packed"),
+            os.path.join(data, "third", "pred"), m.cpus, m.args.repeat)
         say("    {} reference, {} images, {} worker(s): peak {} MB".format(
-            layout, len(third_ids), cpus, common.mb(third[layout].peak_mb)))
-    texts = {r.scores for r in runs.values()}
+            layout, len(m.third_ids), m.cpus, common.mb(m.third[layout].peak_mb)))
+    texts = {r.scores for r in m.runs.values()}
     if len(texts) != 1:
         raise common.BenchError("scores.txt differs between runs (layouts or worker counts)")
     ours = parse_scores(texts.pop())
-    checked = [compare(a.scores, ours) for a in anchors]
-    say("(d) confidence interval, in this process (packed reference, {} workers)".format(cpus))
-    interval = interval_cost.measure_images("planetscapes-semantic",
-                                            os.path.join(args.data, "packed"), pred, cpus,
-                                            INTERVAL_ROWS_IMAGES)
-    say("    bootstrap {:.3f} s, rows {:.2f} ms/image".format(interval["boot"]["wall"],
-                                                          1000 * interval["rows_per_image"]))
+    m.checked = [compare(a.scores, ours) for a in m.anchors]
 
-    # ---------------------------------------------------------------- report
+
+def measure_interval(m):
+    """(d) the confidence interval's cost, in this process."""
+    say("(d) confidence interval, in this process (packed reference, {} workers)".format(m.cpus))
+    m.interval = interval_cost.measure_images("planetscapes-semantic",
+                                              os.path.join(m.args.data, "packed"),
+                                              os.path.join(m.args.data, "pred"), m.cpus,
+                                              INTERVAL_ROWS_IMAGES)
+    say("    bootstrap {:.3f} s, rows {:.2f} ms/image".format(
+        m.interval["boot"]["wall"], 1000 * m.interval["rows_per_image"]))
     # The floor is one process that only decodes: on an idle machine its wall time is its CPU
     # time. Other sessions' load can only stretch its wall time (which would make any scorer
     # look closer to it than it is), so the ideal is its CPU time / CPUs.
-    ideal = floor_cpu / cpus
+    m.ideal = m.floor_cpu / m.cpus
+    m.rows_wall = m.interval["rows_per_image"] * m.n / m.cpus
+
+
+def measurement_rows(m):
+    """The table of every timed step."""
+    n, cpus = m.n, m.cpus
+
     def cpu_ms(seconds, images):
         return common.f1(1000 * seconds / images)
 
     rows = [
-        ["(a) decode floor: 3 PNGs / image, 1 process", 1, common.f2(floor),
-         common.f1(1000 * floor / n), cpu_ms(floor_cpu, n), "-", common.pct(floor_load)],
-        ["(a) decode floor CPU time / {} CPUs (ideal)".format(cpus), cpus, common.f2(ideal),
-         common.f1(1000 * ideal / n), "-", "-", "-"],
+        ["(a) decode floor: 3 PNGs / image, 1 process", 1, common.f2(m.floor),
+         common.f1(1000 * m.floor / n), cpu_ms(m.floor_cpu, n), "-", common.pct(m.floor_load)],
+        ["(a) decode floor CPU time / {} CPUs (ideal)".format(cpus), cpus, common.f2(m.ideal),
+         common.f1(1000 * m.ideal / n), "-", "-", "-"],
     ]
     for decode_only, what in ((True, "3 PNGs decoded by the scorer's decoder"),
                               (False, "the same and one confusion count")):
-        b = bounds[decode_only]
+        b = m.bounds[decode_only]
         rows.append(["(a) lower bound: {}, nothing else, start-up included".format(what), cpus,
                      common.f2(b.wall), common.f1(1000 * b.wall / n), cpu_ms(b.cpu, n),
                      common.mb(b.peak_mb), common.pct(b.other)])
-    for a in anchors:
+    for a in m.anchors:
         rows.append(["(b) {} (evaluateImgLists)".format(a.label), 1, common.f2(a.wall),
                      common.f1(1000 * a.wall / n), cpu_ms(a.cpu, n), "-", common.pct(a.other)])
-    for (layout, workers), r in sorted(runs.items()):
+    for (layout, workers), r in sorted(m.runs.items()):
         rows.append(["(c) score.py, {} reference (start-up included)".format(layout), workers,
                      common.f2(r.wall), common.f1(1000 * r.wall / n), cpu_ms(r.cpu, n),
                      common.mb(r.peak_mb), common.pct(r.other)])
+    third = len(m.third_ids)
     for layout in LAYOUTS:
-        r = third[layout]
-        rows.append(["(c) score.py, {} reference, {} of the images".format(layout, len(third_ids)),
-                     cpus, common.f2(r.wall), common.f1(1000 * r.wall / len(third_ids)),
-                     cpu_ms(r.cpu, len(third_ids)), common.mb(r.peak_mb), common.pct(r.other)])
-    rows_wall = interval["rows_per_image"] * n / cpus
+        r = m.third[layout]
+        rows.append(["(c) score.py, {} reference, {} of the images".format(layout, third),
+                     cpus, common.f2(r.wall), common.f1(1000 * r.wall / third),
+                     cpu_ms(r.cpu, third), common.mb(r.peak_mb), common.pct(r.other)])
+    interval = m.interval
     rows.append(["(d) confidence interval: rows kept per image ({} ms/image on {} images) x {} "
                  "/ {} workers".format(common.f2(1000 * interval["rows_per_image"]),
                                        interval["rows_images"], n, cpus), cpus,
-                 common.f2(rows_wall), common.f2(1000 * rows_wall / n), "-", "-", "-"])
+                 common.f2(m.rows_wall), common.f2(1000 * m.rows_wall / n), "-", "-", "-"])
     boot = interval["boot"]
     rows.append(["(d) confidence interval: bootstrap, 1,000 resamples of {} images, main "
                  "process".format(n), 1, common.f2(boot["wall"]),
                  common.f2(1000 * boot["wall"] / n), cpu_ms(boot["cpu"], n),
                  "{:.1f} (+{:.1f} kept)".format(boot["peak_mb"], interval["kept_mb"]), "-"])
+    return rows
+
+
+def layout_targets(m, layout, targets, speedups):
+    """The targets of one layout's all-CPU run, in wall and in CPU time, and its memory."""
+    best, ideal = m.runs[layout, m.cpus], m.ideal
+    for a in m.anchors:
+        # The anchor is one process: its idle wall time is at most its CPU time.
+        anchor_wall = min(a.wall, a.cpu)
+        speedup = anchor_wall / best.wall
+        targets.append(["{}: all-CPU scorer >= {:.0f}x faster than {}".format(
+            layout, SPEEDUP_VS_ANCHOR[layout], a.short), "{:.1f}x ({} s vs {} s)".format(
+                speedup, common.f2(best.wall), common.f2(anchor_wall)),
+            common.verdict(speedup >= SPEEDUP_VS_ANCHOR[layout])])
+    ratio = best.wall / ideal
+    targets.append(["{}: all-CPU scorer <= {} x (decode floor / CPUs)".format(
+        layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
+            common.f2(best.wall), common.f2(ideal), ratio),
+        common.verdict(ratio <= FLOOR_FACTOR[layout])])
+    # The same targets in CPU time: what they become on an idle machine with perfect
+    # scaling, and a measure that other processes' load does not distort. The scorer's
+    # all-CPU wall is then its tree's CPU time / CPUs, the anchor's its CPU time: "S times
+    # faster" is "CPU time <= CPUs / S of the anchor's".
+    need = SPEEDUP_VS_ANCHOR[layout] / m.cpus
+    for a in m.anchors:
+        targets.append(["{}: (CPU) scorer CPU time <= {} / {:.0f} of {}'s".format(
+            layout, m.cpus, SPEEDUP_VS_ANCHOR[layout], a.short),
+            "{:.1f}x less, {:.2f}x needed ({} s vs {} s)".format(
+                a.cpu / best.cpu, need, common.f2(best.cpu), common.f2(a.cpu)),
+            common.verdict(a.cpu / best.cpu >= need)])
+    if m.anchors:
+        speedups.append("- {}, all-CPU scorer: {}".format(layout, "; ".join(
+            "vs {}: {:.1f}x wall, {:.1f}x CPU".format(a.short, a.wall / best.wall,
+                                                      a.cpu / best.cpu) for a in m.anchors)))
+    targets.append(["{}: (CPU) scorer CPU time <= {} x decode floor CPU time".format(
+        layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
+            common.f2(best.cpu), common.f2(m.floor_cpu), best.cpu / m.floor_cpu),
+        common.verdict(best.cpu <= FLOOR_FACTOR[layout] * m.floor_cpu)])
+    small = m.third[layout]
+    flat = (None if best.peak_mb is None or small.peak_mb is None
+            else best.peak_mb <= FLAT_MEMORY_FACTOR * small.peak_mb)
+    targets.append(["{}: peak memory flat in the number of images ({} vs {} images)".format(
+        layout, m.n, len(m.third_ids)), "{} MB vs {} MB".format(
+            common.mb(best.peak_mb), common.mb(small.peak_mb)), common.verdict(flat)])
+
+
+def all_targets(m):
+    """(targets table rows, speed-up lines): each layout's, then the interval's."""
     targets, speedups = [], []
     for layout in LAYOUTS:
-        best = runs[layout, cpus]
-        for a in anchors:
-            # The anchor is one process: its idle wall time is at most its CPU time.
-            anchor_wall = min(a.wall, a.cpu)
-            speedup = anchor_wall / best.wall
-            targets.append(["{}: all-CPU scorer >= {:.0f}x faster than {}".format(
-                layout, SPEEDUP_VS_ANCHOR[layout], a.short), "{:.1f}x ({} s vs {} s)".format(
-                    speedup, common.f2(best.wall), common.f2(anchor_wall)),
-                common.verdict(speedup >= SPEEDUP_VS_ANCHOR[layout])])
-        ratio = best.wall / ideal
-        targets.append(["{}: all-CPU scorer <= {} x (decode floor / CPUs)".format(
-            layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
-                common.f2(best.wall), common.f2(ideal), ratio),
-            common.verdict(ratio <= FLOOR_FACTOR[layout])])
-        # The same targets in CPU time: what they become on an idle machine with perfect
-        # scaling, and a measure that other processes' load does not distort. The scorer's
-        # all-CPU wall is then its tree's CPU time / CPUs, the anchor's its CPU time: "S times
-        # faster" is "CPU time <= CPUs / S of the anchor's".
-        need = SPEEDUP_VS_ANCHOR[layout] / cpus
-        for a in anchors:
-            targets.append(["{}: (CPU) scorer CPU time <= {} / {:.0f} of {}'s".format(
-                layout, cpus, SPEEDUP_VS_ANCHOR[layout], a.short),
-                "{:.1f}x less, {:.2f}x needed ({} s vs {} s)".format(
-                    a.cpu / best.cpu, need, common.f2(best.cpu), common.f2(a.cpu)),
-                common.verdict(a.cpu / best.cpu >= need)])
-        if anchors:
-            speedups.append("- {}, all-CPU scorer: {}".format(layout, "; ".join(
-                "vs {}: {:.1f}x wall, {:.1f}x CPU".format(a.short, a.wall / best.wall,
-                                                          a.cpu / best.cpu) for a in anchors)))
-        targets.append(["{}: (CPU) scorer CPU time <= {} x decode floor CPU time".format(
-            layout, FLOOR_FACTOR[layout]), "{} s vs {} s ({:.2f} x)".format(
-                common.f2(best.cpu), common.f2(floor_cpu), best.cpu / floor_cpu),
-            common.verdict(best.cpu <= FLOOR_FACTOR[layout] * floor_cpu)])
-        small = third[layout]
-        flat = (None if best.peak_mb is None or small.peak_mb is None
-                else best.peak_mb <= FLAT_MEMORY_FACTOR * small.peak_mb)
-        targets.append(["{}: peak memory flat in the number of images ({} vs {} images)".format(
-            layout, n, len(third_ids)), "{} MB vs {} MB".format(
-                common.mb(best.peak_mb), common.mb(small.peak_mb)), common.verdict(flat)])
-    best = runs["packed", cpus]
-    cost = rows_wall + boot["wall"]
+        layout_targets(m, layout, targets, speedups)
+    best = m.runs["packed", m.cpus]
+    boot = m.interval["boot"]
+    cost = m.rows_wall + boot["wall"]
     targets.append(["confidence interval <= {:.0f}% of the all-CPU packed scorer run".format(
         100 * INTERVAL_SHARE), "{} s of {} s ({:.1f}%)".format(
             common.f2(cost), common.f2(best.wall), 100 * cost / best.wall),
         common.verdict(cost <= INTERVAL_SHARE * best.wall)])
-    memory = boot["peak_mb"] + interval["kept_mb"]
+    memory = boot["peak_mb"] + m.interval["kept_mb"]
     targets.append(["confidence interval memory <= {:.0f} MB (bootstrap peak + rows kept)".format(
         INTERVAL_MB), "{:.1f} MB".format(memory), common.verdict(memory <= INTERVAL_MB)])
+    return targets, speedups
+
+
+def header_lines(m, rows, targets):
+    """The title, the machine, the scorer, the data, the measurements and the targets."""
+    args, n = m.args, m.n
     packed_bytes = common.folder_bytes(os.path.join(args.data, "packed", "packed"))
-    lines = [
+    return [
         "# Planetscapes semantic labeling benchmark: {} images of {} x {}".format(
             n, args.width, args.height),
         "",
         "Machine: {} usable CPUs, {}, {:.0f} GB RAM; Python {}, numpy {}, Pillow {}; {}.".format(
-            cpus, common.cpu_model(), common.mem_total_gb() or 0, sys.version.split()[0],
+            m.cpus, common.cpu_model(), common.mem_total_gb() or 0, sys.version.split()[0],
             np.__version__, PIL.__version__, common._now()),
         "",
         "Scorer: {}.".format(common.scorer_identity()),
@@ -526,9 +574,9 @@ def main(argv=None):
         "instance ids (16-bit), predictions (8-bit). Bytes: labels {:,}, instances {:,}, "
         "predictions {:,}; packed reference (organizer/pack.py) {:,}. Every file was read "
         "once, untimed, before the timed steps ({:,} bytes).".format(
-            n, args.width, args.height, args.seed, "" if made else " (cached)", sizes["labels"],
-            sizes["instances"],
-            sizes["predictions"], packed_bytes, warm),
+            n, args.width, args.height, args.seed, "" if m.made else " (cached)",
+            m.sizes["labels"], m.sizes["instances"],
+            m.sizes["predictions"], packed_bytes, m.warm),
         "",
         common.markdown_table(["measurement", "workers", "wall (s)", "wall ms / image",
                                "CPU ms / image", "peak RSS (MB)", "other load"], rows),
@@ -538,10 +586,15 @@ def main(argv=None):
         common.markdown_table(["target", "measured", "result"], targets, align=["l", "l", "l"]),
         "",
     ]
-    bound, decode_only = bounds[False].wall, bounds[True].wall
-    raw_best = runs["raw", cpus].wall
+
+
+def bound_lines(m):
+    """What the lower bound leaves for everything else the scorer must do."""
+    ideal, cpus = m.ideal, m.cpus
+    bound, decode_only = m.bounds[False].wall, m.bounds[True].wall
+    raw_best = m.runs["raw", cpus].wall
     room = FLOOR_FACTOR["raw"] * ideal - bound
-    lines += [
+    return [
         "Lower bound of the raw layout (bench/planetscapes_bound.py, {} workers, timed as the "
         "scorer is): decoding the three PNGs and counting one confusion matrix, with no check, "
         "no instance count and no report, takes {} s, {:.2f} x (decode floor / CPUs); decoding "
@@ -554,33 +607,51 @@ def main(argv=None):
             "is under the bound itself (by {} s): no scorer can meet it here".format(
                 common.f2(-room)), common.f2(raw_best - bound)),
         ""]
+
+
+def anchor_lines(m, speedups):
+    """The speed-ups and the correctness check against each anchor, and its environment."""
+    lines = []
     if speedups:
         lines += ["Speed-ups (anchor wall / scorer wall; anchor CPU / scorer CPU, the scorer's "
                   "whole process tree):", ""] + speedups + [""]
-    if anchors:
-        lines.append("Correctness: every scorer run exited 0; scores.txt identical for both "
-                     "layouts with 1 and {} workers; {}.".format(cpus, "; ".join(
-                         "{} keys compared with the results of {}, max abs difference {:.2g}".format(
-                             keys, a.label, worst) for a, (keys, worst) in zip(anchors, checked)))
-                     + " (scores.txt holds 10 decimals)")
-        lines.append("")
-        for a in anchors:
-            lines.append("Anchor environment: {} -> {}{} (numpy < 2.4; only the evaluation call "
-                         "is timed, not its imports; the path is the evaluator's own CSUPPORT "
-                         "flag in that process).".format(
-                             a.python, a.label, ", extension {}".format(
-                                 os.path.basename(a.extension)) if a.extension else ""))
-            lines.append("")
-    else:
+    if not m.anchors:
         lines.append("The anchor was not run (no --anchor-python).")
-    report = "\n".join(lines) + "\n"
+        return lines
+    lines.append("Correctness: every scorer run exited 0; scores.txt identical for both "
+                 "layouts with 1 and {} workers; {}.".format(m.cpus, "; ".join(
+                     "{} keys compared with the results of {}, max abs difference {:.2g}".format(
+                         keys, a.label, worst) for a, (keys, worst) in zip(m.anchors, m.checked)))
+                 + " (scores.txt holds 10 decimals)")
+    lines.append("")
+    for a in m.anchors:
+        lines.append("Anchor environment: {} -> {}{} (numpy < 2.4; only the evaluation call "
+                     "is timed, not its imports; the path is the evaluator's own CSUPPORT "
+                     "flag in that process).".format(
+                         a.python, a.label, ", extension {}".format(
+                             os.path.basename(a.extension)) if a.extension else ""))
+        lines.append("")
+    return lines
+
+
+def report_of(m):
+    targets, speedups = all_targets(m)
+    lines = header_lines(m, measurement_rows(m), targets) + bound_lines(m)
+    return "\n".join(lines + anchor_lines(m, speedups)) + "\n"
+
+
+def main(argv=None):
+    m = Measured(parse_args(argv))
+    for step in (measure_set, measure_floor_and_bounds, measure_anchors, measure_scorer,
+                 measure_interval):
+        step(m)
+    report = report_of(m)
     say("")
     say(report)
-    if args.report:
-        with open(args.report, "w") as f:
+    if m.args.report:
+        with open(m.args.report, "w") as f:
             f.write(report)
     return 0
-
 
 if __name__ == "__main__":
     try:

@@ -39,83 +39,69 @@ class Clock:
         self.last = now
 
 
-def main(argv=None):
-    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
-    p.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "planetscapes-bench"))
-    p.add_argument("--images", type=int, default=40)
-    p.add_argument("--repeat", type=int, default=3)
-    p.add_argument("--code", default=os.path.dirname(HERE))
-    args = p.parse_args(argv)
-    sys.path.insert(0, os.path.join(os.path.abspath(args.code), "scoring_program"))
+def floor(path):
+    """The bench's floor row for one PNG: Pillow's decode into an array."""
     import numpy as np
-    import yaml
     from PIL import Image
-    from scoring.registry import TASKS
+    with Image.open(path) as img:
+        np.asarray(img)
+
+
+def one_pass(task, config, raw, fmt, ids, ref, pred):
+    """One timed pass over the images: (CPU seconds per step, (system seconds, minor page
+    faults) per image)."""
+    import numpy as np
     from scoring.tasks.planetscapes_semantic import reference as ps_reference
 
-    task = TASKS["planetscapes-semantic"]
-    ref, pred = os.path.join(args.data, "ref"), os.path.join(args.data, "pred")
-    with open(os.path.join(ref, "config.yaml")) as f:
-        config = task.configure({}, yaml.safe_load(f))
-    raw = task.open_reference(ref, config)
-    fmt = task.submission_format(config)
-    ids = raw.ids[:args.images]
-
-    def floor(path):
-        with Image.open(path) as img:
-            np.asarray(img)
-
-    best = {}
-    usage = None
-    for _ in range(args.repeat):
-        clock = Clock()
-        state = task.new_state(config)
-        state.row_layout = None  # the metric's steps alone: the interval's rows are timed apart
-        before = resource.getrusage(resource.RUSAGE_SELF)
-        for i in ids:
-            paths = {"labels": os.path.join(ref, "labels", i + ".png"),
-                     "instances": os.path.join(ref, "instances", i + ".png"),
-                     "prediction": os.path.join(pred, i + ".png")}
-            clock.start()
-            for what in ("labels", "instances", "prediction"):
-                floor(paths[what])
-                clock.tick("floor: " + what)
-            labels = ps_reference.read_png(paths["labels"], "l", ps_reference.LABEL_MODES)
-            clock.tick("decode label image")
-            instances = ps_reference.read_png(paths["instances"], "i",
-                                              ps_reference.INSTANCE_MODES)
-            clock.tick("decode instance image")
-            truth = ps_reference.check_truth(labels, instances, raw.spec, "l", "i")
-            clock.tick("reference checks")
-            prediction = fmt.read(paths["prediction"], truth.shape)
-            clock.tick("read and check the prediction")
-            # The full update first (it meets fresh memory as the scorer's does), then one
-            # without instance pixels: the difference is the instance counts.
-            state.update(i, prediction, truth)
-            clock.tick("full update")
-            none = np.zeros(truth.shape, dtype=bool)
-            state.update(i + " again", prediction,
-                         truth._replace(where=none, ids=truth.instances[none]))
-            clock.tick("confusion count")
-        after = resource.getrusage(resource.RUSAGE_SELF)
-        steps = clock.seconds
-        steps["instance counts"] = steps.pop("full update") - steps["confusion count"]
-        for name, seconds in steps.items():
-            best[name] = min(best.get(name, seconds), seconds)
-        n = len(ids)
-        pass_usage = ((after.ru_stime - before.ru_stime) / n,
-                      (after.ru_minflt - before.ru_minflt) / n)
-        usage = pass_usage if usage is None else min(usage, pass_usage)
-
+    clock = Clock()
+    state = task.new_state(config)
+    state.row_layout = None  # the metric's steps alone: the interval's rows are timed apart
+    before = resource.getrusage(resource.RUSAGE_SELF)
+    for i in ids:
+        paths = {"labels": os.path.join(ref, "labels", i + ".png"),
+                 "instances": os.path.join(ref, "instances", i + ".png"),
+                 "prediction": os.path.join(pred, i + ".png")}
+        clock.start()
+        for what in ("labels", "instances", "prediction"):
+            floor(paths[what])
+            clock.tick("floor: " + what)
+        labels = ps_reference.read_png(paths["labels"], "l", ps_reference.LABEL_MODES)
+        clock.tick("decode label image")
+        instances = ps_reference.read_png(paths["instances"], "i",
+                                          ps_reference.INSTANCE_MODES)
+        clock.tick("decode instance image")
+        truth = ps_reference.check_truth(labels, instances, raw.spec, "l", "i")
+        clock.tick("reference checks")
+        prediction = fmt.read(paths["prediction"], truth.shape)
+        clock.tick("read and check the prediction")
+        # The full update first (it meets fresh memory as the scorer's does), then one
+        # without instance pixels: the difference is the instance counts.
+        state.update(i, prediction, truth)
+        clock.tick("full update")
+        none = np.zeros(truth.shape, dtype=bool)
+        state.update(i + " again", prediction,
+                     truth._replace(where=none, ids=truth.instances[none]))
+        clock.tick("confusion count")
+    after = resource.getrusage(resource.RUSAGE_SELF)
+    steps = clock.seconds
+    steps["instance counts"] = steps.pop("full update") - steps["confusion count"]
     n = len(ids)
+    return steps, ((after.ru_stime - before.ru_stime) / n, (after.ru_minflt - before.ru_minflt) / n)
+
+
+ORDER = ["decode label image", "decode instance image", "reference checks",
+         "read and check the prediction", "confusion count", "instance counts"]
+
+
+def write_table(args, best, usage, n):
+    """The Markdown table of the best pass's steps and the summary line."""
+    import numpy as np
     floor_total = sum(v for k, v in best.items() if k.startswith("floor"))
     ours = [k for k in best if not k.startswith("floor")]
-    order = ["decode label image", "decode instance image", "reference checks",
-             "read and check the prediction", "confusion count", "instance counts"]
     rows = [("floor: " + w, best["floor: " + w]) for w in ("labels", "instances", "prediction")]
     rows.append(("**floor, 3 PNGs**", floor_total))
-    rows += [(k, best[k]) for k in order if k in ours]
-    total = sum(best[k] for k in order if k in ours)
+    rows += [(k, best[k]) for k in ORDER if k in ours]
+    total = sum(best[k] for k in ORDER if k in ours)
     rows.append(("**scorer steps, total**", total))
     sys.stdout.write("| step | CPU ms / image |\n|---|---:|\n")
     for name, seconds in rows:
@@ -125,8 +111,34 @@ def main(argv=None):
                      "ms, {:.0f} minor page faults.\n".format(
                          n, args.data, os.path.abspath(args.code), np.__version__, args.repeat,
                          total / floor_total, 1000 * usage[0], usage[1]))
-    return 0
 
+
+def main(argv=None):
+    p = argparse.ArgumentParser(description=__doc__.split("\n")[0])
+    p.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "planetscapes-bench"))
+    p.add_argument("--images", type=int, default=40)
+    p.add_argument("--repeat", type=int, default=3)
+    p.add_argument("--code", default=os.path.dirname(HERE))
+    args = p.parse_args(argv)
+    sys.path.insert(0, os.path.join(os.path.abspath(args.code), "scoring_program"))
+    import yaml
+    from scoring.registry import TASKS
+
+    task = TASKS["planetscapes-semantic"]
+    ref, pred = os.path.join(args.data, "ref"), os.path.join(args.data, "pred")
+    with open(os.path.join(ref, "config.yaml")) as f:
+        config = task.configure({}, yaml.safe_load(f))
+    raw = task.open_reference(ref, config)
+    fmt = task.submission_format(config)
+    ids = raw.ids[:args.images]
+    best, usage = {}, None
+    for _ in range(args.repeat):
+        steps, pass_usage = one_pass(task, config, raw, fmt, ids, ref, pred)
+        for name, seconds in steps.items():
+            best[name] = min(best.get(name, seconds), seconds)
+        usage = pass_usage if usage is None else min(usage, pass_usage)
+    write_table(args, best, usage, len(ids))
+    return 0
 
 if __name__ == "__main__":
     sys.exit(main())

@@ -78,6 +78,79 @@ def _offsets(source: str) -> List[int]:
     return starts
 
 
+def _print_items(toks: list, i: int) -> Tuple[int, List[list], bool]:
+    """The statement `print ...` whose `print` is toks[i]: (index of the token that ends it,
+    its comma-separated items as token lists, whether it ends with a comma)."""
+    j, level, items, item = i + 1, 0, [], []  # type: int, int, List[list], list
+    while j < len(toks):
+        t = toks[j]
+        if level == 0 and (t.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT)
+                           or (t.type == tokenize.OP and t.string == ";")):
+            break
+        if t.type == tokenize.OP and t.string in "([{":
+            level += 1
+        elif t.type == tokenize.OP and t.string in ")]}":
+            level -= 1
+        if level == 0 and t.type == tokenize.OP and t.string == ",":
+            items.append(item)
+            item = []
+        else:
+            item.append(t)
+        j += 1
+    trailing_comma = not item and bool(items)
+    if item:
+        items.append(item)
+    return j, items, trailing_comma
+
+
+def _print_call(source: str, at, toks: list, i: int) -> Tuple[int, Tuple[int, int, str]]:
+    """The print statement starting at toks[i] as a call: (index of the token that ends it,
+    (start offset, end offset, the call's text))."""
+    tok = toks[i]
+    j, items, trailing_comma = _print_items(toks, i)
+    target = None
+    if items and items[0] and items[0][0].type == tokenize.OP and items[0][0].string == ">>":
+        target = items.pop(0)[1:]
+        if not target:
+            raise ConversionError("line {}: `print >>` without a file".format(tok.start[0]))
+    if any(not it for it in items):
+        raise ConversionError("line {}: empty item in a print statement".format(tok.start[0]))
+    # The items' own text, separators and line continuations included, is kept as
+    # it is: only `print` becomes `print(`, `>>f,` moves to a `file=` keyword at the
+    # end, and the keywords and `)` are added after the last token.
+    keywords = []
+    if target is not None:
+        keywords.append("file=" + source[at(target[0].start):at(target[-1].end)])
+    if trailing_comma:
+        keywords.append('end=" "')
+    last = toks[j - 1] if j - 1 > i else tok
+    end = at(last.end)
+    if items:
+        begin = at(items[0][0].start)
+        gap = source[at(tok.end):begin] if target is None else ""
+        body = ("" if not gap.strip(" \t") else gap) + source[begin:end]
+        if keywords:  # after the trailing comma, if there is one
+            body += (" " if trailing_comma else ", ") + ", ".join(keywords)
+    else:
+        body = ", ".join(keywords)
+    return j, (at(tok.start), end, "print(" + body + ")")
+
+
+def _after(tok, depth: int, statement_start: bool) -> Tuple[int, bool]:
+    """(bracket depth, whether a statement starts) after tok."""
+    if tok.type == tokenize.OP and tok.string in "([{":
+        depth += 1
+    elif tok.type == tokenize.OP and tok.string in ")]}":
+        depth -= 1
+    if tok.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
+        return depth, True
+    if tok.type in (tokenize.NL, tokenize.COMMENT):
+        return depth, statement_start  # blank or comment-only lines change nothing
+    # `a; print x` and `if c: print x` (at depth 0 a colon ends a compound statement's
+    # header: Python 2 has no annotations, and a lambda's body cannot be a statement)
+    return depth, depth == 0 and tok.type == tokenize.OP and tok.string in (";", ":")
+
+
 def fix_prints(source: str) -> Tuple[str, int]:
     """(source with print statements made print() calls, number of statements changed)."""
     toks = _tokens(source)
@@ -93,68 +166,11 @@ def fix_prints(source: str) -> Tuple[str, int]:
     while i < len(toks):
         tok = toks[i]
         if statement_start and tok.type == tokenize.NAME and tok.string == "print":
-            j, level, items, item = i + 1, 0, [], []
-            while j < len(toks):
-                t = toks[j]
-                if level == 0 and (t.type in (tokenize.NEWLINE, tokenize.ENDMARKER, tokenize.COMMENT)
-                                   or (t.type == tokenize.OP and t.string == ";")):
-                    break
-                if t.type == tokenize.OP and t.string in "([{":
-                    level += 1
-                elif t.type == tokenize.OP and t.string in ")]}":
-                    level -= 1
-                if level == 0 and t.type == tokenize.OP and t.string == ",":
-                    items.append(item)
-                    item = []
-                else:
-                    item.append(t)
-                j += 1
-            trailing_comma = not item and bool(items)
-            if item:
-                items.append(item)
-            target = None
-            if items and items[0] and items[0][0].type == tokenize.OP and items[0][0].string == ">>":
-                target = items.pop(0)[1:]
-                if not target:
-                    raise ConversionError("line {}: `print >>` without a file".format(tok.start[0]))
-            if any(not it for it in items):
-                raise ConversionError("line {}: empty item in a print statement".format(tok.start[0]))
-            # The items' own text, separators and line continuations included, is kept as
-            # it is: only `print` becomes `print(`, `>>f,` moves to a `file=` keyword at the
-            # end, and the keywords and `)` are added after the last token.
-            keywords = []
-            if target is not None:
-                keywords.append("file=" + source[at(target[0].start):at(target[-1].end)])
-            if trailing_comma:
-                keywords.append('end=" "')
-            last = toks[j - 1] if j - 1 > i else tok
-            end = at(last.end)
-            if items:
-                begin = at(items[0][0].start)
-                gap = source[at(tok.end):begin] if target is None else ""
-                body = ("" if not gap.strip(" \t") else gap) + source[begin:end]
-                if keywords:  # after the trailing comma, if there is one
-                    body += (" " if trailing_comma else ", ") + ", ".join(keywords)
-            else:
-                body = ", ".join(keywords)
-            edits.append((at(tok.start), end, "print(" + body + ")"))
-            i = j
+            i, edit = _print_call(source, at, toks, i)
+            edits.append(edit)
             statement_start = False
             continue
-        if tok.type == tokenize.OP and tok.string in "([{":
-            depth += 1
-        elif tok.type == tokenize.OP and tok.string in ")]}":
-            depth -= 1
-        if tok.type in (tokenize.NEWLINE, tokenize.INDENT, tokenize.DEDENT):
-            statement_start = True
-        elif tok.type in (tokenize.NL, tokenize.COMMENT):
-            pass  # blank or comment-only lines change nothing
-        elif depth == 0 and tok.type == tokenize.OP and tok.string in (";", ":"):
-            # `a; print x` and `if c: print x` (at depth 0 a colon ends a compound statement's
-            # header: Python 2 has no annotations, and a lambda's body cannot be a statement)
-            statement_start = True
-        else:
-            statement_start = False
+        depth, statement_start = _after(tok, depth, statement_start)
         i += 1
     out = source
     for begin, end, text in reversed(edits):

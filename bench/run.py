@@ -5,8 +5,8 @@
     python3 bench/run.py --images 1000 --report bench/results-1000.md
 
 1. Generates a synthetic reference (raw layout) and a prediction set with
-   competitions/agriculture-vision/make_sample.py,
-   and packs the reference with organizer/pack.py. Both are cached under --data and reused
+   competitions/agriculture-vision/make_sample.py, and packs the reference with
+   organizer/pack.py. Both are cached under --data and reused
    when a stamp file there says they were made with the same --images and --seed.
 2. Reads every file once, untimed, so every timed run sees a warm page cache.
 3. Times the decode floor (every PNG decoded once with Pillow in this one process).
@@ -49,7 +49,7 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 ORGANIZER = os.path.join(ROOT, "organizer")
 SCORE = os.path.join(PROGRAM, "score.py")
 PACK = os.path.join(ORGANIZER, "pack.py")
-MAKE_SAMPLE = os.path.join(ROOT, "competitions", "agriculture-vision", "make_sample.py")
+MAKE_SAMPLE = os.path.join(ROOT, "tools", "make_sample.py")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
@@ -78,7 +78,7 @@ PEAK_LIMIT_MB = 500.0
 # and this much memory.
 INTERVAL_SHARE = 0.05
 INTERVAL_MB = 50.0
-INTERVAL_ROWS_IMAGES = 500  # images the per-image rows are timed on (update with, without)
+INTERVAL_ROWS_IMAGES = 500  # images the per-image rows are timed on (update_unit vs update)
 SPEEDUP_MIN = 1.7
 LOAD_WARN_PERCENT = 10.0  # other processes' CPU use during a timed step that makes it unreliable
 
@@ -208,7 +208,8 @@ def prepare_data(args, layouts):
             args.images, args.seed, cpus, ds.dir))
         seconds = _run_tool([sys.executable, MAKE_SAMPLE, "--out", ds.raw, "--images",
                              str(args.images), "--seed", str(args.seed), "--submission", ds.pred,
-                             "--workers", str(cpus)], "competitions/agriculture-vision/make_sample.py")
+                             "--workers", str(cpus)],
+                            "competitions/agriculture-vision/make_sample.py")
         ds.stamp = {"format": STAMP_FORMAT, "images": args.images, "seed": args.seed,
                     "generator": generator_sha1(), "generate_seconds": round(seconds, 2),
                     "generate_workers": cpus, "date": _now()}
@@ -624,30 +625,31 @@ def verdict(ok):
     return "PASS" if ok else "FAIL"
 
 
-def build_report(ctx):
-    n, cpus, wall_w = ctx["n"], ctx["cpus"], ctx["workers_all"]
-    limit = ctx.get("busy_above", LOAD_WARN_PERCENT)
-    ideal = min(wall_w, cpus)
-    runs, floors, dense = ctx["runs"], ctx["floors"], ctx["dense"]
-    lines = []
-    lines.append("# Scoring benchmark: {:,} images".format(n))
-    lines.append("")
-    lines.append("Machine: {} usable CPUs (as the scorer counts them), {}{}; Python {}, numpy {}, "
-                 "Pillow {}; {}.".format(
-                     cpus, ctx["cpu_model"],
-                     ", {:.0f} GB RAM".format(ctx["mem_gb"]) if ctx["mem_gb"] else "",
-                     platform.python_version(), np.__version__, PIL.__version__, ctx["date"]))
-    lines.append("")
-    lines.append("Scorer: {}.".format(ctx["scorer"]))
-    lines.append("")
-    lines.append(ctx["data_line"])
-    lines.append("")
-    lines.append("Page cache: warm. Every file of the set ({:,} files, {:,} bytes) was read once, "
-                 "untimed, before any timed step.".format(ctx["warm_files"], ctx["warm_bytes"]))
-    lines.append("")
+def _header_lines(ctx):
+    """The title, the machine, the scorer, the data and the page cache."""
+    return [
+        "# Scoring benchmark: {:,} images".format(ctx["n"]),
+        "",
+        "Machine: {} usable CPUs (as the scorer counts them), {}{}; Python {}, numpy {}, "
+        "Pillow {}; {}.".format(
+            ctx["cpus"], ctx["cpu_model"],
+            ", {:.0f} GB RAM".format(ctx["mem_gb"]) if ctx["mem_gb"] else "",
+            platform.python_version(), np.__version__, PIL.__version__, ctx["date"]),
+        "",
+        "Scorer: {}.".format(ctx["scorer"]),
+        "",
+        ctx["data_line"],
+        "",
+        "Page cache: warm. Every file of the set ({:,} files, {:,} bytes) was read once, "
+        "untimed, before any timed step.".format(ctx["warm_files"], ctx["warm_bytes"]),
+        "",
+    ]
 
-    headers = ["measurement", "workers", "wall (s)", "ms / image", "images / s", "peak RSS (MB)",
-               "other load"]
+
+def _measurement_rows(ctx, limit, ideal, rows_wall):
+    """(the table's rows, the (other load, label, workers) of every timed step)."""
+    n, wall_w = ctx["n"], ctx["workers_all"]
+    runs, floors, dense = ctx["runs"], ctx["floors"], ctx["dense"]
     rows, loads = [], []
 
     def row(label, workers, seconds, count, peak="-", other="-"):
@@ -670,7 +672,6 @@ def build_report(ctx):
         row("decode floor, {} / {} CPUs (ideal)".format(layout, ideal), str(ideal),
             fl["seconds"] / ideal, n)
     iv = ctx["interval"]
-    rows_wall = iv["rows_per_image"] * n / wall_w
     row("confidence interval: rows kept per image ({:.3f} ms/image on {:,} images) x {:,} / {} "
         "workers".format(1000 * iv["rows_per_image"], iv["rows_images"], n, wall_w),
         str(wall_w), rows_wall, n)
@@ -681,10 +682,14 @@ def build_report(ctx):
     row("dense baseline, measured on {:,} images".format(dense["images"]), "1", dense["seconds"],
         dense["images"], other=dense["other"])
     row("dense baseline, extrapolated to {:,} images".format(n), "1", dense["extrapolated"], n)
-    lines.append(markdown_table(headers, rows))
-    lines.append("")
+    return rows, loads
+
+
+def _floor_and_load_lines(ctx, limit, ideal, loads):
+    """What the decode floor spends on uniform PNGs, and whether the machine was busy."""
+    lines = []
     for layout in ctx["layouts"]:
-        fl = floors[layout]
+        fl = ctx["floors"][layout]
         (u_files, u_sec), (o_files, o_sec) = fl["split"]["uniform"], fl["split"]["other"]
         lines.append("Decode floor, {}: {:,} of the {:,} PNGs are uniform (one value) and take "
                      "{:.0f}% of it ({} s); decoding only the others takes {} s ({} s / {} CPUs)."
@@ -705,9 +710,13 @@ def build_report(ctx):
                      "all CPUs) stayed under {:.0f}%: the machine was otherwise idle.".format(
                          limit))
     lines.append("")
+    return lines
 
-    lines.append("Targets (all CPUs = {} workers):".format(wall_w))
-    lines.append("")
+
+def _target_rows(ctx, limit, ideal, rows_wall):
+    """(the targets' rows, how many FAIL)."""
+    wall_w, runs, floors, dense = ctx["workers_all"], ctx["runs"], ctx["floors"], ctx["dense"]
+    iv = ctx["interval"]
     t_rows, fails = [], 0
 
     def timed(ok, *others):
@@ -759,13 +768,12 @@ def build_report(ctx):
     t_rows.append(["confidence interval memory <= {:.0f} MB (bootstrap peak + rows kept)".format(
         INTERVAL_MB), "{:.1f} MB".format(memory), verdict(ok)])
     fails += not ok
-    lines.append(markdown_table(["target", "measured", "result"], t_rows, ["l", "l", "l"]))
-    lines.append("")
-    if iv["ends"]:
-        lines.append("Confidence interval of the mIoU: {:.4f} to {:.4f}.".format(*iv["ends"]))
-        lines.append("")
+    return t_rows, fails
 
-    sizes = ctx["sizes"]
+
+def _sizes_and_checks_lines(ctx):
+    """The size on disk of each folder and the correctness checks."""
+    sizes, dense = ctx["sizes"], ctx["dense"]
     s_rows = [["raw reference", "{:,}".format(sizes["raw"][0]), "{:,}".format(sizes["raw"][1]), ""]]
     if "packed" in sizes:
         s_rows.append(["packed reference", "{:,}".format(sizes["packed"][0]),
@@ -773,15 +781,36 @@ def build_report(ctx):
                        "{:.1f}x smaller".format(sizes["raw"][1] / max(sizes["packed"][1], 1))])
     s_rows.append(["predictions", "{:,}".format(sizes["pred"][0]), "{:,}".format(sizes["pred"][1]),
                    ""])
-    lines.append("Size on disk (sum of file sizes):")
-    lines.append("")
-    lines.append(markdown_table(["folder", "files", "bytes", "raw / packed"], s_rows))
-    lines.append("")
-    lines.append("Checks: every scorer run exited 0; scores.txt {} across the {} runs; dense "
-                 "baseline confusion matrix == scorer's on {:,} images ({}).".format(
-                     ctx["identical"], ctx["n_runs"], dense["images"],
-                     " and ".join("{} reference".format(x) for x in ctx["layouts"])))
-    lines.append("")
+    return [
+        "Size on disk (sum of file sizes):",
+        "",
+        markdown_table(["folder", "files", "bytes", "raw / packed"], s_rows),
+        "",
+        "Checks: every scorer run exited 0; scores.txt {} across the {} runs; dense "
+        "baseline confusion matrix == scorer's on {:,} images ({}).".format(
+            ctx["identical"], ctx["n_runs"], dense["images"],
+            " and ".join("{} reference".format(x) for x in ctx["layouts"])),
+        "",
+    ]
+
+
+def build_report(ctx):
+    """(the Markdown report, how many targets FAIL)."""
+    limit = ctx.get("busy_above", LOAD_WARN_PERCENT)
+    ideal = min(ctx["workers_all"], ctx["cpus"])
+    iv = ctx["interval"]
+    rows_wall = iv["rows_per_image"] * ctx["n"] / ctx["workers_all"]
+    headers = ["measurement", "workers", "wall (s)", "ms / image", "images / s", "peak RSS (MB)",
+               "other load"]
+    rows, loads = _measurement_rows(ctx, limit, ideal, rows_wall)
+    lines = _header_lines(ctx) + [markdown_table(headers, rows), ""]
+    lines += _floor_and_load_lines(ctx, limit, ideal, loads)
+    t_rows, fails = _target_rows(ctx, limit, ideal, rows_wall)
+    lines += ["Targets (all CPUs = {} workers):".format(ctx["workers_all"]), "",
+              markdown_table(["target", "measured", "result"], t_rows, ["l", "l", "l"]), ""]
+    if iv["ends"]:
+        lines += ["Confidence interval of the mIoU: {:.4f} to {:.4f}.".format(*iv["ends"]), ""]
+    lines += _sizes_and_checks_lines(ctx)
     loaded = sum(1 for r in t_rows if "BUSY" in r[2])
     lines.append("Targets: {}{}.".format(
         "all PASS" if not fails else "{} FAIL".format(fails),
@@ -833,29 +862,25 @@ def parse_args(argv):
     return args, [x for x in LAYOUTS if x in layouts]
 
 
-def main(argv=None):
-    args, layouts = parse_args(argv)
-    cpus = engine.usable_cpus()
-    ds = prepare_data(args, layouts)
-    refs = {"raw": ds.raw, "packed": ds.packed}
-    ids = list(TASKS[TASK].open_reference(ds.raw).ids)
-    n = len(ids)
-    if n != args.images and not args.skip_generate:
-        raise BenchError("the raw reference holds {} images, expected {}".format(n, args.images))
+def _data_line(args, ds, n, layouts):
+    """Where the set came from (generated, cached or given) and its packing."""
     if ds.stamp and _same_set(ds.stamp, n, ds.stamp.get("seed")):
-        data_line = ("Data: {:,} synthetic images of 512 x 512 "
-                     "(competitions/agriculture-vision/make_sample.py, seed {}), "
-                     "generated in {:.1f} s with {} worker(s){}.".format(
-                         n, ds.stamp.get("seed"), ds.stamp.get("generate_seconds", 0),
-                         ds.stamp.get("generate_workers", "?"),
-                         "" if ds.generated_now else " (cached from an earlier run)"))
+        line = ("Data: {:,} synthetic images of 512 x 512 "
+                "(competitions/agriculture-vision/make_sample.py, seed {}), generated in {:.1f} s "
+                "with {} worker(s){}.".format(
+                    n, ds.stamp.get("seed"), ds.stamp.get("generate_seconds", 0),
+                    ds.stamp.get("generate_workers", "?"),
+                    "" if ds.generated_now else " (cached from an earlier run)"))
     else:
-        data_line = "Data: {:,} images from {} (--skip-generate, no stamp).".format(n, ds.dir)
+        line = "Data: {:,} images from {} (--skip-generate, no stamp).".format(n, ds.dir)
     if "packed" in layouts:
-        data_line += " Packed with organizer/pack.py in {:.1f} s{}.".format(
+        line += " Packed with organizer/pack.py in {:.1f} s{}.".format(
             ds.packed_stamp.get("pack_seconds", 0), "" if ds.packed_now else " (cached)")
+    return line
 
-    # Files of each layout: the reference's PNGs and the predictions.
+
+def _layout_files(ds, layouts):
+    """(each layout's reference PNGs, the predictions' PNGs, each folder's (files, bytes))."""
     pred_pngs = _pngs(ds.pred)
     ref_pngs = {"raw": _pngs(ds.raw)}
     if "packed" in layouts:
@@ -864,11 +889,10 @@ def main(argv=None):
              "raw": (len(_all_files(ds.raw)), folder_bytes(ds.raw))}
     if "packed" in layouts:
         sizes["packed"] = (len(_all_files(ds.packed)), folder_bytes(ds.packed))
+    return ref_pngs, pred_pngs, sizes
 
-    warm = [p for layout in ref_pngs for p in _all_files(refs[layout])] + _all_files(ds.pred)
-    say("Warm-up: reading all {:,} files once, untimed (page cache) ...".format(len(warm)))
-    warm_bytes = warm_up(warm)
 
+def _measure_floors(args, layouts, ref_pngs, pred_pngs, n):
     floors = {}
     for layout in layouts:
         paths = ref_pngs[layout] + pred_pngs
@@ -881,15 +905,18 @@ def main(argv=None):
                               per, "s" if per != 1 else "")}
         say("  {:.2f} s ({:.2f} ms/image){}".format(seconds, 1000.0 * seconds / n,
                                                    _load_note(load.percent(), args.busy_above)))
+    return floors
 
-    startup = startup_seconds()
-    say("Scorer start-up alone (score.py --version): {:.2f} s".format(startup))
+
+def _measure_scorer_runs(args, layouts, refs, pred, n):
+    """Each layout with 1 and all workers: (runs by layout, how many runs); BenchError unless
+    every run wrote the same scores.txt."""
     runs, scores = {}, []
     for layout in layouts:
         runs[layout] = []
         for workers in (1, args.workers_all):
             say("Scorer, {} reference, {} worker(s) ...".format(layout, workers))
-            r = run_scorer(refs[layout], ds.pred, workers, layout, args.repeat)
+            r = run_scorer(refs[layout], pred, workers, layout, args.repeat)
             runs[layout].append(r)
             scores.append(("{} x{}".format(layout, workers), r.scores))
             say("  {:.2f} s ({:.2f} ms/image), peak RSS {} MB ({} samples){}".format(
@@ -903,17 +930,25 @@ def main(argv=None):
         raise BenchError("scores.txt DIFFERS between runs ({}):\n{}".format(
             ", ".join(different), detail))
     say("scores.txt: identical across the {} runs".format(len(scores)))
+    return runs, len(scores)
 
-    interval_layout = "packed" if "packed" in layouts else "raw"
+
+def _measure_interval(args, refs, pred, interval_layout):
     say("Confidence interval: the state in this process ({} reference, {} workers), the "
         "bootstrap timed on it ...".format(interval_layout, args.workers_all))
-    interval = measure_interval(refs[interval_layout], ds.pred, args.workers_all,
+    interval = measure_interval(refs[interval_layout], pred, args.workers_all,
                                 INTERVAL_ROWS_IMAGES)
     say("  bootstrap {:.2f} s wall, {:.2f} s CPU, peak {} MB, rows kept {} MB; rows in update "
         "{:.3f} ms/image".format(interval["boot"]["wall"], interval["boot"]["cpu"],
                                  mb(interval["boot"]["peak_mb"]), mb(interval["kept_mb"]),
                                  1000 * interval["rows_per_image"]))
+    return interval
 
+
+def _measure_dense(args, ds, refs, layouts, ids):
+    """The dense baseline on a subset, timed, and its confusion matrix checked against the
+    scorer's on every layout."""
+    n = len(ids)
     k = min(args.dense_images, n)
     some = subset(ids, k)
     say("Dense baseline on {:,} images ...".format(k))
@@ -929,22 +964,13 @@ def main(argv=None):
                                  layout, k, dense_m, mine))
     say("Dense baseline confusion matrix == scorer's on {:,} images ({} reference): OK".format(
         k, ", ".join(layouts)))
-    dense = {"images": k, "seconds": dense_seconds, "extrapolated": dense_seconds * n / k,
-             "other": load.percent()}
+    return {"images": k, "seconds": dense_seconds, "extrapolated": dense_seconds * n / k,
+            "other": load.percent()}
 
-    ctx = {"n": n, "cpus": cpus, "workers_all": args.workers_all, "layouts": layouts,
-           "runs": runs, "floors": floors, "dense": dense, "sizes": sizes,
-           "cpu_model": cpu_model(), "mem_gb": mem_total_gb(), "date": _now(),
-           "data_line": data_line, "warm_files": len(warm), "warm_bytes": warm_bytes,
-           "identical": "identical", "n_runs": len(scores), "startup": startup,
-           "scorer": scorer_identity(), "interval": interval,
-           "interval_layout": interval_layout, "busy_above": args.busy_above}
-    report, fails = build_report(ctx)
-    say("")
-    sys.stdout.write(report)
-    sys.stdout.flush()
-    # The tracked results-*.md change only when asked (--report); by default the report goes
-    # beside the generated set, which git ignores.
+
+def _write_report(args, report, n):
+    """The tracked results-*.md change only when asked (--report); by default the report goes
+    beside the generated set, which git ignores."""
     target = args.report or os.path.join(args.data, "results-{}.md".format(n))
     folder = os.path.dirname(os.path.abspath(target))
     os.makedirs(folder, exist_ok=True)
@@ -952,8 +978,42 @@ def main(argv=None):
         f.write(report)
     say("\nReport written to {}{}".format(target, "" if args.report else
                                             " (give --report FILE to write it elsewhere)"))
-    return 1 if (fails and args.strict) else 0
 
+
+def main(argv=None):
+    args, layouts = parse_args(argv)
+    cpus = engine.usable_cpus()
+    ds = prepare_data(args, layouts)
+    refs = {"raw": ds.raw, "packed": ds.packed}
+    ids = list(TASKS[TASK].open_reference(ds.raw).ids)
+    n = len(ids)
+    if n != args.images and not args.skip_generate:
+        raise BenchError("the raw reference holds {} images, expected {}".format(n, args.images))
+    data_line = _data_line(args, ds, n, layouts)
+    ref_pngs, pred_pngs, sizes = _layout_files(ds, layouts)
+    warm = [p for layout in ref_pngs for p in _all_files(refs[layout])] + _all_files(ds.pred)
+    say("Warm-up: reading all {:,} files once, untimed (page cache) ...".format(len(warm)))
+    warm_bytes = warm_up(warm)
+    floors = _measure_floors(args, layouts, ref_pngs, pred_pngs, n)
+    startup = startup_seconds()
+    say("Scorer start-up alone (score.py --version): {:.2f} s".format(startup))
+    runs, n_runs = _measure_scorer_runs(args, layouts, refs, ds.pred, n)
+    interval_layout = "packed" if "packed" in layouts else "raw"
+    interval = _measure_interval(args, refs, ds.pred, interval_layout)
+    dense = _measure_dense(args, ds, refs, layouts, ids)
+    ctx = {"n": n, "cpus": cpus, "workers_all": args.workers_all, "layouts": layouts,
+           "runs": runs, "floors": floors, "dense": dense, "sizes": sizes,
+           "cpu_model": cpu_model(), "mem_gb": mem_total_gb(), "date": _now(),
+           "data_line": data_line, "warm_files": len(warm), "warm_bytes": warm_bytes,
+           "identical": "identical", "n_runs": n_runs, "startup": startup,
+           "scorer": scorer_identity(), "interval": interval,
+           "interval_layout": interval_layout, "busy_above": args.busy_above}
+    report, fails = build_report(ctx)
+    say("")
+    sys.stdout.write(report)
+    sys.stdout.flush()
+    _write_report(args, report, n)
+    return 1 if (fails and args.strict) else 0
 
 if __name__ == "__main__":
     try:

@@ -7,13 +7,18 @@ import subprocess
 import sys
 
 import pytest
+from hypothesis import Phase
 from hypothesis import settings as hypothesis_settings
 
 # No per-example deadline anywhere: speed is measured by the benchmarks, and on a machine busy
 # with four test workers one example of 0.3 ms took 261 ms once (hypothesis' default deadline
 # is 200 ms), which failed CI as "Flaky". Tests that set their own settings keep them.
 hypothesis_settings.register_profile("suite", deadline=None)
-hypothesis_settings.load_profile("suite")
+# tests/mutants.py runs each mutant's tests with this profile: a failing example is all it needs,
+# so hypothesis does not shrink it (shrinking took up to 2 minutes of CPU for one mutant).
+hypothesis_settings.register_profile(
+    "mutants", deadline=None, phases=[Phase.explicit, Phase.reuse, Phase.generate])
+hypothesis_settings.load_profile(os.environ.get("TESTS_HYPOTHESIS_PROFILE", "suite"))
 
 try:
     import fcntl
@@ -176,11 +181,13 @@ def score():
 
 
 def pytest_configure(config):
-    # CI (.ci/run) runs the whole suite once on current versions, then only the tests marked
-    # `compat` on the oldest numpy / Pillow / PyYAML and on the worker's Python 3.7: the modules
-    # whose results can depend on those versions (decoding, numpy arithmetic and random streams,
-    # YAML, the scorer and the starting kits end to end). A module opts in with
-    # `pytestmark = pytest.mark.compat`.
+    # CI (.ci/run) runs the whole suite on current versions and, beside it, only the tests
+    # marked `compat` on the oldest numpy / Pillow / PyYAML and the worker's Python 3.7: those
+    # whose result can depend on those versions (decoding, numpy arithmetic and random streams,
+    # YAML, JSON numbers, pickling across the pool, the scorer, the kits, the dry run and each
+    # organizer command end to end). A module opts in with `pytestmark = pytest.mark.compat`, a
+    # test with `@pytest.mark.compat`; refusals whose logic no version changes (special files,
+    # messages, argument handling) stay out. tests/docs/test_ci.py names the parts that must.
     config.addinivalue_line(
         "markers", "compat: can differ with numpy / Pillow / PyYAML / Python versions; CI runs "
                    "it on the oldest supported versions too")

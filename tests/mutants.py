@@ -1,15 +1,27 @@
-"""Break the code on purpose, one way at a time, and check that a test fails (issue 7 section 6).
+"""Break the code on purpose, one named way at a time, and check that a test fails.
 
-    python3 tests/mutants.py [NAME_PART ...]
+    python3 tests/mutants.py [NAME_PART ...]        every mutant (or those whose name holds a part)
+    python3 tests/mutants.py --share auto/20 --jobs 2     CI's share (.ci/run)
 
-Each mutation replaces one exact piece of source (it must occur once), runs the tests that must
-catch it, prints CAUGHT or MISSED, and restores the file. Not collected by pytest: it edits the
-sources while it runs. Add a line here with every new metric, report or guard.
+Each mutation replaces one exact piece of source (it must occur once in its file), runs the tests
+that must catch it, prints CAUGHT or MISSED, and restores the file. Before any mutant runs, every
+mutant of the list is checked to still apply: code that moves or is rewritten under a mutant
+stops the run with the mutant's name, to be re-keyed (never dropped silently). Not collected by
+pytest: it edits the sources while it runs (with --jobs, copies of the repository instead).
+Add a line here with every new metric, report or guard.
+
+--share I/N runs every N-th mutant from the I-th: CI runs one share per run, I = the number of
+commits of HEAD mod N ("auto"), so that consecutive commits run every mutant in turn.
 """
+import argparse
 import os
 import shlex
+import shutil
 import subprocess
 import sys
+import tempfile
+import time
+from concurrent.futures import ThreadPoolExecutor
 
 ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SP = "scoring_program/scoring/"
@@ -1031,7 +1043,7 @@ MUTATIONS = [
      '    max_params = final_rules(setup.ref_config).max_params\n',
      '    max_params = 150000000\n',
      'tests/bundle/test_bundle.py -k pages_and_titles'),
-    # The frame (issue 23) and the seam across processes.
+    # The frame and the seam across processes.
     ('frame: unencodable characters crash a command',
      SP + 'commands/frame.py',
      '    tolerant_streams(out.stream, err.stream)\n',
@@ -1142,7 +1154,7 @@ MUTATIONS = [
      '        self.order = ORDER_TASK + len(_KINDS) if order is None else order',
      '        self.order = len(_KINDS)',
      'tests/core/test_problem_kinds.py'),
-    # The bundle's platform settings (issue 25) and the tools' command lines (issue 26)
+    # The bundle's platform settings and the tools' command lines
     ('bundle: best rule written as Force_Last on Codabench',
      'kit/platforms/codabench_definition.py',
      'SUBMISSION_RULE = {"best": "Force_Best", "last": "Force_Last", "chosen": "Add"}',
@@ -1237,38 +1249,153 @@ MUTATIONS = [
 TIMEOUT = 300
 
 
-def main(only) -> int:
-    missed = 0
+def problems_of_the_list(root):
+    """What keeps a mutant from being run as written: a name used twice, a source that no longer
+    occurs exactly once in its file, a replacement equal to its source, a test file that does not
+    exist. [] when every mutant applies."""
+    problems, seen = [], set()
     for name, path, old, new, tests in MUTATIONS:
-        if only and not any(o in name for o in only):
-            continue
-        full = os.path.join(ROOT, path)
-        with open(full) as f:
-            src = f.read()
-        assert src.count(old) == 1, (name, src.count(old))
-        with open(full, "w") as f:
-            f.write(src.replace(old, new))
+        if name in seen:
+            problems.append("{}: a second mutant of this name".format(name))
+        seen.add(name)
         try:
-            proc = subprocess.run([sys.executable, "-m", "pytest", "-q", "-x", "-p",
-                                   "no:cacheprovider"] + shlex.split(tests), cwd=ROOT,
-                                  capture_output=True, text=True, timeout=TIMEOUT)
-            returncode, stdout = proc.returncode, proc.stdout
-        except subprocess.TimeoutExpired:
-            # A mutant that makes its test hang is caught (the test did not pass), and said so.
-            returncode, stdout = -1, "the tests hung: stopped after {} s".format(TIMEOUT)
-        finally:
-            with open(full, "w") as f:
-                f.write(src)
-        lines = [line for line in stdout.splitlines() if line.strip()]
-        failed = [line[7:] for line in lines if line.startswith("FAILED")]
-        # Failed, crashed, killed or hung; not 4 (a -k pytest cannot parse) nor 5 (no test
-        # selected).
-        caught = returncode not in (0, 4, 5)
-        missed += not caught
-        print("%-48s %s  %s | %s" % (name, "CAUGHT" if caught else "MISSED", tests,
-                                     (failed or lines[-1:] or [""])[0][:100]), flush=True)
+            with open(os.path.join(root, path), encoding="utf-8") as f:
+                found = f.read().count(old)
+        except OSError as exc:
+            found, detail = 0, " ({})".format(exc.strerror)
+        else:
+            detail = ""
+        if found != 1:
+            problems.append("{}: its source occurs {} times in {}{}: re-key it to the code as it "
+                            "is now".format(name, found, path, detail))
+        if new == old:
+            problems.append("{}: its replacement is its source".format(name))
+        for word in shlex.split(tests):
+            if word.startswith("tests/") and not os.path.exists(
+                    os.path.join(root, word.split("::")[0])):
+                problems.append("{}: no test file {}".format(name, word))
+    return problems
+
+
+def run_one(root, mutation, basetemp=None):
+    """Apply one mutation in root, run its tests, restore the file: (caught, seconds, detail)."""
+    name, path, old, new, tests = mutation
+    full = os.path.join(root, path)
+    with open(full, encoding="utf-8") as f:
+        src = f.read()
+    started = time.time()
+    with open(full, "w", encoding="utf-8") as f:
+        f.write(src.replace(old, new))
+    cmd = [sys.executable, "-m", "pytest", "-q", "-x", "-p", "no:cacheprovider"]
+    if basetemp:
+        cmd.append("--basetemp=" + basetemp)
+    try:
+        proc = subprocess.run(cmd + shlex.split(tests), cwd=root, capture_output=True, text=True,
+                              timeout=TIMEOUT, env=dict(os.environ, TESTS_HYPOTHESIS_PROFILE="mutants"))
+        returncode, stdout = proc.returncode, proc.stdout
+    except subprocess.TimeoutExpired:
+        # A mutant that makes its test hang is caught (the test did not pass), and said so.
+        returncode, stdout = -1, "the tests hung: stopped after {} s".format(TIMEOUT)
+    finally:
+        with open(full, "w", encoding="utf-8") as f:
+            f.write(src)
+    lines = [line for line in stdout.splitlines() if line.strip()]
+    failed = [line[7:] for line in lines if line.startswith("FAILED")]
+    # Failed, crashed, killed or hung; not 4 (a -k pytest cannot parse) nor 5 (no test
+    # selected).
+    caught = returncode not in (0, 4, 5)
+    return caught, time.time() - started, (failed or lines[-1:] or [""])[0][:100]
+
+
+def copy_of_the_repository(dest):
+    """The files git would see in a fresh clone of this working tree (tracked or not ignored,
+    as they are now), copied into dest: a job's own tree to break."""
+    names = subprocess.run(["git", "ls-files", "-z", "--cached", "--others", "--exclude-standard"],
+                           cwd=ROOT, capture_output=True, check=True).stdout.decode().split("\0")
+    for rel in filter(None, names):
+        src = os.path.join(ROOT, rel)
+        if os.path.isfile(src) and not os.path.islink(src):
+            os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+            shutil.copy2(src, os.path.join(dest, rel))
+        elif os.path.islink(src):
+            os.makedirs(os.path.join(dest, os.path.dirname(rel)), exist_ok=True)
+            os.symlink(os.readlink(src), os.path.join(dest, rel))
+    return dest
+
+
+def share_of(mutations, share):
+    """Every N-th mutant from the I-th, for share "I/N" (I may be "auto": the number of commits
+    of HEAD mod N)."""
+    first, _, count = share.partition("/")
+    n = int(count)
+    if first == "auto":
+        commits = subprocess.run(["git", "rev-list", "--count", "HEAD"], cwd=ROOT,
+                                 capture_output=True, text=True, check=True).stdout
+        first = str(int(commits) % n)
+    i = int(first)
+    if not 0 <= i < n:
+        raise ValueError("--share I/N needs 0 <= I < N")
+    return mutations[i::n], "share {}/{}".format(i, n)
+
+
+def run_all(mutations, jobs):
+    """Run the mutations, `jobs` at a time (each job in its own copy of the repository when
+    jobs > 1, else in place), printing each verdict as it comes: the number missed."""
+    missed = []
+
+    def report(mutation, verdict):
+        caught, seconds, detail = verdict
+        if not caught:
+            missed.append(mutation[0])
+        print("%-48s %s %5.1f s  %s | %s" % (mutation[0], "CAUGHT" if caught else "MISSED",
+                                              seconds, mutation[4], detail), flush=True)
+
+    if jobs <= 1:
+        for mutation in mutations:
+            report(mutation, run_one(ROOT, mutation))
+        return missed
+    with tempfile.TemporaryDirectory(prefix="mutants-") as tmp:
+        trees = [copy_of_the_repository(os.path.join(tmp, "tree{}".format(j))) for j in range(jobs)]
+        queues = [mutations[j::jobs] for j in range(jobs)]
+
+        def work(j):
+            for mutation in queues[j]:
+                report(mutation, run_one(trees[j], mutation, os.path.join(tmp, "pytest{}".format(j))))
+
+        with ThreadPoolExecutor(jobs) as pool:
+            list(pool.map(work, range(jobs)))
+    return missed
+
+
+def main(argv=None) -> int:
+    p = argparse.ArgumentParser(description="Break the code in named ways; a test must catch each.")
+    p.add_argument("names", nargs="*", help="run only the mutants whose name holds one of these")
+    p.add_argument("--share", metavar="I/N", help="every N-th mutant from the I-th (I: a number "
+                   "or auto, the number of commits of HEAD mod N)")
+    p.add_argument("--jobs", type=int, default=1, help="mutants run at once, each job in its own "
+                   "copy of the repository (default 1: in place)")
+    args = p.parse_args(argv)
+    problems = problems_of_the_list(ROOT)
+    if problems:
+        print("\n".join(["mutants that no longer apply ({}):".format(len(problems))] + problems))
+        return 1
+    mutations = [m for m in MUTATIONS if not args.names or any(o in m[0] for o in args.names)]
+    what = "{} mutants".format(len(mutations))
+    if args.share:
+        try:
+            mutations, share = share_of(mutations, args.share)
+        except ValueError as exc:
+            p.error(str(exc))
+        what = "{} of the {} mutants ({})".format(len(mutations), len(MUTATIONS), share)
+    print("every mutant applies; running {}, {} at a time".format(what, max(1, args.jobs)),
+          flush=True)
+    started = time.time()
+    missed = run_all(mutations, args.jobs)
+    print("mutants: {} caught, {} missed{} in {:.0f} s".format(
+        len(mutations) - len(missed), len(missed),
+        " ({})".format("; ".join(missed)) if missed else "", time.time() - started))
     return 1 if missed else 0
 
 
 if __name__ == "__main__":
-    sys.exit(main(sys.argv[1:]))
+    sys.exit(main())

@@ -16,9 +16,9 @@ ROWS = (
     "| decode floor, packed (",
     "| decode floor, packed / ",
     "| confidence interval: rows kept per image (",
-    "| confidence interval: bootstrap, 1,000 resamples of 30 images, main process (CPU ",
-    "| dense baseline, measured on 10 images ",
-    "| dense baseline, extrapolated to 30 images ",
+    "| confidence interval: bootstrap, 1,000 resamples of 12 images, main process (CPU ",
+    "| dense baseline, measured on 4 images ",
+    "| dense baseline, extrapolated to 12 images ",
     "| raw: all-CPU wall <= 1.3 x (decode floor / CPUs) ",
     "| raw: all-CPU >= 6x faster than dense ",
     "| packed: all-CPU wall <= 1.5 x (decode floor / CPUs) ",
@@ -41,7 +41,7 @@ def run_bench(*args):
 
 def test_bench_end_to_end(tmp_path):
     data, report = tmp_path / "data", tmp_path / "report.md"
-    proc = run_bench("--images", 30, "--dense-images", 10, "--data", data, "--report", report)
+    proc = run_bench("--images", 12, "--dense-images", 4, "--data", data, "--report", report)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     out = proc.stdout
     lines = out.splitlines()
@@ -51,7 +51,7 @@ def test_bench_end_to_end(tmp_path):
     for layout in ("raw", "packed"):
         assert sum(line.startswith("| scorer, {} reference ".format(layout)) for line in lines) == 2
     assert "scores.txt: identical across the 4 runs" in out
-    assert "Dense baseline confusion matrix == scorer's on 10 images (raw, packed reference): OK" in out
+    assert "Dense baseline confusion matrix == scorer's on 4 images (raw, packed reference): OK" in out
     assert "Generation took" in out
     assert "Page cache: warm" in out
     assert "| other load |" in out
@@ -63,7 +63,7 @@ def test_bench_end_to_end(tmp_path):
     with open(str(report)) as f:
         assert f.read() in out  # the report file is the printed report
     stamp = json.loads((data / "stamp.json").read_text())
-    assert (stamp["images"], stamp["seed"]) == (30, 2021)
+    assert (stamp["images"], stamp["seed"]) == (12, 2021)
 
     # A second run reuses the generated and packed set. Without --report the report goes
     # beside the set (bench/data/ by default, which git ignores), never to a tracked file; a
@@ -72,15 +72,15 @@ def test_bench_end_to_end(tmp_path):
     tracked = subprocess.run(["git", "ls-files", "bench"], cwd=ROOT, capture_output=True,
                              text=True).stdout
     before = {name: os.path.getmtime(os.path.join(ROOT, name)) for name in tracked.split()}
-    proc = run_bench("--images", 30, "--dense-images", 5, "--data", data, "--layouts", "packed",
+    proc = run_bench("--images", 12, "--dense-images", 2, "--data", data, "--layouts", "packed",
                      "--busy-above", -1)
     assert proc.returncode == 0, proc.stdout + proc.stderr
     assert "Reusing the set in" in proc.stdout and "Generation took" not in proc.stdout
     assert "Reusing the packed reference" in proc.stdout
     assert "| scorer, raw reference " not in proc.stdout
     assert "scores.txt: identical across the 2 runs" in proc.stdout
-    assert "Report written to {} (give --report FILE".format(data / "results-30.md") in proc.stdout
-    with open(str(data / "results-30.md")) as f:
+    assert "Report written to {} (give --report FILE".format(data / "results-12.md") in proc.stdout
+    with open(str(data / "results-12.md")) as f:
         assert f.read() in proc.stdout
     assert {name: os.path.getmtime(os.path.join(ROOT, name)) for name in before} == before
     lines = proc.stdout.splitlines()

@@ -9,34 +9,6 @@ from conftest import ROOT  # noqa: E402
 BENCH = os.path.join(ROOT, "bench", "vqa.py")
 
 
-def test_vqa_bench_end_to_end(tmp_path):
-    report = tmp_path / "report.md"
-    scratch = tmp_path / "tmp"  # the bench's temporary folders, which it must remove
-    scratch.mkdir()
-    proc = subprocess.run([sys.executable, BENCH, "--questions", "200", "--repeat", "1",
-                           "--memory-sizes", "100", "--data", str(tmp_path / "data"),
-                           "--report", str(report)], capture_output=True, text=True, timeout=300,
-                          env=dict(os.environ, TMPDIR=str(scratch)))
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert os.listdir(str(scratch)) == []
-    out = proc.stdout
-    for row in ("| (a) floor", "| (b) project baseline", "| (c) scorer, packed reference",
-                "| (d) scorer, raw reference", "| startup", "Packing (once, at bundle time",
-                "- scorer / floor:", "vs project baseline: **", "- raw reference (d)",
-                "packed == raw exactly, == project baseline", "| 100 |", "| 200 |",
-                "| (c') the same with config.yaml `confidence: false`",
-                "- confidence interval (bootstrap, 1,000 resamples of the 200 questions"):
-        assert row in out, row
-    assert report.read_text() in out and "pack.py: packed" in out
-    assert os.path.isfile(str(tmp_path / "data" / "vqa-200-2021" / "packed" / "packed.json"))
-    # A second run reuses the generated sets and their packed references.
-    proc = subprocess.run([sys.executable, BENCH, "--questions", "200", "--repeat", "1",
-                           "--memory-sizes", "", "--skip-baseline", "--data",
-                           str(tmp_path / "data")], capture_output=True, text=True, timeout=300)
-    assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert "generated" not in proc.stdout and "pack.py: packed" not in proc.stdout, proc.stdout
-
-
 # ---------------------------------------------------------------- the official code's converter
 import contextlib  # noqa: E402
 import hashlib  # noqa: E402
@@ -195,33 +167,46 @@ def _checkout(root, shift=0.0):
     return evaluation / "vqaEval.py"
 
 
-def test_official_row(tmp_path):
+def test_vqa_bench_end_to_end(tmp_path):
+    """Every row, the official code's included; a second run reuses the generated set and its
+    packed reference, and fails when the official code's scores are off by 1e-8 from the
+    scorer's."""
+    report = tmp_path / "report.md"
+    scratch = tmp_path / "tmp"  # the bench's temporary folders, which it must remove
+    scratch.mkdir()
     vqaeval = _checkout(tmp_path / "VQA")
     proc = subprocess.run([sys.executable, BENCH, "--questions", "200", "--repeat", "1",
-                           "--memory-sizes", "", "--data", str(tmp_path / "data"),
-                           "--official-vqaeval", str(vqaeval)],
-                          capture_output=True, text=True, timeout=300)
+                           "--memory-sizes", "100", "--data", str(tmp_path / "data"),
+                           "--report", str(report), "--official-vqaeval", str(vqaeval)],
+                          capture_output=True, text=True, timeout=300,
+                          env=dict(os.environ, TMPDIR=str(scratch)))
     assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert os.listdir(str(scratch)) == []
     out = proc.stdout
     sha = hashlib.sha256(vqaeval.read_bytes()).hexdigest()
-    for line in ("| (o) official vqaEval.py + vqa.py", "| (b) project baseline",
-                 "official: ran {} (sha256 {}) converted in memory with only these fixes: "
-                 "1 print statements".format(vqaeval, sha),
-                 "vs official vqaEval.py: **", "; vs project baseline: **",
-                 "== project baseline == official vqaEval.py (to 1e-9)",
-                 "the baseline is ", "target, vs project baseline: **"):
-        assert line in out, line
-
-
-def test_official_row_is_checked(tmp_path):
-    """Scores of the official code off by 1e-8 from the scorer's: the bench fails."""
-    vqaeval = _checkout(tmp_path / "VQA", shift=1e-8)
+    for row in ("| (a) floor", "| (b) project baseline", "| (c) scorer, packed reference",
+                "| (d) scorer, raw reference", "| startup", "Packing (once, at bundle time",
+                "- scorer / floor:", "vs project baseline: **", "- raw reference (d)",
+                "| 100 |", "| 200 |",
+                "| (c') the same with config.yaml `confidence: false`",
+                "- confidence interval (bootstrap, 1,000 resamples of the 200 questions",
+                "| (o) official vqaEval.py + vqa.py",
+                "official: ran {} (sha256 {}) converted in memory with only these fixes: "
+                "1 print statements".format(vqaeval, sha),
+                "vs official vqaEval.py: **", "; vs project baseline: **",
+                "packed == raw exactly, == project baseline == official vqaEval.py (to 1e-9)",
+                "the baseline is ", "target, vs project baseline: **"):
+        assert row in out, row
+    assert report.read_text() in out and "pack.py: packed" in out
+    assert os.path.isfile(str(tmp_path / "data" / "vqa-200-2021" / "packed" / "packed.json"))
+    off = _checkout(tmp_path / "VQA-off", shift=1e-8)
     proc = subprocess.run([sys.executable, BENCH, "--questions", "200", "--repeat", "1",
                            "--memory-sizes", "", "--skip-baseline", "--data",
-                           str(tmp_path / "data"), "--official-vqaeval", str(vqaeval)],
+                           str(tmp_path / "data"), "--official-vqaeval", str(off)],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 1, proc.stdout + proc.stderr
     assert "scores differ" in proc.stderr and "official vqaEval.py" in proc.stderr
+    assert "generated" not in proc.stdout and "pack.py: packed" not in proc.stdout, proc.stdout
 
 
 def test_official_needs_both_files(tmp_path):

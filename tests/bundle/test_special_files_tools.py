@@ -13,8 +13,6 @@ import pytest
 import agrivision_data
 from conftest import ROOT
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
 
 DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 

@@ -12,8 +12,6 @@ import pytest
 from conftest import AGRIVISION, ORGANIZER, VQA_KIT, VQA_REF
 from generalist_util import run_generalist, write_case
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
 
 COMPARE = os.path.join(ORGANIZER, "compare.py")
 

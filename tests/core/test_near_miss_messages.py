@@ -1,4 +1,4 @@
-"""Messages that name the participant's real mistake (issue 15): files named around the image id
+"""Messages that name the participant's real mistake: files named around the image id
 (pred_<id>.png, <id>_leftImg8bit.png, <id>.jpg.png) get "rename ...", a transposed prediction is
 told that width and height are swapped, and counts read "(1)", never "1 files"."""
 import os
@@ -12,8 +12,6 @@ from agrivision_data import SMALL_IDS, SMALL_SIZE, write_small_reference
 from conftest import run_main
 from scoring.commands import score as cli
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
 
 
 @pytest.fixture(scope="module")

@@ -15,8 +15,6 @@ from conftest import pack_either
 from measured import run_measured
 from task_fixtures import FIXTURES
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
 
 
 def _fifo(path):

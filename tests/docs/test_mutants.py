@@ -1,10 +1,7 @@
-"""Every named mutant of tests/mutants.py still applies: its exact source occurs once in its file
-and its replacement differs (a refactoring that rewrites a line must re-key the mutant, not
-silently drop it: tests/mutants.py would stop at it, but is not run by CI)."""
+"""tests/mutants.py, the runner CI uses to break the code in named ways: a mutant whose code moved
+stops the run with its name (never dropped silently), and CI's shares run every mutant."""
 import importlib.util
 import os
-
-import pytest
 
 from conftest import ROOT
 
@@ -13,18 +10,44 @@ mutants = importlib.util.module_from_spec(_spec)
 _spec.loader.exec_module(mutants)
 
 
-def test_names_are_unique():
-    names = [m[0] for m in mutants.MUTATIONS]
-    assert len(names) == len(set(names))
+def _tree(tmp_path, text):
+    (tmp_path / "tests").mkdir()
+    (tmp_path / "tests" / "test_x.py").write_text("")
+    (tmp_path / "m.py").write_text(text)
+    return str(tmp_path)
 
 
-@pytest.mark.parametrize("name,path,source,replacement,args", mutants.MUTATIONS,
-                         ids=[m[0] for m in mutants.MUTATIONS])
-def test_the_mutant_applies_once(name, path, source, replacement, args):
-    with open(os.path.join(ROOT, path), encoding="utf-8") as f:
-        text = f.read()
-    assert text.count(source) == 1, (path, text.count(source))
-    assert replacement != source
-    for word in args.split():
-        if word.startswith("tests/"):
-            assert os.path.exists(os.path.join(ROOT, word.split("::")[0])), word
+def test_a_mutant_whose_source_moved_is_named_with_its_file(tmp_path, monkeypatch):
+    root = _tree(tmp_path, "if a > 0:\n    pass\nif a > 0:\n    pass\n")
+    monkeypatch.setattr(mutants, "MUTATIONS", [
+        ("guard flipped", "m.py", "if a > 0:", "if a >= 0:", "tests/test_x.py"),
+        ("guard removed", "m.py", "if b:", "if True:", "tests/test_x.py"),
+        ("guard removed", "gone.py", "x", "y", "tests/test_gone.py -k x"),
+        ("nothing changed", "m.py", "    pass\nif", "    pass\nif", "tests/test_x.py")])
+    problems = mutants.problems_of_the_list(root)
+    assert "guard flipped: its source occurs 2 times in m.py" in problems[0]
+    assert "guard removed: its source occurs 0 times in m.py" in problems[1]
+    assert "guard removed: a second mutant of this name" in problems
+    assert any(p.startswith("guard removed: its source occurs 0 times in gone.py") for p in problems)
+    assert "guard removed: no test file tests/test_gone.py" in problems
+    assert "nothing changed: its replacement is its source" in problems
+
+
+def test_the_shares_run_every_mutant_once():
+    n = 20
+    shares = [mutants.share_of(list(range(len(mutants.MUTATIONS))), "{}/{}".format(i, n))[0]
+              for i in range(n)]
+    flat = sorted(x for share in shares for x in share)
+    assert flat == list(range(len(mutants.MUTATIONS)))
+    assert max(map(len, shares)) - min(map(len, shares)) <= 1
+
+
+def test_a_run_restores_the_file_and_a_caught_mutant_is_caught(tmp_path):
+    root = _tree(tmp_path, "def f():\n    return 1\n")
+    (tmp_path / "tests" / "test_x.py").write_text(
+        "import sys, os\nsys.path.insert(0, os.path.dirname(os.path.dirname(__file__)))\n"
+        "import m\n\ndef test_f():\n    assert m.f() == 1\n")
+    caught, _, detail = mutants.run_one(root, ("f returns 2", "m.py", "return 1", "return 2",
+                                               "tests/test_x.py"))
+    assert caught and "test_f" in detail
+    assert (tmp_path / "m.py").read_text() == "def f():\n    return 1\n"

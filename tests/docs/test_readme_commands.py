@@ -76,7 +76,7 @@ def new_files(clone):
 
 
 def test_the_organizers_section_ends_with_the_final_verification():
-    """Issue 24: the organizer's path ends where the prize is decided, with verify.py and its
+    """The organizer's path ends where the prize is decided, with verify.py and its
     document (its block runs above like every other)."""
     with open(os.path.join(ROOT, "README.md"), encoding="utf-8") as f:
         text = f.read()

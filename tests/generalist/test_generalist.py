@@ -16,8 +16,8 @@ from organizing.generalist import consistency as cons
 from organizing.generalist.consistency import Board
 from organizing.ranks import competition_ranks
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
+# The command against the naive oracle, its sample outputs and C's exact fraction are marked
+# compat: CI runs them on the oldest versions too (Python 3.7+ and PyYAML are what it needs).
 
 EPS = 1e-12
 
@@ -77,6 +77,7 @@ def naive_c(s_values, eps=EPS):
     return prod ** (1.0 / len(s_values))
 
 
+@pytest.mark.compat
 def test_hand_computed_ranking(tmp_path):
     _, doc = rank_case(tmp_path, HAND_CONFIG, HAND_FILES)
     m = by_model(doc)
@@ -139,6 +140,7 @@ def test_eps_and_aliases_from_config(tmp_path):
     assert m["Team B"]["consistency"] == pytest.approx(0.5, rel=1e-12)
 
 
+@pytest.mark.compat
 def test_sample_outputs(tmp_path):
     out = tmp_path / "out"
     proc = run_generalist(os.path.join(SAMPLE, "config.yaml"), "--out", out)
@@ -176,6 +178,7 @@ def test_sample_outputs(tmp_path):
         assert (again / name).read_bytes() == (out / name).read_bytes()
 
 
+@pytest.mark.compat
 def test_sample_readme_table_is_current(tmp_path):
     """The README's worked example is the command's actual stdout."""
     proc = run_generalist(os.path.join(SAMPLE, "config.yaml"), "--out", "ranking",
@@ -295,6 +298,7 @@ def test_ranking_is_competition_ranking_of_c(boards, eps, min_lb):
     assert res[:len(ranked)] == ranked
 
 
+@pytest.mark.compat
 @settings(max_examples=50)
 @given(st.integers(2, 40), st.data())
 def test_s_is_the_exact_fraction(n, data):
@@ -344,6 +348,7 @@ def csv_boards(draw):
     return boards, draw(st.integers(1, 2))
 
 
+@pytest.mark.compat
 @settings(max_examples=15, deadline=None)
 @given(csv_boards())
 def test_command_matches_naive_oracle(tmp_path_factory, case):

@@ -1,4 +1,4 @@
-"""Hostile and unusual inputs of the generalist ranking, through the real command (issue 14):
+"""Hostile and unusual inputs of the generalist ranking, through the real command:
 YAML bombs, integers beyond Python's int/str limit, files that are not regular files, an --out
 that cannot be written, names that are formulas or control characters, a reader that closes
 stdout early, a Python without PyYAML."""
@@ -53,7 +53,7 @@ def assert_refused(proc_or_tuple, where, words, code=3):
     return err
 
 
-# ---------------------------------------------------------------- YAML (item 1)
+# ---------------------------------------------------------------- YAML
 
 YAML_BOMBS = {
     "billion laughs": (BILLION_LAUGHS, 5, "alias bomb"),   # e: 9^5 strings, over the cap
@@ -82,6 +82,7 @@ YAML_BOMBS = {
 }
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("name", sorted(YAML_BOMBS))
 def test_hostile_yaml_is_refused_quickly(tmp_path, name):
     text, line, words = YAML_BOMBS[name]
@@ -96,6 +97,7 @@ def test_hostile_yaml_is_refused_quickly(tmp_path, name):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.compat
 def test_yaml_bomb_is_cheap_in_process():
     """The caps act before anything expands: the alias bomb and the cycle well under a second,
     the deep nesting within PyYAML's own bounded scan; a few MB in all."""
@@ -146,8 +148,9 @@ def test_a_long_value_is_quoted_briefly(tmp_path):
     assert len(err) < 1500, len(err)
 
 
-# ---------------------------------------------------------------- long integers (item 2)
+# ---------------------------------------------------------------- long integers
 
+@pytest.mark.compat
 def test_rank_of_5000_digits_in_a_board(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
         "b.csv": "team,rank\nA,2\nB,{}\nC,3\n".format("7" * 5000)}))
@@ -157,6 +160,7 @@ def test_rank_of_5000_digits_in_a_board(tmp_path):
     assert len(err) < 600
 
 
+@pytest.mark.compat
 def test_codalab_rank_of_5000_digits(tmp_path):
     config = CONFIG.replace("model_column: team\n    rank_column: rank", "rank_column: mAP")
     path = write_case(tmp_path / "case", config, dict(GOOD, **{
@@ -166,6 +170,7 @@ def test_codalab_rank_of_5000_digits(tmp_path):
     assert_refused(proc, os.path.join("case", "b.csv") + ", line 3:", "too large")
 
 
+@pytest.mark.compat
 def test_score_exponent_beyond_decimal(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
         "a.csv": "team,score\nA,3\nB,1e999999999999999999999\nC,1\n"}))
@@ -173,6 +178,7 @@ def test_score_exponent_beyond_decimal(tmp_path):
     assert_refused(proc, os.path.join("case", "a.csv") + ", line 3:", "exponent is out of range")
 
 
+@pytest.mark.compat
 def test_score_of_100000_digits_ranks_and_is_shown_cut(tmp_path):
     big = "9" * 100000
     path = write_case(tmp_path / "case", CONFIG, dict(GOOD, **{
@@ -187,6 +193,7 @@ def test_score_of_100000_digits_ranks_and_is_shown_cut(tmp_path):
     assert "9" * 200 not in html and "999999999999999\u2026" in html
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("line, words", [
     ("min_leaderboards: " + "9" * 4000, "min_leaderboards is <an integer of about"),
     ("eps: " + "9" * 400, "eps must be a number with 0 < eps < 1, not 999"),
@@ -202,6 +209,7 @@ def test_long_integers_in_the_configuration(tmp_path, line, words):
     assert len(err) < 600
 
 
+@pytest.mark.compat
 def test_table_number_of_4000_digits(tmp_path):
     config = CONFIG.replace("model_column: team\n    rank_column: rank",
                             "rank_column: mAP\n    table: " + "9" * 4000)
@@ -212,7 +220,7 @@ def test_table_number_of_4000_digits(tmp_path):
     assert len(err) < 600
 
 
-# ---------------------------------------------------------------- not regular files (item 3)
+# ---------------------------------------------------------------- not regular files
 
 def _special(tmp_path, kind):
     folder = tmp_path / "case"
@@ -285,7 +293,7 @@ def test_board_larger_than_the_cap(tmp_path, monkeypatch):
     assert_refused(proc, "leaderboard 'one'", "is larger than 67,108,864 bytes")
 
 
-# ---------------------------------------------------------------- --out (item 4)
+# ---------------------------------------------------------------- --out
 
 def test_out_that_cannot_be_written_is_a_usage_error(tmp_path):
     path = write_case(tmp_path / "case", CONFIG, GOOD)
@@ -313,7 +321,7 @@ def test_missing_parents_of_out_are_made_and_removed_on_failure(tmp_path):
         "ranking.csv", "ranking.html", "ranking.json"]
 
 
-# ---------------------------------------------------------------- names (items 5 and 6)
+# ---------------------------------------------------------------- names
 
 # (A leading tab or carriage return is stripped from a name when the board is read; the CSV
 # writer's rule for them is tested in test_quoting.py.)
@@ -377,7 +385,7 @@ def test_control_characters_are_escaped_in_messages(tmp_path):
     assert "\x1b" not in err and "\u202e" not in err
 
 
-# ---------------------------------------------------------------- a closed stdout (item 7)
+# ---------------------------------------------------------------- a closed stdout
 
 def _many_models_case(tmp_path, n=3000):
     rows = "".join("model-{:05d},{}\n".format(k, k % 97) for k in range(n))
@@ -416,8 +424,9 @@ def test_piped_into_head(tmp_path):
     _outputs_complete(out)
 
 
-# ---------------------------------------------------------------- no PyYAML (item 8)
+# ---------------------------------------------------------------- no PyYAML
 
+@pytest.mark.compat
 def test_python_without_pyyaml(tmp_path):
     """A stand-in `yaml` module first on the path that fails to import exactly as a missing
     package does: the command names the package and the command that installs it."""
@@ -438,6 +447,7 @@ def test_python_without_pyyaml(tmp_path):
     assert not (tmp_path / "out").exists()
 
 
+@pytest.mark.compat
 def test_version_without_pyyaml(tmp_path):
     blocker = tmp_path / "blocker"
     blocker.mkdir()
@@ -480,8 +490,9 @@ def test_control_characters_in_a_file_name_are_escaped(tmp_path):
 from hypothesis import HealthCheck, given, settings  # noqa: E402
 from hypothesis import strategies as st  # noqa: E402
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
+# YAML as PyYAML reads it, numbers as each Python reads them (its int/str limit, or none) and a
+# Python without PyYAML are marked compat: CI runs them on the oldest versions too; files that
+# are not regular files, --out and the escaping of text depend on no version.
 
 _values = st.recursive(
     st.one_of(st.none(), st.booleans(), st.integers(-10 ** 40, 10 ** 40),

@@ -3,7 +3,6 @@ scores files, the console table (TP, FP, FN per class) and the detailed page (th
 confusion heat map with their orientation, and the pixel-count table). A report that swaps FP and
 FN (mIoU unchanged), transposes the matrix or mislabels a column fails here."""
 import json
-import os
 import re
 from html.parser import HTMLParser
 
@@ -11,7 +10,7 @@ import numpy as np
 import pytest
 
 import agrivision_oracle as oracle
-from conftest import TESTS, run_score
+from conftest import run_score
 from agrivision_data import random_image, save, write_reference
 
 # Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
@@ -181,16 +180,3 @@ def test_task_summary_counts_equal_the_definition(tmp_path):
     counts = summary.details
     assert (counts.tp, counts.fp, counts.fn) == oracle_counts(counts.confusion)
 
-
-def test_every_mutation_of_tests_mutants_still_applies():
-    """tests/mutants.py breaks the code in named ways (run it by hand: each must be CAUGHT).
-    Here only: each piece of source it replaces still exists exactly once, so the list does not
-    silently rot when the code moves."""
-    import importlib.util
-
-    spec = importlib.util.spec_from_file_location("mutants", os.path.join(TESTS, "mutants.py"))
-    mutants = importlib.util.module_from_spec(spec)
-    spec.loader.exec_module(mutants)
-    for name, path, old, _, _ in mutants.MUTATIONS:
-        with open(os.path.join(mutants.ROOT, path)) as f:
-            assert f.read().count(old) == 1, name

@@ -14,8 +14,8 @@ from conftest import ROOT, run_score
 from scoring.metrics import bootstrap
 from vqa_util import write_vqa_reference
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
+# The interval against the oracle and the VQA path without numpy are marked compat: CI runs them
+# on the oldest versions too.
 
 POOL = ["yes", "no", "2", "two", "Red", "red.", "a crater", "dont know", "1,000", "blue"]
 
@@ -59,6 +59,7 @@ def oracle_interval(per_question):
         bootstrap_oracle.ratio_spread(accuracies, lambda a: [(100 * a, 1)]), (0.0, 100.0))
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("questions", [40, 900])
 def test_interval_equals_the_oracle(tmp_path, questions):
     """40 questions: unit draws; 900 questions in a few accuracy levels: the group sampler."""
@@ -97,6 +98,7 @@ def test_confidence_false_writes_no_interval(tmp_path):
     assert not [k for k in json.loads((out / "scores.json").read_text()) if "_ci_" in k]
 
 
+@pytest.mark.compat
 def test_no_numpy_on_the_vqa_path(tmp_path):
     """The interval keeps the VQA scorer free of numpy (its import alone costs a quarter of a
     100,000-question run)."""

@@ -1,4 +1,4 @@
-"""The VQA task's inputs, hostile or careless (issue 14, items 5 and 7), through the real commands
+"""The VQA task's inputs, hostile or careless, through the real commands
 (score.py, pack.py, the kit's check_results.py): results files that are FIFOs, links to
 /dev/zero or to the reference, link loops in the submission folder, integers beyond Python's
 int/str limit and floats beyond a double in the results file, in the reference and in a packed
@@ -18,8 +18,9 @@ from measured import run_measured
 from kits_util import session_kits
 from vqa_util import write_vqa_reference
 
-# Can differ with numpy / Pillow / PyYAML / Python versions: CI runs it on the oldest too.
-pytestmark = pytest.mark.compat
+# Numbers as each Python reads them (its int/str limit, or none) are marked compat: CI runs them
+# on the oldest versions too; files that are not regular files are refused by
+# scoring/regular_file.py, held on every version by tests/core/test_regular_file.py.
 
 QIDS = [4100 + 7 * i for i in range(12)]
 HUGE = "9" * 5000          # beyond Python's int/str limit (4,300 digits)
@@ -82,7 +83,7 @@ def score(ref, res, *more):
     return run_measured("score.py", "--ref", ref, "--res", res, *more, timeout=60)
 
 
-# --- the results file that is not a regular file (item 7) --------------------------------------
+# --- the results file that is not a regular file --------------------------------------------
 
 def _fifo(res, ref):
     os.mkfifo(str(res / "results.json"))
@@ -220,7 +221,7 @@ def test_worker_form_with_a_fifo_as_res(tmp_path, ref):
     assert r["rc"] == 2 and "FIFO" in r["err"], r["err"]
 
 
-# --- integers beyond Python's limit and floats beyond a double (item 5) ------------------------
+# --- integers beyond Python's limit and floats beyond a double ------------------------------
 
 def _entries(change):
     entries = [{"question_id": q, "answer": "yes"} for q in QIDS]
@@ -248,6 +249,7 @@ RESULTS_NUMBERS = {
 }
 
 
+@pytest.mark.compat
 @pytest.mark.parametrize("case", sorted(RESULTS_NUMBERS))
 def test_numbers_no_python_reads_are_the_participants_problem(tmp_path, ref, case):
     text, phrase = RESULTS_NUMBERS[case]
@@ -256,6 +258,7 @@ def test_numbers_no_python_reads_are_the_participants_problem(tmp_path, ref, cas
     assert HUGE[:200] not in err and LONG[:200] not in err
 
 
+@pytest.mark.compat
 def test_a_4000_digit_question_id_in_the_reference_is_scored(tmp_path):
     """Within the limit: an unusual but valid id (raw and packed give the same scores)."""
     qids = [int(LONG), 5]

@@ -18,6 +18,7 @@ import argparse
 import os
 import sys
 import zipfile
+from typing import FrozenSet, Optional
 
 from find_scoring import HERE, add_scoring_to_path
 
@@ -52,56 +53,83 @@ def build_parser() -> argparse.ArgumentParser:
     return p
 
 
-def check(results: str, questions_path: str, stdout, stderr) -> int:
+def public_ids(questions_path: str, stderr) -> Optional[FrozenSet[int]]:
+    """The question ids of questions.json, or None (said on stderr) if it cannot be used."""
     folder, name = os.path.split(os.path.abspath(questions_path))
     try:
-        ids = frozenset(read_questions(folder, name))
+        return frozenset(read_questions(folder, name))
     except BrokenReference as exc:
         stderr.write(exc.message(preamble="ERROR: {} cannot be used (re-download the starting "
                                           "kit, or give --questions):".format(questions_path)))
+        return None
+
+
+def checked_against(results: str, questions_path: str, ids: FrozenSet[int]) -> str:
+    return "\n{} checked against {} ({:,} questions).\n".format(results, questions_path, len(ids))
+
+
+def check_file(results: str, questions_path: str, ids: FrozenSet[int], stderr) -> Optional[str]:
+    """A results file named on the command line: the name it is shown by, or None if it is
+    refused (said on stderr)."""
+    shown = os.path.basename(results)
+    try:
+        # A file named on the command line is the participant's own choice: a link to it is
+        # followed (inside a submission folder nothing is).
+        read_results(results, shown, ids, follow_links=True)
+    except ResultsProblems as exc:
+        stderr.write(SubmissionError(exc.log, **WORDS).message())
+        if not results.lower().endswith(".json"):
+            stderr.write("\n" + misnamed_text(shown) + "\n")
+        stderr.write(checked_against(results, questions_path, ids))
+        return None
+    return shown
+
+
+def check_submission(results: str, questions_path: str, ids: FrozenSet[int], stderr):
+    """A submission folder or zip, checked as the kits' validate.py does: (the results file's
+    name in it, the problem log), or None if it is refused (said on stderr)."""
+    try:
+        res_dir, cleanup = zips.unpack_submission(results, **WORDS)
+    except SubmissionError as exc:   # the scorer's message for a zip it cannot unpack
+        stderr.write(exc.message())
+        return None
+    try:
+        # The same validation as every kit's (validate.py): the scorer's discovery and
+        # reading, through its engine, against the stand-in of the public question ids.
+        reference, fmt = TASKS["planetscapes-vqa"].manifest.open(
+            {"task": "planetscapes-vqa", "question_ids": sorted(ids)})
+        log, _ = validate.check(res_dir, reference, fmt, workers=1)
+        found = find_results(res_dir)[0].get(UNIT)
+    except OSError as exc:
+        stderr.write(unlistable(res_dir, exc))
+        return None
+    finally:
+        cleanup()
+    if log.fatal:
+        stderr.write(SubmissionError(log, **WORDS).message())
+        stderr.write(checked_against(results, questions_path, ids))
+        return None
+    return (os.path.relpath(found, res_dir) if found else ""), log
+
+
+def check(results: str, questions_path: str, stdout, stderr) -> int:
+    ids = public_ids(questions_path, stderr)
+    if ids is None:
         return 2
-    misnamed = False
+    # A file that is not a zip is read as the results whatever its name (a results.jsonl
+    # gets the JSON Lines hint); the platforms read only a name ending in .json, said below.
+    misnamed, log = False, None
     if os.path.isfile(results) and (results.lower().endswith(".json") or
                                     not zipfile.is_zipfile(results)):
-        # A file that is not a zip is read as the results whatever its name (a results.jsonl
-        # gets the JSON Lines hint); the platforms read only a name ending in .json, said below.
-        shown, log = os.path.basename(results), None
         misnamed = not results.lower().endswith(".json")
-        try:
-            # A file named on the command line is the participant's own choice: a link to it is
-            # followed (inside a submission folder nothing is).
-            read_results(results, shown, ids, follow_links=True)
-        except ResultsProblems as exc:
-            stderr.write(SubmissionError(exc.log, **WORDS).message())
-            if misnamed:
-                stderr.write("\n" + misnamed_text(shown) + "\n")
-            stderr.write("\n{} checked against {} ({:,} questions).\n".format(
-                results, questions_path, len(ids)))
+        shown = check_file(results, questions_path, ids, stderr)
+        if shown is None:
             return 1
     else:
-        try:
-            res_dir, cleanup = zips.unpack_submission(results, **WORDS)
-        except SubmissionError as exc:   # the scorer's message for a zip it cannot unpack
-            stderr.write(exc.message())
+        checked = check_submission(results, questions_path, ids, stderr)
+        if checked is None:
             return 1
-        try:
-            # The same validation as every kit's (validate.py): the scorer's discovery and
-            # reading, through its engine, against the stand-in of the public question ids.
-            reference, fmt = TASKS["planetscapes-vqa"].manifest.open(
-                {"task": "planetscapes-vqa", "question_ids": sorted(ids)})
-            log, _ = validate.check(res_dir, reference, fmt, workers=1)
-            found = find_results(res_dir)[0].get(UNIT)
-        except OSError as exc:
-            stderr.write(unlistable(res_dir, exc))
-            return 1
-        finally:
-            cleanup()
-        if log.fatal:
-            stderr.write(SubmissionError(log, **WORDS).message())
-            stderr.write("\n{} checked against {} ({:,} questions).\n".format(
-                results, questions_path, len(ids)))
-            return 1
-        shown = os.path.relpath(found, res_dir) if found else ""
+        shown, log = checked
     if misnamed:
         stderr.write("ERROR: {} passes every check of its content, but it would not be scored: "
                      "{}\n".format(shown, misnamed_text(shown)))
