@@ -49,7 +49,7 @@ PROGRAM = os.path.join(ROOT, "scoring_program")
 ORGANIZER = os.path.join(ROOT, "organizer")
 SCORE = os.path.join(PROGRAM, "score.py")
 PACK = os.path.join(ORGANIZER, "pack.py")
-MAKE_SAMPLE = os.path.join(ROOT, "tools", "make_sample.py")
+MAKE_SAMPLE = os.path.join(ROOT, "competitions", "agriculture-vision", "make_sample.py")
 if PROGRAM not in sys.path:
     sys.path.insert(0, PROGRAM)
 
@@ -78,7 +78,7 @@ PEAK_LIMIT_MB = 500.0
 # and this much memory.
 INTERVAL_SHARE = 0.05
 INTERVAL_MB = 50.0
-INTERVAL_ROWS_IMAGES = 500  # images the per-image rows are timed on (update_unit vs update)
+INTERVAL_ROWS_IMAGES = 500  # images the per-image rows are timed on (update with, without)
 SPEEDUP_MIN = 1.7
 LOAD_WARN_PERCENT = 10.0  # other processes' CPU use during a timed step that makes it unreliable
 

@@ -283,7 +283,7 @@ def test_pack_py_refuses_a_task_without_the_packing_role(tmp_path, monkeypatch):
     before the reference is read."""
     from scoring.tasks.agrivision.task import AgricultureVision
     monkeypatch.setattr(AgricultureVision, "packing", None)
-    code, out, err = run_main(pack_command.main, [os.path.join(ROOT, "reference_data"),
+    code, out, err = run_main(pack_command.main, [sample("agriculture-vision")[0],
                                                   tmp_path / "out"])
     assert code == 2 and "task has no packed layout; score it as it is" in err, err
     assert not (tmp_path / "out").exists()
