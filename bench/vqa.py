@@ -54,7 +54,7 @@ ROOT = os.path.dirname(os.path.dirname(os.path.abspath(__file__)))
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 PACK = os.path.join(ROOT, "organizer", "pack.py")
 # The packed cache is rebuilt when these change (the packer's output depends on them).
-PACKER_SOURCES = ("../organizer/organizing/commands/pack.py", "scoring/readers/packed_manifest.py") + tuple(
+PACKER_SOURCES = ("../organizer/organizing/commands/pack.py", "scoring/readers/packed_json.py") + tuple(
     "scoring/tasks/planetscapes_vqa/{}.py".format(m)
     for m in ("packed", "reference", "normalize", "tables", "task"))
 BASELINE = os.path.join(ROOT, "bench", "vqa_baseline.py")

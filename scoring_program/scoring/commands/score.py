@@ -14,7 +14,7 @@ from .. import __version__, confidence, engine, reference_setup, zips
 from ..problems import BrokenReference, ProblemLog, SubmissionError, UsageError
 from ..registry import DEFAULT, TASKS, options_of
 from ..registry import add_options as add_task_options
-from ..report import confidence as confidence_report
+from ..report import interval_text
 from ..report import scores_file
 from ..report.text_table import print_table
 from ..task_api import RunFacts, Summary
@@ -229,7 +229,7 @@ def _print_results(stdout, setup: reference_setup.Setup, summary: Summary) -> No
     print_table(headers, rows, stream=stdout)
     stdout.write("\n")
     if setup.intervals.enabled:
-        for line in confidence_report.console_lines(summary.confidence, setup.task.title):
+        for line in interval_text.console_lines(summary.confidence, setup.task.title):
             stdout.write(line + "\n")
         stdout.write("\n")
 

@@ -28,7 +28,7 @@ from PIL import Image
 
 from ...packing import convert_units
 from ...formats.label_png import png
-from ...readers import packed_manifest, reference_file
+from ...readers import packed_json, reference_file
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
 from ...problems import BrokenReference
 from ...task_api import Packing
@@ -149,7 +149,7 @@ def is_packed(root: str) -> bool:
 
 
 def open_packed(root: str) -> PackedReference:
-    ids = packed_manifest.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
+    ids = packed_json.read_ids(root, MANIFEST, FOLDER, FORMAT, VERSION, REF_LAYOUT, REF_MISSING)
     return PackedReference(root, ids)
 
 

@@ -5,7 +5,7 @@ once), the 9 x 9 confusion matrix with reference rows as on every page. Nothing 
 """
 from typing import Any, List, Optional, Sequence, Tuple
 
-from ...report import confidence, html, run_info
+from ...report import html, interval_text, run_info
 from ...task_api import Report, RunFacts, Summary
 from .classes import CLASSES
 from .metric import LabelSetHistogram
@@ -35,9 +35,9 @@ def render(title: str, miou: Optional[float], iou: Sequence[Optional[float]],
     n_with = sum(1 for v in iou if v is not None)
     have = "{:d} of {:d} classes have an IoU".format(n_with, len(classes))
     sections: List[Tuple[str, str]] = []
-    first = confidence.headline_parts(intervals, "miou") + [have]
+    first = interval_text.headline_parts(intervals, "miou") + [have]
     sections.append(("", html.headline("mIoU", miou, run_info.subline(run, warnings, first)) +
-                     confidence.explanation_html(intervals)))
+                     interval_text.explanation_html(intervals)))
 
     # Each IoU once: beside the counts it comes from (the console's order), then the bars
     # without numbers as the picture of the same column.

@@ -6,7 +6,7 @@ it), the average instance sizes used. Nothing per image.
 """
 from typing import Any, List, Sequence, Tuple
 
-from ...report import confidence, html, run_info
+from ...report import html, interval_text, run_info
 from ...task_api import Report, RunFacts, Summary
 from .labels import LabelTable
 from .metric import Result, SemanticState
@@ -39,7 +39,7 @@ def _source(table: LabelTable, source: str) -> str:
 
 
 def _with_interval(note: str, intervals, key: str) -> str:
-    phrase = confidence.phrase(intervals, key)
+    phrase = interval_text.phrase(intervals, key)
     return note + "; " + phrase if phrase else note
 
 
@@ -50,10 +50,10 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
     sections = []
     have = "{:d} of {:d} evaluated classes have an IoU".format(
         sum(1 for r in result.classes if r.iou is not None), len(result.classes))
-    first = confidence.headline_parts(intervals, "iou_class") + [have]
+    first = interval_text.headline_parts(intervals, "iou_class") + [have]
     sections.append(("", html.headline("IoU (classes)", means["iou_class"],
                                        run_info.subline(run, warnings, first)) +
-                     confidence.explanation_html(intervals)))
+                     interval_text.explanation_html(intervals)))
     sections.append(("Scores", html.scores_table([
         ("IoU, mean over classes", means["iou_class"],
          _with_interval("leaderboard key iou_class", intervals, "iou_class")),

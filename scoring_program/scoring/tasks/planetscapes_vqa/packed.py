@@ -37,7 +37,7 @@ from typing import Any, Dict, Iterable, List, Optional, Sequence, Tuple, cast
 
 from ... import regular_file
 from ...quoting import brief
-from ...readers import bounded_json, packed_manifest
+from ...readers import bounded_json, packed_json
 from ...problems import BrokenReference, Kind, ProblemLog, ScoringError
 from ...task_api import Packing, Reference
 from .problems import REF_PACKED
@@ -278,7 +278,7 @@ def read_packed(root: str, questions: Dict[int, Any],
     root unless given: the packer's check) and against questions.json (`questions`).
     BrokenReference, saying to pack again, on any problem."""
     if manifest is None:
-        manifest = packed_manifest.read_manifest(root, MANIFEST, FORMAT, VERSION, REF_PACKED)
+        manifest = packed_json.read_manifest(root, MANIFEST, FORMAT, VERSION, REF_PACKED)
     size = manifest.get("bytes")
     if type(size) is not int or size < 0:
         raise _broken(MANIFEST, "it states no size of {}".format(PAYLOAD))

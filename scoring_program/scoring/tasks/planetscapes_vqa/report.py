@@ -8,7 +8,7 @@ submitted answers the normalization changed.
 from html import escape
 from typing import Any, List, Tuple
 
-from ...report import confidence, html, run_info
+from ...report import html, interval_text, run_info
 from ...task_api import Report, RunFacts, Summary
 from .metric import STEPS, AccuracyState, percent
 
@@ -81,14 +81,14 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
     """intervals: the run's confidence.Confidence (None: not shown)."""
     overall = state.overall()
     by_type = state.totals(0)
-    first = confidence.headline_parts(intervals, "accuracy", "{:.2f}".format)
+    first = interval_text.headline_parts(intervals, "accuracy", "{:.2f}".format)
     # The questions once: the interval's phrase ends with them when there is one.
     questions = "{:,} questions".format(overall[0])
     if not any(p.endswith(" over " + questions) for p in first):
         first.append(questions)
     sections = [("", _headline("Accuracy", _pct(overall), run_info.subline(
         run, warnings, first)) +
-        confidence.explanation_html(intervals))]
+        interval_text.explanation_html(intervals))]
 
     rows = [["Overall", overall[0], _pct(overall)]]
     for key, label in ANSWER_TYPES:

@@ -1,5 +1,6 @@
-"""What every task's packed reference shares: a manifest (format, version; for the image tasks the
-ids, beside a folder of one PNG per image). Reading it checks them, so a half-written or foreign
+"""What every task's packed reference shares: its packed.json (format, version; for the image
+tasks the ids, beside a folder of one PNG per image), which is not the participants' manifest
+(manifests.py). Reading it checks them, so a half-written or foreign
 pack is the organizers' error with the file named, whatever the task."""
 import os
 from typing import Any, Dict, List
