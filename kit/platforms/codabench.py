@@ -27,29 +27,9 @@ class Codabench(Platform):
     default_time_limit = 600
     metadata_files = ("metadata.yaml", "metadata")   # metadata.yaml first
     several_tasks = True
+    definition = definition   # its reading of a competition.yaml
 
     # --- its definition (codabench_definition.py) -------------------------------------------
-
-    def phases(self, doc: Dict[str, Any]) -> List[Dict[str, Any]]:
-        return definition.phases(doc)
-
-    def phase_label(self, phase: Dict[str, Any]) -> str:
-        return definition.label(phase)
-
-    def open_phases(self, doc, now):
-        return definition.open_phases(doc, now)
-
-    def spans(self, doc):
-        return definition.spans(doc)
-
-    def scoring_runs(self, doc):
-        return definition.scoring_runs(doc)
-
-    def pages(self, doc):
-        return definition.pages(doc)
-
-    def check_definition(self, doc, bundle, report):
-        return definition.check(doc, bundle, report)
 
     def phase_info(self, doc: Dict[str, Any], now) -> Dict[str, Any]:
         phase = self.submission_phase(doc, now)

@@ -43,29 +43,9 @@ class CodaLab(Platform):
     missing_cell = "-"
     default_time_limit = 300
     metadata_files = ("metadata",)
+    definition = definition   # its reading of a competition.yaml
 
     # --- its definition (codalab_definition.py) ---------------------------------------------
-
-    def phases(self, doc: Dict[str, Any]) -> List[Dict[str, Any]]:
-        return definition.phases(doc)
-
-    def phase_label(self, phase: Dict[str, Any]) -> str:
-        return definition.label(phase)
-
-    def open_phases(self, doc, now):
-        return definition.open_phases(doc, now)
-
-    def spans(self, doc):
-        return definition.spans(doc)
-
-    def scoring_runs(self, doc):
-        return definition.scoring_runs(doc)
-
-    def pages(self, doc):
-        return definition.pages(doc)
-
-    def check_definition(self, doc, bundle, report):
-        return definition.check(doc, bundle, report)
 
     def phase_info(self, doc: Dict[str, Any], now) -> Dict[str, Any]:
         phase = self.submission_phase(doc, now)

@@ -27,23 +27,26 @@ class Platform:
     default_time_limit = 0      # seconds, when a phase gives none
     metadata_files: Tuple[str, ...] = ("metadata",)   # the command file(s), in the order read
     several_tasks = False       # a phase may run several tasks (one child submission each)
+    # Its definition's reading (codalab_definition.py, codabench_definition.py): the model
+    # answers the definition's questions through it.
+    definition: Any = None
 
     # --- its competition bundle's definition ------------------------------------------------
 
     def phases(self, doc: Dict[str, Any]) -> List[Dict[str, Any]]:
         """The definition's phases, in order."""
-        raise NotImplementedError
+        return self.definition.phases(doc)
 
     def phase_label(self, phase: Dict[str, Any]) -> str:
-        raise NotImplementedError
+        return self.definition.label(phase)
 
     def open_phases(self, doc: Dict[str, Any], now: datetime.datetime) -> List[Dict[str, Any]]:
         """The phases that take a submission at `now`, by the platform's own rule."""
-        raise NotImplementedError
+        return self.definition.open_phases(doc, now)
 
     def spans(self, doc: Dict[str, Any]) -> List[Span]:
         """Every phase's span as participants see it (phases() order)."""
-        raise NotImplementedError
+        return self.definition.spans(doc)
 
     def opens_later(self, doc: Dict[str, Any], now: datetime.datetime
                     ) -> Optional[Tuple[Dict[str, Any], datetime.datetime]]:
@@ -79,15 +82,15 @@ class Platform:
 
     def scoring_runs(self, doc: Dict[str, Any]) -> List[List[Tuple[Any, Any]]]:
         """Per phase, the (scoring program, reference) pairs a submission runs through."""
-        raise NotImplementedError
+        return self.definition.scoring_runs(doc)
 
     def pages(self, doc: Dict[str, Any]) -> List[Tuple[str, Any]]:
         """(where, path) of every page the definition names."""
-        raise NotImplementedError
+        return self.definition.pages(doc)
 
     def check_definition(self, doc: Dict[str, Any], bundle: Bundle, report: Report) -> Found:
         """Every rule of the platform's unpacker on the definition, into report."""
-        raise NotImplementedError
+        return self.definition.check(doc, bundle, report)
 
     # --- its worker -----------------------------------------------------------------------
 
