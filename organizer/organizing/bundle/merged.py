@@ -55,19 +55,6 @@ MERGED_HAZARD = (
     "Read its leaderboard by column, or upload the per-task bundles")
 
 
-# What a merged Codabench bundle does to a submission whose task fails (docs/bundle.md,
-# "Codabench: the merged form"): said whenever one is built.
-MERGED_HAZARD = (
-    "the merged Codabench bundle ranks a submission with a failed task FIRST. On Codabench a "
-    "submission whose task fails is still marked Finished once every task is done "
-    "(competitions/models.py, Submission.check_child_submission_statuses), and on the "
-    "leaderboard its empty score sorts before every score (PostgreSQL puts NULL first in the "
-    "descending order of api/serializers/leaderboards.py, "
-    "LeaderboardPhaseSerializer.get_submissions): a submission with one task failed ranks "
-    "above every fully scored one, one with every task failed ranks first with no scores. "
-    "Read its leaderboard by column, or upload the per-task bundles")
-
-
 def can_merge(source: Source, tracks: List[str]) -> bool:
     """A source whose tracks are tasks may also be built as one Codabench competition running
     them all (source.json "merged"); only when asked (--merged)."""
