@@ -30,6 +30,16 @@ SOURCES = [
     ("src/apps/api/serializers/leaderboards.py", 47, 60),            # LeaderboardSerializer fields
     ("src/apps/leaderboards/models.py", 5, 28),                      # the submission rules
     ("src/apps/api/serializers/competitions.py", 287, 303),          # a fact sheet's questions
+    # After the deadline (organizer/organizing/platform_files/, docs/standings.md):
+    ("src/settings/base.py", 124, 127),                              # TIME_ZONE = 'UTC'
+    ("src/apps/competitions/models.py", 326, 345),                   # the limits, per account
+    ("src/apps/api/views/submissions.py", 449, 458),                 # bulk download's names
+    ("src/static/riot/competitions/detail/submission_manager.tag", 657, 657),  # browser's rename
+    ("src/static/riot/competitions/detail/submission_manager.tag", 688, 699),  # failed.txt, zip
+    ("src/apps/api/views/competitions.py", 427, 447),                # results: rows and columns
+    ("src/apps/api/views/competitions.py", 496, 506),                # results: the CSV
+    ("src/apps/api/serializers/submissions.py", 22, 59),             # /api/submissions/ fields
+    ("src/apps/api/serializers/competitions.py", 507, 522),          # /api/participants/ fields
 ]
 
 # In each reading function, the variable that holds one item of a kind ("" the top level,
@@ -43,8 +53,9 @@ SERIALIZERS = {"ColumnSerializer": "columns", "LeaderboardSerializer": "leaderbo
 
 def extract(git_dir, commit=COMMIT):
     """The extract's text, from a clone of codalab/codabench."""
-    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, verbatim "
-           "(tests/support/codabench_source.py)\n".format(commit)]
+    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, and what an "
+           "organizer downloads after the deadline, verbatim (tests/support/codabench_source.py)"
+           "\n".format(commit)]
     for path, first, last in SOURCES:
         text = subprocess.run(["git", "--git-dir", git_dir, "show",
                                "{}:{}".format(commit, path)], check=True,
@@ -153,6 +164,88 @@ def fact_sheet_rules(text):
         if path.endswith("serializers/competitions.py") and found:
             sets[found.group(1)] = set(_literals(found.group(2)))
     return sets["expected_keys"], sets["valid_question_types"]
+
+
+# ---- After the deadline: the platform's own lines, run on stand-ins for its objects ----------
+
+def _block(text, path, first, last):
+    """The extract's lines first..last of path, dedented to run on their own."""
+    import textwrap
+    lines = [code for p, n, code in source_lines(text) if p == path and first <= n <= last]
+    return textwrap.dedent("\n".join(lines))
+
+
+def bulk_name(text, sub):
+    """The name download_many gives one submission (sub: a stand-in with id, owner, phase.id,
+    data.created_when, data.data_file.name), renamed as the browser's zip renames it."""
+    scope = {"sub": sub}
+    exec(_block(text, "src/apps/api/views/submissions.py", 452, 453), scope)
+    js = [code for p, _, code in source_lines(text) if p.endswith("submission_manager.tag")
+          and ".replace(/" in code][0]
+    found = re.search(r"replace\(/(\[.*?\])/g, \"(.)\"\)", js)
+    return re.sub(found.group(1), found.group(2), scope["short_name"])
+
+
+class _Query(list):
+    """Enough of a Django queryset for can_user_make_submissions (and no more)."""
+
+    def _match(self, sub, key, value):
+        if key == "parent__isnull":
+            return (sub["parent"] is None) == value
+        if key == "created_when__date":
+            return sub["created_when"].date() == value
+        return sub[key] == value
+
+    def filter(self, **kw):
+        return _Query(s for s in self if all(self._match(s, k, v) for k, v in kw.items()))
+
+    def exclude(self, **kw):
+        return _Query(s for s in self if not all(self._match(s, k, v) for k, v in kw.items()))
+
+    def count(self):
+        return len(self)
+
+
+def can_user_make_submissions(text, submissions, user, at, per_day, total):
+    """Phase.can_user_make_submissions, run on dicts {owner, parent, status, created_when}
+    (aware UTC datetimes) at the moment `at`: (allowed, reason)."""
+    import types
+    code = _block(text, "src/apps/competitions/models.py", 326, 345)
+    scope = {"now": lambda: at}
+    exec(code, scope)
+    phase = types.SimpleNamespace(
+        has_max_submissions=True, max_submissions_per_day=per_day,
+        max_submissions_per_person=total, submissions=_Query(submissions),
+        competition=types.SimpleNamespace(allow_robot_submissions=False))
+    return scope["can_user_make_submissions"](phase, _User(user))
+
+
+class _User(str):
+    """A username that is also the account (`owner=user` compares it with the owner)."""
+    is_bot = False
+
+
+def results_csv(text, leaderboard_title, column_titles, phase):
+    """The results CSV CompetitionViewSet.results writes for one phase: phase = {"id", "name",
+    "tasks": [{"id", "name"}], "submissions": [{"owner", "parent", "id", "task",
+    "fact_sheet_answers", "scores": [{"column_key", "score"}]}]}; column_titles {key: title}."""
+    import collections
+    import csv as csv_module
+    import io as io_module
+    import types
+    columns = [types.SimpleNamespace(key=k, title=t) for k, t in column_titles.items()]
+    leaderboard = types.SimpleNamespace(title=leaderboard_title, columns=types.SimpleNamespace(
+        all=lambda: columns))
+    scope = {"submission_query": [phase], "leaderboard": leaderboard,
+             "OrderedDict": collections.OrderedDict}
+    exec(_block(text, "src/apps/api/views/competitions.py", 427, 446), scope)
+    body = _block(text, "src/apps/api/views/competitions.py", 498, 505)
+    out = io_module.StringIO(newline="")
+    scope.update(csv=csv_module, response=out,
+                 data=scope["leaderboard_data"],
+                 leaderboard_title=list(scope["leaderboard_data"])[0])
+    exec(body, scope)
+    return out.getvalue()
 
 
 def committed():
