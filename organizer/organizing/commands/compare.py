@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from scoring import __version__, confidence, engine, reference_setup
-from ..compare import family, outputs, page, paired, submissions
+from ..compare import family, leaderboard_pick, outputs, page, paired, submissions
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
 from scoring.registry import DEFAULT, TASKS, options_of
@@ -78,6 +78,7 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version="%(prog)s " + __version__)
     add_task_options(p)
+    leaderboard_pick.add_options(p)
     return p
 
 
@@ -91,9 +92,9 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
     say = io.sayer(args.quiet)
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(args.out))
-    entries = submissions.expand(args.submissions)
     cleanups: List[Callable[[], None]] = []
     try:
+        entries = _entries(args, cleanups)
         setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
                                        options_of(args))
         task = setup.task
@@ -139,6 +140,16 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
     finally:
         for cleanup in cleanups:
             cleanup()
+
+
+def _entries(args: argparse.Namespace, cleanups: List[Callable[[], None]]):
+    """The submissions to compare: as given, or the leaderboard's (--leaderboard)."""
+    if not args.leaderboard:
+        return submissions.expand(args.submissions)
+    picked = leaderboard_pick.pick(args.submissions, args.leaderboard, args.score_column,
+                                   leaderboard_pick.read_roster(args))
+    cleanups += picked.cleanups
+    return picked.entries
 
 
 class Scored(NamedTuple):
@@ -279,6 +290,8 @@ def _print_summary(stdout, say, key: str, scored: Scored, doc: Dict[str, Any],
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
+    if args.roster and not args.leaderboard:
+        parser.error("--roster names the leaderboard's rows: give --leaderboard too")
 
 
 COMMAND = frame.Command("compare.py", build_parser, compare, not_blamed="the submissions",
