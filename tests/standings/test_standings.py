@@ -147,3 +147,26 @@ def test_the_real_command_runs(downloads, tmp_path):
     assert proc.returncode == 0, proc.stderr
     # without a roster every account is its own team, and no package is verified
     assert "Place 1: not awarded" in proc.stdout
+
+
+def test_near_identical_predictions_are_evidence_never_a_reason(downloads, verdicts, tmp_path):
+    rows = [{"model": m, "owner": o, "submission_id": s, "line": k + 2} for k, (m, o, s) in
+            enumerate([("Alpha", "alpha", 48601), ("Bravo", "bravo_x", 48602),
+                       ("Delta (48604)", "delta1", 48604), ("Delta (48605)", "delta2", 48605),
+                       ("Echo", "echo-5", 48606)])]
+    agreement = [{"a": "Alpha", "b": "Echo", "identical": 9995, "compared": 10000},
+                 {"a": "Delta (48604)", "b": "Delta (48605)", "identical": 10000,
+                  "compared": 10000},     # one team's two accounts: not between teams
+                 {"a": "Alpha", "b": "Bravo", "identical": 9989, "compared": 10000}]
+    comparison = tmp_path / "comparison.json"
+    comparison.write_text(json.dumps({"task": "agriculture-vision", "models": [
+        {"model": r["model"]} for r in rows], "pairs": [], "agreement": agreement,
+        "leaderboard_rows": rows}))
+    code, out, err = standings(downloads, tmp_path / "out", verdicts, "--comparison",
+                               comparison)
+    assert code == 0, err
+    doc = json.loads((tmp_path / "out" / "standings.json").read_text())
+    assert [p["teams"] for p in doc["near_identical"]["pairs"]] == [["Alpha", "Echo"]]
+    assert [(t["team"], t["prize_place"]) for t in doc["teams"] if t["prize_place"]] == \
+        [("Alpha", 1), ("Echo", 2)]          # unchanged: the jury decides
+    assert "Alpha and Echo, 99.95% identical" in out

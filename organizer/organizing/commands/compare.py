@@ -94,7 +94,7 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         raise UsageError("the output {} exists and is not a folder".format(args.out))
     cleanups: List[Callable[[], None]] = []
     try:
-        entries = _entries(args, cleanups)
+        entries, extra = _entries(args, cleanups)
         setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
                                        options_of(args))
         task = setup.task
@@ -117,7 +117,8 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         scored = engine.evaluate_many(
             task, reference, fmt, setup.settings,
             [{u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
-              for u, p in o.files.items()} for o in candidates], workers, progress)
+              for u, p in o.files.items()} for o in candidates], workers, progress,
+            agreement_of_pairs=bool(args.leaderboard))
         if scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
 
@@ -135,21 +136,26 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         if not valid:
             raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
                                         for x in invalid))
+        agreeing = leaderboard_pick.agreement_rows(
+            scored.agreement, [o.model for o in candidates], [m for m, _ in valid])
+        if agreeing is not None:
+            extra["agreement"] = agreeing
         return _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
-                       started)
+                       started, extra)
     finally:
         for cleanup in cleanups:
             cleanup()
 
 
 def _entries(args: argparse.Namespace, cleanups: List[Callable[[], None]]):
-    """The submissions to compare: as given, or the leaderboard's (--leaderboard)."""
+    """The submissions to compare: as given, or the leaderboard's (--leaderboard); and what
+    comparison.json says of them beyond the scores (each model's leaderboard row)."""
     if not args.leaderboard:
-        return submissions.expand(args.submissions)
+        return submissions.expand(args.submissions), {}
     picked = leaderboard_pick.pick(args.submissions, args.leaderboard, args.score_column,
                                    leaderboard_pick.read_roster(args))
     cleanups += picked.cleanups
-    return picked.entries
+    return picked.entries, {"leaderboard_rows": picked.rows}
 
 
 class Scored(NamedTuple):
@@ -162,12 +168,13 @@ class Scored(NamedTuple):
 
 
 def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
-            started) -> int:
+            started, extra=None) -> int:
     task, settings = setup.task, setup.settings
     key = _ranking_key(task, settings)
     scored = _in_rank_order(_own_scores(setup, reference, valid, key), key)
     doc = _analyse(task, key, scored, len(reference.ids), noun, args.pairs)
     doc["invalid"] = invalid
+    doc.update(extra or {})
     doc["confidence"] = setup.intervals.enabled
     _write(args.out, task, settings, scored, doc, invalid,
            _facts(task, doc, scored, invalid, workers, started))

@@ -25,6 +25,7 @@ from ..compare import leaderboard_pick, outputs as compare_outputs
 from ..platform_files import listing, results_export
 from ..platform_files.problems import PlatformFileProblem
 from ..standings import decide, inputs, outputs, page
+from ..standings.copies import near_identical
 from ..teams import limits
 
 EPILOG = """example (the README's end-of-challenge block runs it on the sample):
@@ -58,6 +59,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--comparison", metavar="JSON_OR_DIR",
                    help="compare.py's comparison.json of the leaderboard's submissions (run "
                         "with --leaderboard and --roster): are the places separated?")
+    p.add_argument("--identical", type=float, default=0.999, metavar="SHARE",
+                   help="with --comparison: list the pairs of different teams whose predictions "
+                        "agree on at least this share of pixels (or answers), as evidence for "
+                        "the jury, never a verdict (default 0.999)")
     p.add_argument("--places", type=int, default=3, metavar="N", help="prizes (default 3)")
     p.add_argument("--track", default="", metavar="NAME", help="the track's name")
     p.add_argument("--task", choices=sorted(TASKS), default=None,
@@ -75,6 +80,8 @@ def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> No
         value = getattr(args, name)
         if value is not None and value < 1:
             parser.error("--{} must be at least 1".format(name.replace("_", "-")))
+    if not 0.0 < args.identical <= 1.0:
+        parser.error("--identical is a share: above 0, at most 1")
     if (args.per_day or args.total) and not args.submissions:
         parser.error("--per-day and --total count the submissions: give --submissions too")
 
@@ -93,15 +100,14 @@ def _task(args, verdicts: Dict[str, decide.Verdict], comparison) -> str:
     return next(iter(seen), DEFAULT)
 
 
-def _model_of(roster, pairs_models: List[str]):
-    """A team's model name in the comparison: the team, or `team (id)` when compare.py named
-    several rows of it apart."""
+def _model_of(comparison: Optional[Dict[str, Any]]):
+    """A team's model in the comparison: the model of its leaderboard row (comparison.json's
+    leaderboard_rows, compare.py --leaderboard), else the team's name as a model's name."""
+    rows = (comparison or {}).get("rows") or []
+    by_row = {(r["owner"], r["submission_id"]): r["model"] for r in rows}
+
     def model_of(t: Dict[str, Any]) -> str:
-        for name in (t["team"], "{} ({})".format(t["team"], t["row"]["submission_id"]),
-                     "{} ({})".format(t["team"], t["row"]["line"]), t["row"]["owner"]):
-            if name in pairs_models:
-                return name
-        return t["team"]
+        return by_row.get((t["row"]["owner"], t["row"]["submission_id"]), t["team"])
     return model_of
 
 
@@ -131,7 +137,9 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
     teams = decide.decide(decide.Inputs(
         rows, roster, verdicts, counts, args.per_day, args.total, args.places,
         comparison["pairs"] if comparison else None),
-        _model_of(roster, comparison["models"] if comparison else []))
+        _model_of(comparison))
+    copies = near_identical(comparison, lambda o: decide.team_of(o, roster),
+                            args.identical) if comparison else []
     owners = sorted(set(s.owner for s in submitted or []) | set(r.owner for r in rows))
     doc: Dict[str, Any] = {
         "track": args.track, "task": task.name, "task_title": task.title,
@@ -146,6 +154,8 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
         "accounts_not_on_roster": [o for o in owners if roster is not None and
                                    not roster.teams_of(o)],
         "teams": [_public(t) for t in teams],
+        "near_identical": {"threshold": args.identical, "computed": bool(
+            comparison and comparison["agreement"] is not None), "pairs": copies},
         "inputs": _inputs(args, verdict_args), "scorer_version": __version__}
     os.makedirs(args.out, exist_ok=True)
     compare_outputs.write_text(args.out, "standings.json", outputs.standings_json(doc))

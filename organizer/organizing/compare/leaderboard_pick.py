@@ -10,7 +10,7 @@ entries compare.py shows as left out: nothing is dropped silently.
 """
 import argparse
 import os
-from typing import Callable, Dict, List, NamedTuple, Optional
+from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from scoring.problems import UsageError, shown
 from ..platform_files import downloads, participants, results_export
@@ -52,6 +52,7 @@ class Picked(NamedTuple):
     entries: List[Entry]
     cleanups: List[Callable[[], None]]
     format: str
+    rows: List[Dict[str, Any]]    # per leaderboard row: model, owner, submission_id, line
 
 
 def _downloads(paths: List[str], cleanups) -> List[downloads.Bulk]:
@@ -109,12 +110,14 @@ def pick(paths: List[str], export_path: str, score_column: Optional[str],
                 "the leaderboard's one".format(len(mine), row.owner))
         chosen.append((row, found, reason))
     names = [name_of(row.owner, roster) for row, _, _ in chosen]
-    entries = []
+    entries, rows = [], []
     for (row, found, reason), name in zip(chosen, names):
         if names.count(name) > 1:     # two rows of one owner or of one team's accounts
             name = "{} ({})".format(name, row.submission_id if row.submission_id is not None
                                     else row.line)
         entries.append(Entry(shown(name), found.path if found else "", reason))
+        rows.append({"model": shown(name), "owner": row.owner,
+                     "submission_id": row.submission_id, "line": row.line})
     used = set(id(f) for _, f, _ in chosen if f is not None)
     for f in files:
         if id(f) not in used:
@@ -125,4 +128,19 @@ def pick(paths: List[str], export_path: str, score_column: Optional[str],
     for b in bulks:
         for name, why in b.others:
             entries.append(Entry(name, os.path.join(b.folder, name), why))
-    return Picked(entries, cleanups, export.format)
+    return Picked(entries, cleanups, export.format, rows)
+
+
+def agreement_rows(pairs, models: List[str], valid: List[str]) -> Optional[List[dict]]:
+    """comparison.json's `agreement` (with --leaderboard): per pair of valid submissions, the
+    share of identical pixels (or answers) over what both predicted, highest first; evidence
+    of near-identical predictions for the jury, never a verdict."""
+    if pairs is None:
+        return None
+    keep = set(valid)
+    rows = []
+    for (i, j), (same, size) in pairs.items():
+        if models[i] in keep and models[j] in keep and size:
+            rows.append({"a": models[i], "b": models[j], "identical": same, "compared": size,
+                         "share": round(same / size, 6)})
+    return sorted(rows, key=lambda r: (-r["identical"] * 1.0 / r["compared"], r["a"], r["b"]))

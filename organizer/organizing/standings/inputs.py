@@ -67,7 +67,8 @@ def read_comparison(path: str) -> Dict[str, Any]:
     # issue 35's --split/--part: a comparison of one part of the test set says which; the
     # standings name it (and will pass --part on to the scoring when they score themselves).
     return {"path": path, "pairs": pairs, "models": models, "task": task,
-            "part": doc.get("part"), "split": doc.get("split")}
+            "part": doc.get("part"), "split": doc.get("split"),
+            "agreement": doc.get("agreement"), "rows": doc.get("leaderboard_rows")}
 
 
 def sha256(path: str) -> str:

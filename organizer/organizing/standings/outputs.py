@@ -67,7 +67,15 @@ def console_lines(doc: Dict[str, Any]) -> List[str]:
     if doc["accounts_not_on_roster"]:
         lines.append("Accounts not on the roster: {}".format(
             ", ".join(doc["accounts_not_on_roster"])))
+    for p in doc["near_identical"]["pairs"]:
+        lines.append(copy_line(p))
     return [shown(line) for line in lines]
+
+
+def copy_line(p: Dict[str, Any]) -> str:
+    return ("Near-identical predictions (evidence for the jury, not a verdict): {} and {}, "
+            "{:.2%} identical ({:,} of {:,})".format(p["teams"][0], p["teams"][1], p["share"],
+                                                     p["identical"], p["compared"]))
 
 
 def standings_json(doc: Dict[str, Any]) -> str:

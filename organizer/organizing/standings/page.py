@@ -55,6 +55,13 @@ def render(doc: Dict[str, Any]) -> str:
         sections.append(("Submissions counted per team", html.counts_table(
             ["Team", "Accounts", "Counted", "Per UTC day"], counted) + html.notes_list(
             [doc["limits"]["rule"]])))
+    near = doc["near_identical"]
+    if near["computed"]:
+        sections.append(("Near-identical predictions", html.notes_list(
+            [outputs.copy_line(p) for p in near["pairs"]] or [
+                "No two teams' predictions agree on {:.1%} or more (compare.py's agreement of "
+                "every pair); evidence for the jury, never a verdict.".format(
+                    near["threshold"])])))
     if doc["accounts_not_on_roster"]:
         sections.append(("Accounts not on the roster", html.notes_list(
             doc["accounts_not_on_roster"])))
