@@ -170,3 +170,24 @@ def test_near_identical_predictions_are_evidence_never_a_reason(downloads, verdi
     assert [(t["team"], t["prize_place"]) for t in doc["teams"] if t["prize_place"]] == \
         [("Alpha", 1), ("Echo", 2)]          # unchanged: the jury decides
     assert "Alpha and Echo, 99.95% identical" in out
+
+
+def test_two_tracks_mixed_are_refused(downloads, verdicts, tmp_path):
+    # both tracks have one task: the claimed score and the compared submissions tell them apart
+    other = tmp_path / "semi"
+    verdict(other, True)
+    doc = json.loads((other / "verdict.json").read_text())
+    doc["score"] = {"claimed": "0.6410", "claimed_from": "semi.csv, team echo-5"}
+    (other / "verdict.json").write_text(json.dumps(doc))
+    code, _, err = standings(downloads, tmp_path / "o", dict(verdicts, Echo=other))
+    assert code == 3 and "another track" in err and "0.5626414469" in err
+    doc["score"]["claimed"] = "0.5626414469"        # its row on this leaderboard: accepted
+    (other / "verdict.json").write_text(json.dumps(doc))
+    code, _, err = standings(downloads, tmp_path / "o", dict(verdicts, Echo=other))
+    assert code == 0, err
+    comparison = tmp_path / "comparison.json"
+    comparison.write_text(json.dumps({"task": "agriculture-vision", "models": [], "pairs": [],
+                                      "leaderboard_rows": [{"model": "x", "owner": "zed",
+                                                            "submission_id": 1, "line": 2}]}))
+    code, _, err = standings(downloads, tmp_path / "o", verdicts, "--comparison", comparison)
+    assert code == 3 and "does not show" in err

@@ -131,6 +131,7 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
     verdicts = {team: inputs.read_verdict(team, folder) for team, folder in verdict_args}
     comparison = inputs.read_comparison(args.comparison) if args.comparison else None
     task = TASKS[_task(args, verdicts, comparison)]
+    inputs.check_one_track(verdicts, comparison, rows, lambda o: decide.team_of(o, roster))
     submitted = listing.read(args.submissions) if args.submissions else None
     counts = limits.count(submitted, lambda o: decide.team_of(o, roster), args.per_day,
                           args.total) if submitted is not None else None

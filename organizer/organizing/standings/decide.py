@@ -28,6 +28,8 @@ class Verdict(NamedTuple):
     valid: bool
     failed: List[str]       # "check: summary" of each failed check
     task: str
+    claimed: Optional[str] = None        # the leaderboard score verify.py checked against
+    claimed_from: Optional[str] = None
 
 
 class Inputs(NamedTuple):

@@ -8,12 +8,14 @@ file (names sorted, at most MAX_HASHED files), streamed in 1 MiB blocks.
 import hashlib
 import json
 import os
-from typing import Any, Dict, List, Tuple
+from decimal import Decimal, InvalidOperation
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from scoring import regular_file
 from scoring.problems import UsageError, shown
 from scoring.quoting import brief
 from ..platform_files.problems import PlatformFileProblem
+from ..platform_files.results_export import Row
 from .decide import Verdict
 
 MAX_BYTES = 64 << 20
@@ -47,10 +49,50 @@ def read_verdict(team: str, folder: str) -> Verdict:
         failed = ["{}: {}".format(c["name"], c["summary"]) for c in doc["checks"]
                   if c["status"] == "fail"]
         task = str(doc["task"])
-    except (KeyError, TypeError):
+        score = doc.get("score") or {}
+        claimed = score.get("claimed")
+    except (KeyError, TypeError, AttributeError):
         raise PlatformFileProblem("{} is not verify.py's verdict.json".format(
             shown(path))) from None
-    return Verdict(team, folder, valid, failed, task)
+    return Verdict(team, folder, valid, failed, task,
+                   None if claimed is None else str(claimed), score.get("claimed_from"))
+
+
+def _same_value(a: str, b: str) -> bool:
+    try:
+        return Decimal(a.strip()) == Decimal(b.strip())
+    except InvalidOperation:
+        return False
+
+
+def check_one_track(verdicts: Dict[str, Verdict], comparison: Optional[Dict[str, Any]],
+                    rows: List[Row], team_of: Callable[[str], str]) -> None:
+    """Two tracks mixed in one run (both tracks have one task, so the task cannot tell them
+    apart): a verdict whose claimed score is none of its team's rows on this leaderboard, or a
+    comparison of submissions this leaderboard does not show, is refused (exit 3)."""
+    shown_by_team: Dict[str, List[str]] = {}
+    for r in rows:
+        shown_by_team.setdefault(team_of(r.owner), []).append(r.shown)
+    for v in verdicts.values():
+        if v.claimed is None:
+            continue
+        mine = shown_by_team.get(v.team, [])
+        if not any(_same_value(v.claimed, s) for s in mine):
+            raise PlatformFileProblem(
+                "--verdict {}: verify.py checked the package against the score {} ({}), but "
+                "this leaderboard shows {} for {}: a verdict of another track or phase? Give "
+                "one track's files per run".format(v.team, brief(v.claimed),
+                                                   shown(str(v.claimed_from)),
+                                                   " or ".join(mine) or "nothing", v.team))
+    if comparison is not None and comparison.get("rows"):
+        listed = set((r.owner, r.submission_id) for r in rows)
+        strays = [c["model"] for c in comparison["rows"]
+                  if (c["owner"], c["submission_id"]) not in listed]
+        if strays:
+            raise PlatformFileProblem(
+                "the comparison {} compares submissions this leaderboard does not show ({}): "
+                "a comparison of another track or phase? Give one track's files per run"
+                .format(shown(comparison["path"]), shown(brief(", ".join(strays)))))
 
 
 def read_comparison(path: str) -> Dict[str, Any]:
