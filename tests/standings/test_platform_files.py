@@ -168,3 +168,26 @@ def test_participants_map_emails(tmp_path):
     path.write_text("[1]")
     with pytest.raises(PlatformFileProblem):
         participants.emails_to_usernames(str(path))
+
+
+@given(st.binary(max_size=300) | st.text(max_size=300).map(lambda t: t.encode("utf-8")))
+def test_any_bytes_end_in_a_reading_or_a_named_refusal(data):
+    from organizing.teams import roster
+    with tempfile.TemporaryDirectory() as folder:
+        path = os.path.join(folder, "f.json")
+        with open(path, "wb") as f:
+            f.write(data)
+        for read in (results_export.read, listing.read_json, participants.emails_to_usernames,
+                     roster.read):
+            try:
+                read(path)
+            except PlatformFileProblem:
+                pass
+
+
+def test_deep_json_is_a_named_refusal(tmp_path):
+    path = tmp_path / "deep.json"
+    path.write_text("[" * 100000 + "]" * 100000)
+    for read in (listing.read_json, participants.emails_to_usernames):
+        with pytest.raises(PlatformFileProblem):
+            read(str(path))

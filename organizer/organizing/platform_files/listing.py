@@ -49,7 +49,7 @@ def _fromiso(text) -> Optional[datetime.datetime]:
 def read_json(path: str) -> List[Submitted]:
     try:
         doc = json.loads(regular_file.read_bytes(path, MAX_BYTES, follow_links=True))
-    except (ValueError, regular_file.Refused) as exc:
+    except (ValueError, RecursionError, regular_file.Refused) as exc:
         raise PlatformFileProblem("the submissions listing {} is not JSON: {}".format(
             shown(path), getattr(exc, "reason", exc))) from None
     items = doc.get("results") if isinstance(doc, dict) else doc

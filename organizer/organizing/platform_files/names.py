@@ -17,9 +17,9 @@ import re
 from typing import NamedTuple, Optional
 
 _CODABENCH = re.compile(r"^(\d{1,18})_(.+?)_PhaseId(\d{1,18})_(\d{4}-\d{2}-\d{2})_(\d{2})-(\d{2})_"
-                        r"(.+)$", re.S)
+                        r"(.+)$", re.S | re.A)
 _CODALAB = re.compile(r"^(.+) - (\d{1,18}) (submission\.zip|output\.zip|profile\.txt|"
-                      r"method\.txt)$", re.S)
+                      r"method\.txt)$", re.S | re.A)
 
 
 class Downloaded(NamedTuple):

@@ -18,7 +18,8 @@ def emails_to_usernames(path: str) -> Dict[str, str]:
         items: list = doc["results"] if isinstance(doc, dict) else doc
         return {str(i["email"]).strip().casefold(): str(i["username"]) for i in items
                 if i.get("email")}
-    except (ValueError, KeyError, TypeError, AttributeError, regular_file.Refused) as exc:
+    except (ValueError, KeyError, TypeError, AttributeError, RecursionError,
+            regular_file.Refused) as exc:
         raise PlatformFileProblem("the participants list {} is not Codabench's "
                                   "/api/participants/?competition=ID JSON ({})".format(
                                       shown(path), type(exc).__name__)) from None

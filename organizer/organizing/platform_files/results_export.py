@@ -23,7 +23,8 @@ from ..generalist import exports
 from .problems import PlatformFileProblem
 
 MAX_BYTES = 64 << 20
-_OWNER_ID = re.compile(r"^(.*)-(\d{1,18})$", re.S)
+_OWNER_ID = re.compile(r"^(.*)-([0-9]{1,18})$", re.S)
+_ID = re.compile(r"^[0-9]{1,18}$")              # not str.isdigit: '²' is a digit to it
 _TASK_COLUMN = re.compile(r"^.*\(\d+\)-", re.S)    # {task name}({task id})-{column title}
 
 
@@ -130,7 +131,7 @@ def read(path: str, score_column: Optional[str] = None, table: Optional[int] = N
             value = cells[col]
         elif fmt == "codalab":
             owner = cells[1].strip()
-            sid = int(cells[0]) if cells[0].strip().isdigit() else None
+            sid = int(cells[0]) if _ID.match(cells[0].strip()) else None
             value = exports.codalab_cell(cells[col])[0]
         else:
             owner, sid, value = cells[0].strip(), None, cells[col]

@@ -33,7 +33,7 @@ def verdict_arg(text: str) -> Tuple[str, str]:
 def _json(path: str, what: str) -> Any:
     try:
         return json.loads(regular_file.read_bytes(path, MAX_BYTES, follow_links=True))
-    except (ValueError, regular_file.Refused) as exc:
+    except (ValueError, RecursionError, regular_file.Refused) as exc:
         raise PlatformFileProblem("{} {} cannot be read: {}".format(
             what, shown(path), getattr(exc, "reason", type(exc).__name__))) from None
 

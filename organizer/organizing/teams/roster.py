@@ -45,7 +45,11 @@ def read(path: str, team_column: str = "team", member_column: str = "member",
     except regular_file.Refused as exc:
         raise PlatformFileProblem("the roster {} cannot be read: {}".format(
             shown(path), exc.reason)) from None
-    rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig", "replace"))))
+    try:
+        rows = list(csv.reader(io.StringIO(raw.decode("utf-8-sig", "replace"))))
+    except csv.Error as exc:
+        raise PlatformFileProblem("the roster {} is not a CSV file: {}".format(
+            shown(path), exc)) from None
     header = [c.strip().casefold() for c in rows[0]] if rows else []
     try:
         t, m = header.index(team_column.casefold()), header.index(member_column.casefold())
