@@ -5,13 +5,13 @@ question only one of them answers counts as different). Anything else: None (not
 Integer counts, summed over the units; the share is taken at the end."""
 from typing import Any, Optional, Tuple
 
-import numpy as np
-
 
 def counts(a: Any, b: Any) -> Optional[Tuple[int, int]]:
-    if isinstance(a, np.ndarray) and isinstance(b, np.ndarray):
+    # arrays by their attributes: the VQA task runs without numpy (tests/core/test_entry_points)
+    if hasattr(a, "shape") and hasattr(b, "shape") and hasattr(a, "size"):
         if a.shape != b.shape:
             return None
+        import numpy as np      # here only: where arrays are, numpy is (7x faster than .sum())
         return int(np.count_nonzero(a == b)), int(a.size)
     if isinstance(a, dict) and isinstance(b, dict):
         keys = set(a) | set(b)
