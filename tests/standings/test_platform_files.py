@@ -191,3 +191,29 @@ def test_deep_json_is_a_named_refusal(tmp_path):
     for read in (listing.read_json, participants.emails_to_usernames):
         with pytest.raises(PlatformFileProblem):
             read(str(path))
+
+
+def test_the_submissions_tabs_csv(tmp_path):
+    # the submissions tab's "Download as CSV" (?format=csv): rest_framework_csv flattens nested
+    # fields into dotted columns and writes an empty cell for a null parent
+    path = tmp_path / "submissions.csv"
+    path.write_text("created_when,id,owner,parent,phase,scores.0.score,status\r\n"
+                    "2027-05-10T23:30:00Z,1,a,,12,0.5,Finished\r\n"
+                    "2027-05-11T00:30:00+02:00,2,a,,12,,Failed\r\n"
+                    "2027-05-11T09:00:00Z,3,a,1,12,0.6,Finished\r\n")
+    got = listing.read(str(path))
+    assert [(s.submission_id, s.day, s.status, s.top_level) for s in got] == \
+        [(1, "2027-05-10", "Finished", True), (2, "2027-05-10", "Failed", True),
+         (3, "2027-05-11", "Finished", False)]
+    path.write_text("id,who\n1,a\n")
+    with pytest.raises(PlatformFileProblem):
+        listing.read(str(path))
+
+
+def test_the_participants_tabs_csv(tmp_path):
+    # participant_manager.tag: every cell quoted, rows joined by "\n"
+    rows = [["ID", "Username", "Email", "Is Bot", "Status"],
+            [3, "alpha", "A@Lab.org", "No", "approved"]]
+    path = tmp_path / "participants.csv"
+    path.write_text("\n".join(",".join('"{}"'.format(v) for v in r) for r in rows))
+    assert participants.emails_to_usernames(str(path)) == {"a@lab.org": "alpha"}

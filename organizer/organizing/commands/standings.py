@@ -49,9 +49,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--out", required=True, metavar="DIR")
     p.add_argument("--verdict", action="append", default=[], metavar="TEAM=DIR",
                    help="verify.py's --out folder for a team's final package (repeatable)")
-    p.add_argument("--submissions", metavar="JSON_OR_DOWNLOAD",
+    p.add_argument("--submissions", metavar="LISTING_OR_DOWNLOAD",
                    help="every submission of the phase: Codabench's /api/submissions/?phase=ID "
-                        "JSON, or the bulk download (names only: no status)")
+                        "as JSON or CSV (the submissions tab's 'Download as CSV'), or the bulk "
+                        "download (names only: no status)")
     p.add_argument("--per-day", type=int, metavar="N", help="the rules' submissions per team "
                                                             "per UTC day (Agriculture-Vision: 2)")
     p.add_argument("--total", type=int, metavar="N", help="the rules' submissions per team in "

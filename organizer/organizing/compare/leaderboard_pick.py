@@ -36,8 +36,9 @@ def add_roster_options(g) -> None:
                         "row is then named after its owner's team")
     g.add_argument("--team-column", default="team", metavar="NAME")
     g.add_argument("--member-column", default="member", metavar="NAME")
-    g.add_argument("--participants", metavar="JSON",
-                   help="Codabench's /api/participants/?competition=ID (maps emails to "
+    g.add_argument("--participants", metavar="JSON_OR_CSV",
+                   help="Codabench's /api/participants/?competition=ID JSON, or the "
+                        "participants tab's 'Download all participants' CSV (maps emails to "
                         "usernames)")
 
 

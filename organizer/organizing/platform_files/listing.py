@@ -1,7 +1,9 @@
 """The platform's listing of a phase's submissions, for the limits: Codabench's organizer
 `/api/submissions/?phase=ID` JSON (SubmissionSerializer: `id`, `owner` = the username,
-`created_when` ISO 8601, `status`, `parent`; a list, or a page `{"results": [...]}`), or the
-names of a bulk download (owner, UTC date, no status: names.py).
+`created_when` ISO 8601, `status`, `parent`; a list, or a page `{"results": [...]}`), the same
+as CSV (the submissions tab's "Download as CSV": `?format=csv`, rest_framework_csv's flattened
+columns, an empty cell for no parent), or the names of a bulk download (owner, UTC date, no
+status: names.py).
 
 Bounds: at most MAX_BYTES of JSON, MAX_SUBMISSIONS entries.
 """
@@ -56,6 +58,10 @@ def read_json(path: str) -> List[Submitted]:
     if not isinstance(items, list) or len(items) > MAX_SUBMISSIONS:
         raise PlatformFileProblem("the submissions listing {} is not Codabench's "
                                   "/api/submissions/?phase=ID list".format(shown(path)))
+    return _entries(items, path)
+
+
+def _entries(items: list, path: str) -> List[Submitted]:
     out = []
     for item in items:
         try:
@@ -71,15 +77,37 @@ def read_json(path: str) -> List[Submitted]:
     return out
 
 
+def read_csv(path: str) -> List[Submitted]:
+    import csv
+    import io
+    try:
+        text = regular_file.read_bytes(path, MAX_BYTES, follow_links=True).decode(
+            "utf-8-sig", "replace")
+        rows = list(csv.DictReader(io.StringIO(text)))
+    except (csv.Error, regular_file.Refused) as exc:
+        raise PlatformFileProblem("the submissions listing {} is not a CSV file: {}".format(
+            shown(path), getattr(exc, "reason", exc))) from None
+    items = [{"id": r.get("id"), "owner": r.get("owner"), "created_when": r.get("created_when"),
+              "status": r.get("status"), "parent": r.get("parent") or None} for r in rows]
+    if len(items) > MAX_SUBMISSIONS or any(None in (i["id"], i["owner"], i["created_when"])
+                                           for i in items):
+        raise PlatformFileProblem("the submissions listing {} is not Codabench's submissions "
+                                  "CSV (columns id, owner, created_when, status, parent)"
+                                  .format(shown(path)))
+    return _entries(items, path)
+
+
 def from_download(files: List[downloads.File]) -> List[Submitted]:
     return [Submitted(f.facts.submission_id or 0, f.facts.owner, f.facts.date, None, True,
                       "download") for f in files if f.facts.platform == "codabench"]
 
 
 def read(path: str) -> List[Submitted]:
-    """A JSON listing, or a bulk download (folder or zip)."""
+    """A JSON or CSV listing, or a bulk download (folder or zip)."""
     if os.path.isfile(path) and path.lower().endswith(".json"):
         return read_json(path)
+    if os.path.isfile(path) and path.lower().endswith(".csv"):
+        return read_csv(path)
     bulk = downloads.open_bulk(path)
     try:
         return from_download(bulk.files)
