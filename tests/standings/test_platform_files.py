@@ -211,9 +211,13 @@ def test_the_submissions_tabs_csv(tmp_path):
 
 
 def test_the_participants_tabs_csv(tmp_path):
-    # participant_manager.tag: every cell quoted, rows joined by "\n"
-    rows = [["ID", "Username", "Email", "Is Bot", "Status"],
-            [3, "alpha", "A@Lab.org", "No", "approved"]]
+    # participant_manager.tag's own header and quoting, run from the extract
     path = tmp_path / "participants.csv"
-    path.write_text("\n".join(",".join('"{}"'.format(v) for v in r) for r in rows))
-    assert participants.emails_to_usernames(str(path)) == {"a@lab.org": "alpha"}
+    path.write_text(codabench_source.participants_csv(EXTRACT, [
+        {"id": 3, "username": "alpha", "email": "A@Lab.org", "is_bot": False,
+         "status": "approved"},
+        {"id": 4, "username": "quote\"d", "email": "q@x.org", "is_bot": True,
+         "status": "approved"}]))
+    assert path.read_text().splitlines()[0] == '"ID","Username","Email","Is Bot","Status"'
+    assert participants.emails_to_usernames(str(path)) == {"a@lab.org": "alpha",
+                                                           "q@x.org": 'quote"d'}

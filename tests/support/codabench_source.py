@@ -40,6 +40,10 @@ SOURCES = [
     ("src/apps/api/views/competitions.py", 496, 506),                # results: the CSV
     ("src/apps/api/serializers/submissions.py", 22, 59),             # /api/submissions/ fields
     ("src/apps/api/serializers/competitions.py", 507, 522),          # /api/participants/ fields
+    ("src/apps/api/urls.py", 75, 75),                                # results.csv: a format suffix
+    ("src/static/riot/competitions/detail/submission_manager.tag", 14, 25),   # the buttons
+    ("src/static/js/ours/client.js", 117, 120),                      # Download as CSV's URL
+    ("src/static/riot/competitions/detail/participant_manager.tag", 224, 245),  # participants.csv
 ]
 
 # In each reading function, the variable that holds one item of a kind ("" the top level,
@@ -246,6 +250,23 @@ def results_csv(text, leaderboard_title, column_titles, phase):
                  leaderboard_title=list(scope["leaderboard_data"])[0])
     exec(body, scope)
     return out.getvalue()
+
+
+def participants_csv(text, participants):
+    """The participants tab's "Download all participants" file, as its JavaScript writes it:
+    participants = [{id, username, email, is_bot, status}]."""
+    code = "\n".join(c for p, _, c in source_lines(text) if p.endswith("participant_manager.tag"))
+    headers = _literals_any(re.search(r"const headers = \[(.*?)\];", code).group(1))
+    fields = re.findall(r"^\s*p\.(\w+)", code, re.M)            # the row's fields, in order
+    rows = [headers] + [[("Yes" if p[f] else "No") if f == "is_bot" else p[f] for f in fields]
+                        for p in participants]
+    # .map(v => `"${(v ?? '').toString().replace(/"/g, '""')}"`).join(','), rows joined by \n
+    return "\n".join(",".join('"{}"'.format(str(v).replace('"', '""')) for v in r)
+                     for r in rows)
+
+
+def _literals_any(code):
+    return re.findall(r"""['"]([^'"]*)['"]""", code)
 
 
 def committed():
