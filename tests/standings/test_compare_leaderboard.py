@@ -103,3 +103,27 @@ def test_the_samples_names_are_the_platforms(downloads):
                 data=types.SimpleNamespace(created_when=when, data_file=types.SimpleNamespace(
                     name="dataset/x/submission.zip")))
             assert name == codabench_source.bulk_name(EXTRACT, sub)
+
+
+def test_a_codalab_download_with_its_csv(downloads, tmp_path):
+    """CodaLab (download_leaderboard_results): `<username> - <number> submission.zip`, or
+    `Team <name>  - <number> submission.zip` when the account set a team name, beside
+    output.zip, profile.txt, method.txt; its CSV names usernames (get_results_csv)."""
+    folder = tmp_path / "codalab"
+    folder.mkdir()
+    with zipfile.ZipFile(str(downloads / "bulk_submissions.zip")) as z:
+        names = sorted(z.namelist())
+        (folder / "alpha - 3 submission.zip").write_bytes(z.read(names[0]))
+        (folder / "Team Echo  - 1 submission.zip").write_bytes(z.read(names[-1]))
+    (folder / "alpha - 3 output.zip").write_bytes(b"")
+    (folder / "team_names_and_members.txt").write_text("Team: Echo; members: e\n")
+    export = tmp_path / "codalab.csv"
+    export.write_text("submission_pk,User,b'mIoU',\r\n11,alpha,0.6133 (1),\r\n"
+                      "12,echo-5,0.5626 (2),\r\n")
+    code, _, err = compare("--out", tmp_path / "out", "--leaderboard", export, "--roster",
+                           downloads / "roster.csv", "--participants",
+                           downloads / "participants.json", folder)
+    assert code == 0, err
+    names, left_out = models(tmp_path / "out")
+    assert names == ["Alpha", "Echo"]
+    assert set(left_out) == {"alpha - 3 output.zip", "team_names_and_members.txt"}

@@ -4,9 +4,11 @@ its team with --roster.
 
 A Codabench row names its submission (`{owner}-{id}`), the download's names carry the same id;
 CodaLab's export and our leaderboard.csv name owners only, and CodaLab's download holds one
-submission per leaderboard entry, so those are joined by owner. A row whose submission is not in
-the download, a download no row names, and any other file are listed with the reason, in the
-entries compare.py shows as left out: nothing is dropped silently.
+submission per leaderboard entry, so those are joined by owner (CodaLab names the file after
+"Team <name>" when the account set a team name: joined through the roster's team then). A row
+whose submission is not in the download, a download no row names, and any other file are
+listed with the reason, in the entries compare.py shows as left out: nothing is dropped
+silently.
 """
 import argparse
 import os
@@ -103,6 +105,10 @@ def pick(paths: List[str], export_path: str, score_column: Optional[str],
                                   row.submission_id)
         else:
             mine = by_owner.get(row.owner.casefold(), [])
+            if not mine and roster is not None and roster.teams_of(row.owner):
+                # CodaLab names the download "Team <name>" when the account set a team name,
+                # while its CSV names the username: joined through the roster's team
+                mine = by_owner.get("team " + roster.teams_of(row.owner)[0].casefold(), [])
             found = mine[0] if len(mine) == 1 else None
             reason = "" if found else (
                 "on the leaderboard ({} line {}) but no download is {}'s".format(

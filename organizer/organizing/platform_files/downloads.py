@@ -15,6 +15,10 @@ from . import names
 from .problems import PlatformFileProblem
 
 FAILED_LIST = "failed.txt"      # the browser's list of files it could not fetch
+# CodaLab's zip of the leaderboard's submissions (download_leaderboard_results) adds these
+CODALAB_EXTRAS = {"team_names_and_members.txt": "CodaLab's list of team names and members "
+                                                "(free text), not a submission",
+                  "detailed_results.html": "CodaLab's detailed results page, not a submission"}
 
 
 class File(NamedTuple):
@@ -60,6 +64,8 @@ def listing(folder: str) -> Tuple[List[File], List[Tuple[str, str]]]:
         if e.name == FAILED_LIST:
             others.append((e.name, "the browser could not fetch the submissions it lists: "
                                    "download them again"))
+        elif e.name in CODALAB_EXTRAS:
+            others.append((e.name, CODALAB_EXTRAS[e.name]))
         elif facts is None:
             others.append((shown(e.name), "not named as the platform names a downloaded "
                                           "submission (see docs/standings.md)"))
