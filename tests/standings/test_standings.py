@@ -93,6 +93,7 @@ def test_the_five_teams_by_hand(downloads, verdicts, tmp_path):
     csv_text = (tmp_path / "out" / "standings.csv").read_text()
     assert csv_text.splitlines()[1].startswith("1,Alpha,alpha,0.6132883751,yes,1,")
     assert "Passed over: Delta" in (tmp_path / "out" / "standings.html").read_text()
+    assert doc["not_checked"] == ["separation of the places (no --comparison)"]
 
 
 def test_with_two_places_bravo_valid_wins_second(downloads, verdicts, tmp_path):
@@ -191,3 +192,21 @@ def test_two_tracks_mixed_are_refused(downloads, verdicts, tmp_path):
                                                             "submission_id": 1, "line": 2}]}))
     code, _, err = standings(downloads, tmp_path / "o", verdicts, "--comparison", comparison)
     assert code == 3 and "does not show" in err
+
+
+def test_an_account_on_two_teams_is_a_reason_for_both(downloads, verdicts, tmp_path):
+    roster = tmp_path / "roster.csv"
+    roster.write_text((downloads / "roster.csv").read_text() + "Echo,bravo_x\n")
+    argv = ["--out", tmp_path / "o", "--leaderboard", downloads / "results.csv", "--roster",
+            roster, "--participants", downloads / "participants.json"]
+    for team, folder in verdicts.items():
+        argv += ["--verdict", "{}={}".format(team, folder)]
+    code, out, err = run_main(main, argv)
+    assert code == 0, err
+    doc = json.loads((tmp_path / "o" / "standings.json").read_text())
+    reasons = {t["team"]: [r["check"] for r in t["reasons"]] for t in doc["teams"]}
+    assert "one team per account" in reasons["Bravo"] and "one team per account" in \
+        reasons["Echo"]
+    assert [(t["team"], t["prize_place"]) for t in doc["teams"] if t["prize_place"]] == \
+        [("Alpha", 1), ("Delta", 2)]     # no --submissions: the limits are not counted
+    assert "Not checked: submission limits" in out and "separation" in out

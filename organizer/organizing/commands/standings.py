@@ -153,6 +153,12 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
             "all of a team's accounts: top-level submissions, Failed ones not counted, days in "
             "UTC; limits {} a day, {} in total.".format(args.per_day or "none",
                                                        args.total or "none"))},
+        "not_checked": [name for name, given in (
+            ("registration and one team per account (no --roster)", roster is not None),
+            ("submission limits (no --submissions with --per-day or --total)",
+             submitted is not None and bool(args.per_day or args.total)),
+            ("separation of the places (no --comparison)", comparison is not None))
+            if not given],
         "accounts_not_on_roster": [o for o in owners if roster is not None and
                                    not roster.teams_of(o)],
         "teams": [_public(t) for t in teams],

@@ -69,6 +69,8 @@ def console_lines(doc: Dict[str, Any]) -> List[str]:
             ", ".join(doc["accounts_not_on_roster"])))
     for p in doc["near_identical"]["pairs"]:
         lines.append(copy_line(p))
+    if doc["not_checked"]:
+        lines.append("Not checked: {}".format("; ".join(doc["not_checked"])))
     return [shown(line) for line in lines]
 
 

@@ -65,6 +65,8 @@ def render(doc: Dict[str, Any]) -> str:
     if doc["accounts_not_on_roster"]:
         sections.append(("Accounts not on the roster", html.notes_list(
             doc["accounts_not_on_roster"])))
+    if doc["not_checked"]:
+        sections.append(("Not checked", html.notes_list(doc["not_checked"])))
     sections.append(("Inputs", html.counts_table(
         ["Input", "File", "SHA-256 (first {} digits)".format(SHORT_HASH)],
         [[i["role"], i["path"], i["sha256"][:SHORT_HASH]] for i in doc["inputs"]])))
