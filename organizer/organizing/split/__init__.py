@@ -1,0 +1,10 @@
+"""A public/private split of a test set (issue 35, docs/bundle.md "A private part"): chosen once
+on the organizer's machine, by the group the confidence intervals resample, reproducible from
+the reference and a seed. The bundle builder (bundle.sh --private-share) ships the public
+part's labels only; compare.py (--split, --part) and later the standings score either part with
+the organizer's full reference.
+
+    choose.py   which groups (and so which units) are private: the rule, the seed, the share
+    grouping.py the group of each unit, per task (fields, the configured prefix, images)
+    document.py split.json: written, read back, and the units of one part
+"""
