@@ -44,6 +44,7 @@ class TestSet(NamedTuple):
     units: int      # in the bundled reference
     noun: str       # "images", "questions"
     task: str       # the task's name, shown when a bundle runs several
+    part: str = ""  # --private-share: "public part: N of M images (fields F of G)"
 
 
 class Limits(NamedTuple):
@@ -114,7 +115,9 @@ def challenge_period(ctx: PageContext) -> str:
 
 
 def test_set(ctx: PageContext) -> str:
-    parts = ["{:,} {}".format(t.units, t.noun) for t in ctx.test_sets]
+    parts = ["{:,} {}".format(t.units, t.noun) + (
+        " ({}; the final ranking uses the private part, scored by the organizers after the "
+        "deadline)".format(t.part) if t.part else "") for t in ctx.test_sets]
     if len(ctx.test_sets) > 1:
         parts = ["{} ({})".format(p, t.task) for p, t in zip(parts, ctx.test_sets)]
     return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
@@ -222,7 +225,7 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
 
 
 def context(phases: List[Span], deadline: Optional[datetime.datetime],
-            test_sets: List[Tuple[int, str, str]], limits: Optional[List[Limits]] = None,
+            test_sets: List[Tuple], limits: Optional[List[Limits]] = None,
             rule: str = "", fact_sheet: Optional[List[str]] = None,
             queue: bool = False, max_params: int = 150000000) -> PageContext:
     return PageContext(phases, deadline, [TestSet(*t) for t in test_sets], limits or [], rule,
