@@ -25,6 +25,10 @@ class FieldIntervals(Intervals[metric.LabelSetHistogram, CodedReference, Any]):
 
     keys = ["miou"]
     resample_by = ("field", "image")
+    split_by = "field"
+
+    def clusters(self, reference: CodedReference, by: str):
+        return sorted(reference.ids), resample_units.key_of(by, "image", {"field": field_of})
 
     def resampling(self, state: metric.LabelSetHistogram, summary: Summary,
                    reference: CodedReference, settings: Any, by: str) -> Optional[Resampling]:
@@ -38,7 +42,7 @@ class FieldIntervals(Intervals[metric.LabelSetHistogram, CodedReference, Any]):
             [t + p + f for t, p, f in zip(counts.tp, counts.fp, counts.fn)])
         return Resampling("images", state.images, state.unit_table,
                           lambda sums: [metric.miou_of_sums(sums)],
-                          group=resample_units.key_of(by, "image", {"field": field_of}),
+                          group=self.clusters(reference, by)[1],
                           group_noun="fields" if by == "field" else "groups",
                           gradient=metric.miou_gradient,
                           widen=lambda _, ends, __: unseen.open_mean(ends, *blind))

@@ -134,6 +134,9 @@ class SemanticIntervals(Intervals[Any, Any, Any]):
     keys = ["iou_class", "iiou_class"]
     resample_by = ("image",)
 
+    def clusters(self, reference: Any, by: str):
+        return sorted(reference.ids), resample_units.key_of(by, "image")
+
     def resampling(self, state: Any, summary: Summary, reference: Any, settings: Any,
                    by: str) -> Optional[Resampling]:
         """Images, each with its TP, FP, FN per class and its instances' weighted hits; the
@@ -145,7 +148,7 @@ class SemanticIntervals(Intervals[Any, Any, Any]):
                     if r.has_instances}
         return Resampling("images", state.units, lambda: unit_table(state),
                           lambda sums: scores_of_sums(layout, averages, sums),
-                          group=resample_units.key_of(by, "image"), group_noun="groups",
+                          group=self.clusters(reference, by)[1], group_noun="groups",
                           gradient=lambda sums: gradient_of_sums(layout, averages, sums),
                           widen=lambda key, ends, total: unseen.open_mean(
                               ends, *blind_terms(layout, averages, total)[key]))
