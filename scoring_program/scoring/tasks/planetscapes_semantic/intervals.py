@@ -148,7 +148,7 @@ class SemanticIntervals(Intervals[Any, Any, Any]):
                     if r.has_instances}
         return Resampling("images", state.units, lambda: unit_table(state),
                           lambda sums: scores_of_sums(layout, averages, sums),
-                          group=self.clusters(reference, by)[1], group_noun="groups",
+                          group=resample_units.key_of(by, "image"), group_noun="groups",
                           gradient=lambda sums: gradient_of_sums(layout, averages, sums),
                           widen=lambda key, ends, total: unseen.open_mean(
                               ends, *blind_terms(layout, averages, total)[key]))
