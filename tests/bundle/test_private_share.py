@@ -291,3 +291,18 @@ def test_bad_shares_and_tasks_are_refused(tmp_path):
                              "--private-share", "0.5", "--no-smoke"], NOW)
     assert vqa.returncode == 1 and "results file" in vqa.stderr, vqa.stderr
     assert not [p for p in os.listdir(str(tmp_path)) if p.endswith((".zip", ".json"))]
+
+
+def test_why_the_private_labels_never_go_to_the_platform():
+    """The platform code docs/bundle.md cites (codabench at the extract's commit): the
+    submissions API needs no permission, gives anyone without a login every finished
+    leaderboard submission with its scores, and a score carries no visibility of its own
+    (a column's `hidden` is the leaderboard view's): a private score computed there is public."""
+    import codabench_source
+    facts = codabench_source.submissions_api(codabench_source.committed())
+    assert facts["permission_classes"] == "[]"
+    assert facts["anonymous_filter"] == ["leaderboard__isnull=False", "is_soft_deleted=False",
+                                         "status=Submission.FINISHED"]
+    assert "scores" in facts["anonymous_prefetch"]
+    assert facts["submission_scores"] == "SubmissionScoreSerializer"
+    assert facts["score_fields"] == ["id", "index", "score", "column_key"]
