@@ -169,6 +169,9 @@ def test_plan_pages_and_columns_say_what_is_public(builds):
     assert all(len(t) <= 36 and "public" in t for t in titles)
     assert said + "; the final ranking uses the private part, scored by the organizers after " \
         "the deadline" in pages
+    assert "scored on the public part of the test set (20 of 40 images (fields 5 of 10))" in pages
+    assert "the Test phase closes. Its leaderboard ranks the public part" in pages
+    assert "whole test set" not in pages and "ranking is final" not in pages
 
 
 def _worker_run(bundle, submission, folder):
@@ -306,3 +309,13 @@ def test_why_the_private_labels_never_go_to_the_platform():
     assert "scores" in facts["anonymous_prefetch"]
     assert facts["submission_scores"] == "SubmissionScoreSerializer"
     assert facts["score_fields"] == ["id", "index", "score", "column_key"]
+
+
+def test_without_a_split_the_pages_say_the_whole_test_set():
+    from organizing.bundle import pages
+    plain = pages.context([], None, [(40, "images", "agriculture-vision")])
+    assert pages.scored_part(plain) == "the whole test set"
+    part = pages.context([], None, [(40, "images", "agriculture-vision", "public part: 20 of 40 "
+                                     "images (fields 5 of 10)")])
+    assert pages.scored_part(part).startswith(
+        "the public part of the test set (20 of 40 images (fields 5 of 10)); the final ranking")
