@@ -201,6 +201,7 @@ def _public_only_reference(split, folder):
     return folder
 
 
+@pytest.mark.compat   # the worker's program on the oldest versions too
 @pytest.mark.parametrize("layout", ["raw", "packed"])
 def test_the_worker_scores_the_public_part_alone(builds, layout, tmp_path):
     out, _ = builds[layout]
@@ -224,6 +225,7 @@ def test_the_worker_scores_the_public_part_alone(builds, layout, tmp_path):
         assert name not in written
 
 
+@pytest.mark.compat
 def test_a_submission_without_a_private_id_is_the_usual_named_mistake(builds, tmp_path):
     out, _ = builds["raw"]
     split = split_of(out)
