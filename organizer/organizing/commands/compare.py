@@ -169,35 +169,12 @@ class Scored(NamedTuple):
 
 
 def _other_part(setup, full, fmt, part, opened, valid, workers):
-    """The complementary part's scores and intervals of the valid submissions (--split):
-    (the part, model -> score, model -> interval)."""
-    other = part.other()
+    """The complementary part's scores and intervals of the valid submissions (--split)."""
     files = {o.model: {u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
-                       for u, p in split_selection.files_of(o.files, other.units).items()}
-             for o in opened if not o.error}
+                       for u, p in o.files.items()} for o in opened if not o.error}
     models = [model for model, _ in valid]
-    points, ends = side_by_side.score_part(
-        setup, split_selection.restricted(full, other.units), fmt,
-        [files[m] for m in models], workers, _ranking_key(setup.task, setup.settings))
-    return other, dict(zip(models, points)), dict(zip(models, ends))
-
-
-def _split_doc(part, other, scored: Scored, key: str) -> Dict[str, Any]:
-    """comparison.json's "split": the part ranked, the counts, and (with the other part
-    scored) both rankings side by side and Kendall's tau."""
-    doc = {"file": os.path.basename(part.path), "part": part.part, "counts": part.counts(),
-           "seed": part.doc.get("seed"), "grouped_by": part.doc.get("grouped_by"),
-           "unit_noun": part.doc.get("unit_noun")}
-    if other is None:
-        return doc
-    _, points, ends = other
-    mine = {r["model"]: r["scores"].get(key) for r in scored.rows}
-    if part.part == "private":
-        public, private, private_ci = points, mine, scored.own
-    else:
-        public, private, private_ci = mine, points, ends
-    return dict(doc, **side_by_side.table([r["model"] for r in scored.rows], public, private,
-                                          private_ci))
+    return side_by_side.other_part(setup, full, fmt, part, models, [files[m] for m in models],
+                                   workers, _ranking_key(setup.task, setup.settings))
 
 
 def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
@@ -209,7 +186,7 @@ def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
     doc["invalid"] = invalid
     doc["confidence"] = setup.intervals.enabled
     if part is not None:
-        doc["split"] = _split_doc(part, other, scored, key)
+        doc["split"] = side_by_side.split_doc(part, other, scored.rows, scored.own, key)
     _write(args.out, task, settings, scored, doc, invalid,
            _facts(task, doc, scored, invalid, workers, started))
     if not args.quiet:

@@ -1,13 +1,21 @@
 """The public and the private ranking side by side (compare.py --split): per submission its
 public rank and score, its private rank, score and interval; Kendall's tau-b between the two
 rankings (how far the leaderboard predicted the final ranking). comparison.json's "split" and
-the page's section."""
+the page's section.
+
+What a command that ranks submissions on a part calls (compare.py; the standings can too):
+selection.select() -> each submission's files cut with selection.files_of() and scored on
+selection.restricted(reference, part.units) -> other_part() for the complementary part ->
+split_doc() -> section() on the page.
+"""
+import os
 from typing import Any, Dict, List, Optional, Tuple
 
 from scoring.report import html
 
 from ..compare.challenger import kendall_tau_b
 from ..ranks import competition_ranks
+from . import selection
 
 
 def table(models: List[str], public: Dict[str, Optional[float]],
@@ -70,3 +78,34 @@ def score_part(setup: Any, reference: Any, fmt: Any, files: List[Dict[Any, Any]]
         intervals = confidence.intervals_of(task, res)
         ends.append(intervals.interval(key) if intervals else None)
     return points, ends
+
+
+def other_part(setup: Any, full: Any, fmt: Any, part: Any, models: List[str],
+               files: List[Dict[Any, Any]], workers: int, key: str
+               ) -> Tuple[Any, Dict[str, Optional[float]], Dict[str, Any]]:
+    """The part complementary to `part` (a selection.Selection), each model scored on it from
+    its files (unit -> (path, name shown); any part's: they are cut here) with the full
+    reference: (that part, model -> score, model -> interval)."""
+    other = part.other()
+    points, ends = score_part(setup, selection.restricted(full, other.units), fmt,
+                              [selection.files_of(f, other.units) for f in files], workers, key)
+    return other, dict(zip(models, points)), dict(zip(models, ends))
+
+
+def split_doc(part: Any, other: Any, rows: List[Dict[str, Any]],
+              own: Dict[str, Any], key: str) -> Dict[str, Any]:
+    """comparison.json's "split": the part ranked, the counts, and (with the other part
+    scored: other_part()) both rankings side by side and Kendall's tau. rows: the ranked
+    part's rows ({"model", "scores"}), own: model -> its interval there."""
+    doc = {"file": os.path.basename(part.path), "part": part.part, "counts": part.counts(),
+           "seed": part.doc.get("seed"), "grouped_by": part.doc.get("grouped_by"),
+           "unit_noun": part.doc.get("unit_noun")}
+    if other is None:
+        return doc
+    _, points, ends = other
+    mine = {r["model"]: r["scores"].get(key) for r in rows}
+    if part.part == "private":
+        public, private, private_ci = points, mine, own
+    else:
+        public, private, private_ci = mine, points, ends
+    return dict(doc, **table([r["model"] for r in rows], public, private, private_ci))
