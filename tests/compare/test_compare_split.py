@@ -86,23 +86,41 @@ def naive_tau(x, y):
     return (c - d) / ((p - tx) * (p - ty)) ** 0.5
 
 
-@pytest.mark.parametrize("part", ["private", "public"])
-def test_a_part_scored_on_the_full_reference_equals_that_part_alone(setting, part, tmp_path):
+MODELS = ("sample", "good_public", "good_private", "noisy")
+
+
+@pytest.fixture(scope="module")
+def alone_runs(setting, tmp_path_factory):
+    """compare.py on each part's reference alone: (leaderboard.csv, comparison.json)."""
     root, split, subs, alone = setting
-    models = [subs / m for m in ("sample", "good_public", "good_private", "noisy")]
+    out = tmp_path_factory.mktemp("alone")
+    runs = {}
+    for part in ("public", "private"):
+        proc = run_compare("--ref", alone[part], "--out", out / part, *[subs / m for m in MODELS])
+        assert proc.returncode == 0, proc.stderr
+        runs[part] = outputs(out / part)
+    return runs
+
+
+def miou_of(board):
+    column = board[0].index("miou")
+    return {r[board[0].index("model")]: float(r[column]) for r in board[1:]}
+
+
+@pytest.mark.parametrize("part", ["private", "public"])
+def test_a_part_scored_on_the_full_reference_equals_that_part_alone(setting, alone_runs, part,
+                                                                    tmp_path):
+    root, split, subs, alone = setting
     got = run_compare("--ref", AV_REF, "--split", root / "split.json", "--part", part,
-                      "--out", tmp_path / "split", *models)
+                      "--out", tmp_path / "split", *[subs / m for m in MODELS])
     assert got.returncode == 0, got.stderr
-    ref = run_compare("--ref", alone[part], "--out", tmp_path / "alone", *models)
-    assert ref.returncode == 0, ref.stderr
     board, doc = outputs(tmp_path / "split")
-    board_alone, doc_alone = outputs(tmp_path / "alone")
+    board_alone, doc_alone = alone_runs[part]
     assert board == board_alone
     for key in ("models", "pairs", "units", "noun"):
         assert doc[key] == doc_alone[key], key
     other = "public" if part == "private" else "private"
-    other_board, _ = outputs(_alone_run(alone[other], models, tmp_path / "other"))
-    score, other_score = miou_of(board), miou_of(other_board)
+    score, other_score = miou_of(board), miou_of(alone_runs[other][0])
     public, private = (other_score, score) if part == "private" else (score, other_score)
     rows = {r["model"]: r for r in doc["split"]["rows"]}
     for model in rows:
@@ -120,17 +138,6 @@ def test_a_part_scored_on_the_full_reference_equals_that_part_alone(setting, par
     assert "Public and private parts" in page and "Kendall" in page
     assert "Private rank" in page and "95% CI (private)" in page
     assert "Kendall's tau between the public and private rankings" in got.stdout
-
-
-def miou_of(board):
-    column = board[0].index("miou")
-    return {r[board[0].index("model")]: float(r[column]) for r in board[1:]}
-
-
-def _alone_run(ref, models, out):
-    proc = run_compare("--ref", ref, "--out", out, *models)
-    assert proc.returncode == 0, proc.stderr
-    return out
 
 
 def test_all_is_the_whole_test_set_and_incomplete_submissions_stay_out(setting, tmp_path):
