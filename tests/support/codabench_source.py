@@ -44,6 +44,12 @@ SOURCES = [
     ("src/static/riot/competitions/detail/submission_manager.tag", 14, 25),   # the buttons
     ("src/static/js/ours/client.js", 117, 120),                      # Download as CSV's URL
     ("src/static/riot/competitions/detail/participant_manager.tag", 224, 245),  # participants.csv
+    # What the submissions API shows, and to whom (bundle.sh --private-share: why a private
+    # part's labels never go to the platform, docs/bundle.md)
+    ("src/apps/api/views/submissions.py", 28, 30),                   # SubmissionViewSet
+    ("src/apps/api/views/submissions.py", 106, 166),                 # its serializer, queryset
+    # SubmissionSerializer.scores: in the lines 22-59 above
+    ("src/apps/api/serializers/submission_leaderboard.py", 8, 14),   # a score's fields
 ]
 
 # In each reading function, the variable that holds one item of a kind ("" the top level,
@@ -57,9 +63,9 @@ SERIALIZERS = {"ColumnSerializer": "columns", "LeaderboardSerializer": "leaderbo
 
 def extract(git_dir, commit=COMMIT):
     """The extract's text, from a clone of codalab/codabench."""
-    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, and what an "
-           "organizer downloads after the deadline, verbatim (tests/support/codabench_source.py)"
-           "\n".format(commit)]
+    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, what the "
+           "submissions API shows, and what an organizer downloads after the deadline, verbatim "
+           "(tests/support/codabench_source.py)\n".format(commit)]
     for path, first, last in SOURCES:
         text = subprocess.run(["git", "--git-dir", git_dir, "show",
                                "{}:{}".format(commit, path)], check=True,
@@ -267,6 +273,41 @@ def participants_csv(text, participants):
 
 def _literals_any(code):
     return re.findall(r"""['"]([^'"]*)['"]""", code)
+
+
+def submissions_api(text):
+    """What the extract's submissions API shows: {"permission_classes": the viewset's value,
+    "anonymous_filter": the filter of the queryset a GET without login gets (its keyword
+    arguments), "anonymous_prefetch": what that queryset prefetches, "score_fields": the
+    fields of each score a submission shows}."""
+    facts = {"anonymous_filter": [], "anonymous_prefetch": []}
+    where = ""
+    for path, _, code in source_lines(text):
+        if not path.endswith(("views/submissions.py", "serializers/submissions.py",
+                              "submission_leaderboard.py")):
+            continue
+        found = re.match(r"\s*permission_classes = (.*)$", code)
+        if found:
+            facts["permission_classes"] = found.group(1).strip()
+        if "if not self.request.user.is_authenticated:" in code:
+            where = "filter"
+        elif where and "# Check if admin" in code:
+            where = ""
+        elif where == "filter" and ".prefetch_related(" in code:
+            where = "prefetch"
+        elif where == "filter":
+            found = re.match(r"\s*(\w+=[\w.]+),?$", code)
+            if found:
+                facts["anonymous_filter"].append(found.group(1))
+        elif where == "prefetch":
+            facts["anonymous_prefetch"] += _literals(code)
+        found = re.match(r"\s*fields = \((.*)\)", code)
+        if found and path.endswith("submission_leaderboard.py"):
+            facts["score_fields"] = _literals(found.group(1))
+        found = re.match(r"\s*scores = (\w+)\(many=True\)", code)
+        if found and path.endswith("serializers/submissions.py"):
+            facts["submission_scores"] = found.group(1)
+    return facts
 
 
 def committed():
