@@ -43,7 +43,7 @@ def scene(rng, rows, h, w, crowd=0.2, things_max=10):
     inst = np.full((h, w), rng.choice(stuff), dtype=np.int64)
     for _ in range(rng.randint(0, 6)):
         y, x = rng.randint(0, h), rng.randint(0, w)
-        inst[y:y + rng.randint(2, h), x:x + rng.randint(2, w)] = rng.choice(ids)
+        inst[y:y + rng.randint(1, h + 1), x:x + rng.randint(1, w + 1)] = rng.choice(ids)
     count = {}
     for _ in range(rng.randint(0, things_max)):
         c = int(rng.choice(things))
@@ -77,7 +77,7 @@ def scene(rng, rows, h, w, crowd=0.2, things_max=10):
         cats[s] = lab if lab in evaluated and rng.rand() > 0.1 else int(rng.choice(evaluated))
     for _ in range(rng.randint(0, 5)):
         y, x = rng.randint(0, h), rng.randint(0, w)
-        sl = np.s_[y:y + rng.randint(1, h), x:x + rng.randint(1, w)]
+        sl = np.s_[y:y + rng.randint(1, h + 1), x:x + rng.randint(1, w + 1)]
         r = rng.rand()
         if r < 0.3:
             seg[sl] = 0
