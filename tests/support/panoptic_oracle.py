@@ -14,13 +14,18 @@ def _key(name):
 
 
 def oracle(rows, images):
+    return scores(rows, [image_counts(rows, image) for image in images])
+
+
+def image_counts(rows, image):
+    """{class id: [TP, FP, FN, summed IoU (a Fraction)]} of one image."""
     by_id = {r["id"]: r for r in rows if r["id"] >= 0}
     evaluated = [r for r in rows if r["id"] >= 0 and not r["ignore_in_eval"]]
     tp = {r["id"]: 0 for r in evaluated}
     fp = dict(tp)
     fn = dict(tp)
     iou = {r["id"]: Fraction(0) for r in evaluated}
-    for inst, seg, cats in images:
+    for inst, seg, cats in [image]:
         h, w = len(inst), len(inst[0])
         gt = {}      # value -> set of pixels
         void = set()
@@ -71,6 +76,16 @@ def oracle(rows, images):
             if Fraction(ignored, len(pp)) > Fraction(1, 2):
                 continue
             fp[cats[s]] += 1
+    return {c: [tp[c], fp[c], fn[c], iou[c]] for c in tp}
+
+
+def scores(rows, per_image):
+    """The scores of a list of image_counts (an image may be there many times)."""
+    evaluated = [r for r in rows if r["id"] >= 0 and not r["ignore_in_eval"]]
+    tp = {r["id"]: sum(one[r["id"]][0] for one in per_image) for r in evaluated}
+    fp = {r["id"]: sum(one[r["id"]][1] for one in per_image) for r in evaluated}
+    fn = {r["id"]: sum(one[r["id"]][2] for one in per_image) for r in evaluated}
+    iou = {r["id"]: sum((one[r["id"]][3] for one in per_image), Fraction(0)) for r in evaluated}
     out = {}
     groups = {"": [], "_things": [], "_stuff": []}
     for r in evaluated:
