@@ -76,12 +76,13 @@ def counted(n: int, noun: str) -> str:
 
 
 def write_zip(files, output: str) -> None:
-    """The files at the zip's root, in name order. PNGs are compressed already: stored."""
+    """The files, each (path, name in the zip), in name order. PNGs are compressed already:
+    stored."""
     tmp = output + ".part"
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for path in sorted(files, key=os.path.basename):
-                zf.write(path, os.path.basename(path))
+            for path, name in sorted(files, key=lambda f: f[1]):
+                zf.write(path, name)
         os.replace(tmp, output)
     finally:
         if os.path.exists(tmp):
@@ -125,20 +126,21 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
     reference, fmt = open_manifest(manifest)
     found = fmt.discover(folder, reference.ids)
     out_real = os.path.realpath(output)
-    files = [p for p in found.files.values() if os.path.realpath(p) != out_real]
-    clash = sorted({os.path.basename(p) for p in files} & {os.path.basename(a) for a in added})
+    files = [(p, name) for p, name in fmt.zip_entries(found) if os.path.realpath(p) != out_real]
+    clash = sorted({name for _, name in files} & {os.path.basename(a) for a in added})
     if clash:
         raise UsageError("--add: {} is also the name of a prediction".format(clash[0]))
     try:
-        write_zip(files + added, output)
+        write_zip(files + [(a, os.path.basename(a)) for a in added], output)
     except OSError as exc:
         raise UsageError("cannot write {} ({})".format(output, exc.strerror or exc)) from None
     left_out = log.summary_lines(**fmt.words)
     if left_out:
         stdout.write("Left out of the zip:\n" + "".join("  - " + line + "\n" for line in left_out))
-    stdout.write("Wrote {} ({}{} at the root of the zip, {:,} bytes). {}\n".format(
-        output, counted(len(files), "prediction"),
-        "".join(" and " + os.path.basename(a) for a in added), os.path.getsize(output),
+    stdout.write("Wrote {} ({}{} {}, {:,} bytes). {}\n".format(
+        output, counted(len(found.files), "prediction"),
+        "".join(" and " + os.path.basename(a) for a in added),
+        fmt.words.get("zip_layout", "at the root of the zip"), os.path.getsize(output),
         next_step(other_tasks(), added)))
     return 0
 

@@ -46,7 +46,8 @@ VOID = 0
 MAX_BYTES_BASE, MAX_BYTES_PER_PIXEL = 1 << 20, 4
 
 WORDS = {"files": "PNG files", "file": "PNG", "ext": ".png", "unit": "image", "units": "images",
-         "zip_hint": ", holding predictions.json and the folder predictions/ of PNGs"}
+         "zip_hint": ", holding predictions.json and the folder predictions/ of PNGs",
+         "zip_layout": "in the folder named after the .json file, the .json at the root"}
 
 
 class Segments(NamedTuple):
@@ -93,9 +94,13 @@ class PanopticPredictions(SubmissionFormat):
 
     def __init__(self, evaluated: Sequence[int], allowed_values: str) -> None:
         self.allowed = {int(v): k for k, v in enumerate(evaluated)}
-        self.words = dict(WORDS, allowed_values=allowed_values, max_segments=str(MAX_SEGMENTS))
+        self.words = dict(WORDS, allowed_values=allowed_values, max_segments=str(MAX_SEGMENTS),
+                          checked="the segments file, names, sizes, 8-bit RGB, every colour "
+                                  "listed in segments_info and every listed id present, every "
+                                  "category_id " + allowed_values)
         # PNG path -> its image's Segments (filled by discover: see the module's docstring)
         self.segments: Dict[str, Segments] = {}
+        self.json_of: Dict[str, str] = {}  # the PNG folder -> its JSON file
 
     # --- finding the files, reading the JSON ----------------------------------------------
 
@@ -117,6 +122,7 @@ class PanopticPredictions(SubmissionFormat):
                 _rel(res_dir, folder)))
             return Submission("", {}, log)
         found = discovery.discover(folder, expected_ids, ".png")
+        self.json_of[found.root or folder] = json_path
         prefix = _rel(res_dir, folder) + "/"
         for kind in found.log.kinds():
             for name, detail in found.log.examples(kind):
@@ -236,6 +242,13 @@ class PanopticPredictions(SubmissionFormat):
         order = np.argsort(np.array(ids, dtype=np.int64), kind="stable")
         return Segments(np.array(ids, dtype=np.int64)[order],
                         np.array(cats, dtype=np.int64)[order])
+
+    def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
+        """The JSON at the zip's root and the PNGs in the folder named after it."""
+        json_path = self.json_of[found.root]
+        folder = os.path.splitext(os.path.basename(json_path))[0]
+        return [(json_path, os.path.basename(json_path))] + [
+            (path, folder + "/" + os.path.basename(path)) for path in found.files.values()]
 
     # --- one PNG ------------------------------------------------------------------------------
 
