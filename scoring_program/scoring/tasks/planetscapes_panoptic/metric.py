@@ -22,9 +22,9 @@ from .reference import Truth
 
 FIXED_BITS = 64            # the state's IoU sums: units of 2^-64
 ROW_BITS = 24              # the interval's per-image rows: units of 2^-24 (int64 sums)
-# Beyond this many (reference x predicted) segment pairs in one image, the pairs are counted
-# by sorting (np.unique) instead of one dense histogram.
-DENSE_PAIRS = 1 << 22
+# Beyond 2^DENSE_BITS joint slots (reference slot bits + predicted slot bits) in one image, the
+# pairs are counted by sorting (np.unique) instead of one dense histogram.
+DENSE_BITS = 22
 MEANS = ["pq", "sq", "rq", "pq_things", "sq_things", "rq_things", "pq_stuff", "sq_stuff",
          "rq_stuff"]
 
@@ -46,28 +46,34 @@ class ImageCounts(NamedTuple):
 
 
 def pairs(truth: Truth, pred: Prediction) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(reference segment, predicted segment, intersection) of every pair that meets."""
-    g, k = len(truth.classes), len(pred.ids)
-    key = truth.index.astype(np.intp).ravel()
-    key *= k
-    key += pred.index.ravel()
-    if g * k <= DENSE_PAIRS:
-        hist = np.bincount(key, minlength=g * k)
+    """(reference segment, predicted segment, intersection) of every (reference slot,
+    predicted slot) that meets: one histogram of the joint slot (a void position may come
+    several times, from the slots of several void values)."""
+    gbits, pbits = truth.slots.bits, pred.slots.bits
+    key = truth.index.ravel() << np.uint32(pbits)
+    key |= pred.index.ravel()
+    if gbits + pbits <= DENSE_BITS:
+        hist = np.bincount(key, minlength=1 << (gbits + pbits))
         nz = np.flatnonzero(hist)
         inter = hist[nz]
     else:
         nz, inter = np.unique(key, return_counts=True)
-    return nz // k, nz % k, inter.astype(np.int64)
+        nz = nz.astype(np.intp)
+    g = truth.slots.positions[nz >> pbits]
+    p = pred.slots.positions[nz & ((1 << pbits) - 1)]
+    return g, p, inter.astype(np.int64)
 
 
 def image_counts(truth: Truth, pred: Prediction, classes: int) -> ImageCounts:
     """The anchor's pq_compute_single_core for one image, over its segment pairs."""
     g, p, inter = pairs(truth, pred)
     k = len(pred.ids)
+    if g.size and (int(g.min()) < 0 or int(p.min()) < 0):  # a slot no value takes: a bug
+        raise AssertionError("a pixel's slot names no segment")
     gcls, pcls = truth.classes[g], pred.classes[p]
     on_void = g == 0
     void = np.zeros(k, dtype=np.int64)
-    void[p[on_void]] = inter[on_void]  # one void row: each p at most once
+    np.add.at(void, p[on_void], inter[on_void])  # several void values may meet one p
     # A match: same class, reference not crowd, neither void; IoU > 0.5 with the predicted
     # segment's void pixels taken out of the union (2 * I > U: the anchor's float test exactly).
     candidate = (g > 0) & (p > 0) & ~truth.crowd[g] & (gcls == pcls)

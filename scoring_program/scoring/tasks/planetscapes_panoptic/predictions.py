@@ -34,6 +34,7 @@ from ...problems import EXTRA_FILE, ProblemLog
 from ...readers import bounded_json
 from ...submission import discovery
 from ...task_api import PredictionProblem, Submission, SubmissionFormat
+from .slots import Slots, of_pixels, of_values
 from .problems import (BAD_JSON, CATEGORY, FILE_NAME, NO_ANNOTATION, NO_FOLDER, NO_JSON, NOT_JSON,
                        NOT_RGB, SEGMENT_ID, SEGMENT_TWICE, TOO_MANY, TWICE, TWO_JSON,
                        UNKNOWN_IMAGE, UNLISTED, UNUSED)
@@ -59,11 +60,12 @@ class Segments(NamedTuple):
 
 
 class Prediction(NamedTuple):
-    """One image's checked prediction: per pixel the index of its segment in `ids` (0: void),
-    the segment ids, their classes (positions among the evaluated labels; -1: void) and their
-    areas in pixels."""
+    """One image's checked prediction: per pixel the slot of its segment (slots.py), the slots'
+    hash, and per segment (void, 0, first) its id, its class (position among the evaluated
+    labels; -1: void) and its area in pixels."""
 
-    index: np.ndarray
+    index: np.ndarray       # uint32 slots, (height, width)
+    slots: Slots
     ids: np.ndarray
     classes: np.ndarray
     areas: np.ndarray
@@ -256,13 +258,15 @@ class PanopticPredictions(SubmissionFormat):
         segments = self.segments.get(path)
         if segments is None:  # discover() did not list it: a bug of ours, never the participant's
             raise KeyError(path)
-        ids = segment_ids(read_rgb(path, expectation))
-        return match_segments(ids, segments)
+        rgbx, colours = read_rgb(path, expectation)
+        return match_segments(rgbx, colours, segments)
 
 
-def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> np.ndarray:
-    """The (height, width, 3) uint8 array of an 8-bit RGB PNG, all checks first (a link, a
-    FIFO, a file too large for its size, the wrong size or mode are refused before decoding)."""
+def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> Tuple[np.ndarray, Any]:
+    """(the (height, width) uint32 RGBX words of an 8-bit RGB PNG, its colours as Pillow's
+    getcolors gives them: [(count, (r, g, b))], or None for more than MAX_SEGMENTS + 1), all
+    checks first (a link, a FIFO, a file too large for its size, the wrong size or mode are
+    refused before decoding)."""
     try:
         fd = regular_file.open_regular(path, follow_links=False)
     except regular_file.Refused as exc:
@@ -306,35 +310,39 @@ def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> np.ndarray:
                                             img.size[1], img.mode))
             with pillow_call():
                 img.load()
+                # One C pass gives every colour and its count (None beyond the limit).
+                colours = img.getcolors(MAX_SEGMENTS + 1)
                 # RGBX: four bytes a pixel, the fourth 255, as Pillow keeps RGB internally.
                 raw = img.tobytes("raw", "RGBX")
     except Undecodable as exc:
         raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
             exc)) from None
-    return np.frombuffer(raw, dtype="<u4").reshape(header.height, header.width)
+    return np.frombuffer(raw, dtype="<u4").reshape(header.height, header.width), colours
 
 
-def segment_ids(rgbx: np.ndarray) -> np.ndarray:
-    """R + 256 G + 256^2 B of every pixel, from its RGBX words (little-endian: R lowest)."""
-    return rgbx & np.uint32(0xFFFFFF)
+def _ids_shown(values) -> str:
+    values = sorted(int(v) for v in values)
+    return ", ".join(str(v) for v in values[:8]) + (", ..." if len(values) > 8 else "")
 
 
-def match_segments(ids: np.ndarray, segments: Segments) -> Prediction:
-    """Each pixel's segment index; every id of the PNG must be listed (or void) and every
-    listed id must occur."""
+def match_segments(rgbx: np.ndarray, colours: Any, segments: Segments) -> Prediction:
+    """Every colour of the PNG must be listed (or void) and every listed id must occur; each
+    pixel's segment slot."""
     listed = segments.ids
-    pos = np.searchsorted(listed, ids)
-    np.minimum(pos, len(listed) - 1, out=pos)
-    bad = listed[pos] != ids
-    if bad.any():
-        values = np.unique(ids[bad])
-        shown = ", ".join(str(int(v)) for v in values[:8]) + (", ..." if values.size > 8 else "")
+    if colours is None:
+        raise PredictionProblem(UNLISTED, "it holds more than {:,} colours, more than the "
+                                "segments an image may have".format(MAX_SEGMENTS + 1))
+    present = {r + 256 * g + 65536 * b: n for n, (r, g, b) in colours}
+    known = set(listed.tolist())
+    unlisted = [v for v in present if v not in known]
+    if unlisted:
         raise PredictionProblem(UNLISTED, "{:,} pixels hold segment ids {} (as R + 256 G + "
-                                "256^2 B)".format(int(bad.sum()), shown))
-    areas = np.bincount(pos.ravel(), minlength=len(listed))
-    unused = np.flatnonzero(areas[1:] == 0) + 1
-    if unused.size:
-        shown = ", ".join(str(int(v)) for v in listed[unused][:8]) + \
-            (", ..." if unused.size > 8 else "")
-        raise PredictionProblem(UNUSED, "ids {}".format(shown))
-    return Prediction(pos, listed, segments.classes, areas)
+                                "256^2 B)".format(sum(present[v] for v in unlisted),
+                                                  _ids_shown(unlisted)))
+    unused = [v for v in listed[1:].tolist() if v not in present]
+    if unused:
+        raise PredictionProblem(UNUSED, "ids {}".format(_ids_shown(unused)))
+    areas = np.array([present.get(v, 0) for v in listed.tolist()], dtype=np.int64)
+    slots = of_values(listed.tolist())
+    ids = rgbx & np.uint32(0xFFFFFF)
+    return Prediction(of_pixels(ids, slots, fresh=True), slots, listed, segments.classes, areas)

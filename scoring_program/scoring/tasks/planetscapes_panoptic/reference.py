@@ -19,17 +19,20 @@ from ..planetscapes_semantic import reference as semantic_reference
 from ..planetscapes_semantic.labels import LabelTable
 from ..planetscapes_semantic.problems import REF_INSTANCE_CLASS, REF_UNKNOWN_ID
 from .problems import REF_PACKED
+from .slots import Slots, of_pixels, of_values
 
 INSTANCES = semantic_reference.INSTANCES
 MAX_VALUE = 65535  # 16-bit instance images
 
 
 class Truth(NamedTuple):
-    """One reference image: per pixel the index of its segment (0: void), and per segment its
-    class position in the table's evaluated labels (-1: void), whether it is a crowd region, and
-    its area in pixels (the void entry: the void pixels)."""
+    """One reference image: per pixel the slot of its value (slots.py; every value of a void
+    label has its own slot, all at position 0), and per segment position (0: void) its class
+    (position among the evaluated labels; -1: void), whether it is a crowd region, and its area
+    in pixels (position 0: the void pixels)."""
 
-    index: np.ndarray
+    index: np.ndarray     # uint32 slots, (height, width)
+    slots: Slots          # slot -> segment position
     classes: np.ndarray
     crowd: np.ndarray
     areas: np.ndarray
@@ -64,7 +67,7 @@ def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str) -> Truth:
         if flat.size and (int(flat.min()) < 0 or int(flat.max()) > MAX_VALUE):
             raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
         flat = flat.astype(np.uint16)
-    counts = np.bincount(flat.astype(np.intp))
+    counts = np.bincount(flat)
     values = np.flatnonzero(counts)
     labels = np.where(values < 1000, values, values // 1000)
     if labels.size and int(labels.max()) > 255:
@@ -85,11 +88,15 @@ def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str) -> Truth:
     seg_values = values[kept]
     classes = np.concatenate([[-1], position[kept]])
     crowd = np.concatenate([[False], (seg_values < 1000) & spec.things[labels[kept]]])
-    lut = np.zeros(counts.size, dtype=np.intp)
-    lut[seg_values] = np.arange(1, seg_values.size + 1)
-    index = lut[flat].reshape(instances.shape)
     areas = np.concatenate([[counts[values[~kept]].sum()], counts[seg_values]]).astype(np.int64)
-    return Truth(index, classes.astype(np.int64), crowd.astype(bool), areas)
+    # Every value present gets a slot; a void label's values all lead to position 0.
+    slots = of_values(values.tolist())
+    segment = np.zeros(values.size, dtype=np.intp)
+    segment[kept] = np.arange(1, seg_values.size + 1)
+    taken = slots.positions >= 0
+    slots.positions[taken] = segment[slots.positions[taken]]
+    index = of_pixels(flat, slots).reshape(instances.shape)
+    return Truth(index, slots, classes.astype(np.int64), crowd.astype(bool), areas)
 
 
 class PanopticReference(Reference):
