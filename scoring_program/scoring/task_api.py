@@ -285,6 +285,12 @@ class SubmissionFormat(abc.ABC):
         """The checked prediction in the form the state's update() takes; raise
         PredictionProblem if it is unusable."""
 
+    def comparable(self, prediction: Any) -> Any:
+        """What read() gave, as an array of one value per pixel that is equal for two
+        predictions exactly when they predict the same (verify.py compares a prize winner's
+        results with the submission the platform scored): by default the prediction itself."""
+        return prediction
+
     def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
         """(file, name in the zip) of every file a submission's zip holds, for the kit's
         make_submission.py: by default each prediction at the zip's root; a format whose

@@ -245,6 +245,12 @@ class PanopticPredictions(SubmissionFormat):
         return Segments(np.array(ids, dtype=np.int64)[order],
                         np.array(cats, dtype=np.int64)[order])
 
+    def comparable(self, prediction: Prediction) -> np.ndarray:
+        """Per pixel its segment id and the segment's class (2^24 x (class + 1) + id): two
+        PNGs predict the same when these agree everywhere."""
+        pos = prediction.slots.positions[prediction.index]
+        return prediction.ids[pos] + ((prediction.classes[pos] + 1) << 24)
+
     def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
         """The JSON at the zip's root and the PNGs in the folder named after it."""
         json_path = self.json_of[found.root]
