@@ -16,6 +16,7 @@ Each entry provides:
 import json
 import os
 import random
+import shutil
 
 import numpy as np
 
@@ -255,8 +256,10 @@ class PlanetscapesPanopticFixtures:
                 "predictions/{0}.png"),
             "pan_no_json": (build(after=lambda res, ids: os.remove(
                 os.path.join(res, "predictions.json"))), "pan_no_json", "submission"),
-            "pan_two_json": (build(after=lambda res, ids: write(res, "old.json", "{}")),
-                             "pan_two_json", "old.json"),
+            "pan_two_json": (build(after=lambda res, ids: (
+                shutil.copytree(os.path.join(res, "predictions"), os.path.join(res, "old")),
+                shutil.copy(os.path.join(res, "predictions.json"),
+                            os.path.join(res, "old.json")))), "pan_two_json", "old.json"),
             "pan_no_folder": (build(after=lambda res, ids: os.rename(
                 os.path.join(res, "predictions"), os.path.join(res, "pngs"))),
                 "pan_no_folder", "predictions.json"),

@@ -112,11 +112,14 @@ class PanopticPredictions(SubmissionFormat):
         if not jsons:
             log.add(NO_JSON, "submission", "no file ending in .json")
             return Submission("", {}, log)
-        if len(jsons) > 1:
-            for path in jsons:
+        # The .json beside its folder (COCO's pair); another .json is another task's file (in
+        # a competition that scores one zip with several tasks: the VQA results file).
+        paired = [j for j in jsons if discovery.is_json_pair(j)]
+        if len(paired) > 1 or (not paired and len(jsons) > 1):
+            for path in paired or jsons:
                 log.add(TWO_JSON, _rel(res_dir, path))
             return Submission("", {}, log)
-        json_path = jsons[0]
+        json_path = (paired or jsons)[0]
         json_name = _rel(res_dir, json_path)
         folder = os.path.splitext(json_path)[0]
         if not os.path.isdir(folder) or os.path.islink(folder):
