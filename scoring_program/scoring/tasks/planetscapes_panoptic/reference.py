@@ -8,16 +8,22 @@ region when the label has instances, else the label's one stuff segment), v >= 1
 of label v // 1000. Segments of labels ignored in evaluation are void (the anchor leaves their
 pixels black, id 0). isthing = has_instances.
 """
+import io
 import os
-from typing import NamedTuple, Tuple
+from typing import List, NamedTuple, Optional, Tuple
 
 import numpy as np
+from PIL import Image
 
+from ...formats.label_png.decode_errors import Undecodable, pillow_call
+from ...formats.label_png.pillow_array import load_array
 from ...problems import BrokenReference, ProblemLog
+from ...readers import reference_file
 from ...task_api import Reference, ReferenceProblem
 from ..planetscapes_semantic import reference as semantic_reference
 from ..planetscapes_semantic.labels import LabelTable
-from ..planetscapes_semantic.problems import REF_INSTANCE_CLASS, REF_UNKNOWN_ID
+from ..planetscapes_semantic.problems import (REF_INSTANCE_CLASS, REF_MISSING, REF_UNKNOWN_ID,
+                                              REF_UNREADABLE)
 from .problems import REF_PACKED
 from .slots import Slots, of_pixels, of_values
 
@@ -59,16 +65,27 @@ class SegmentSpec:
             self.position[lab.id] = k
 
 
-def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str) -> Truth:
+def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str,
+                colours: Optional[List[Tuple[int, int]]] = None) -> Truth:
     """The segments of one instance image (createPanopticImgs' loop over np.unique, vectorised):
-    a ReferenceProblem naming the file for a value the table cannot explain."""
+    a ReferenceProblem naming the file for a value the table cannot explain. colours: Pillow's
+    getcolors of the image, [(count, value)], if it gave them (one C pass instead of a
+    histogram)."""
     flat = instances.ravel()
-    if flat.dtype != np.uint16:
-        if flat.size and (int(flat.min()) < 0 or int(flat.max()) > MAX_VALUE):
+    if colours is not None:
+        pairs = sorted((v, n) for n, v in colours)
+        if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_VALUE):
             raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
-        flat = flat.astype(np.uint16)
-    counts = np.bincount(flat)
-    values = np.flatnonzero(counts)
+        values = np.array([v for v, _ in pairs], dtype=np.intp)
+        counts = np.zeros(int(values[-1]) + 1 if pairs else 1, dtype=np.int64)
+        counts[values] = [n for _, n in pairs]
+    else:
+        if flat.dtype != np.uint16:
+            if flat.size and (int(flat.min()) < 0 or int(flat.max()) > MAX_VALUE):
+                raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
+            flat = flat.astype(np.uint16)
+        counts = np.bincount(flat)
+        values = np.flatnonzero(counts)
     labels = np.where(values < 1000, values, values // 1000)
     if labels.size and int(labels.max()) > 255:
         raise ReferenceProblem(REF_UNKNOWN_ID, name, "label ids {}".format(
@@ -118,9 +135,36 @@ class PanopticReference(Reference):
     def read(self, unit_id: str) -> Truth:
         semantic_reference.keep_freed_memory()
         name = "{}/{}.png".format(INSTANCES, unit_id)
-        instances = semantic_reference.read_png(os.path.join(self.root, name), name,
-                                                semantic_reference.INSTANCE_MODES)
-        return segments_of(instances, self.spec, name)
+        instances, colours = read_instances(os.path.join(self.root, name), name)
+        return segments_of(instances, self.spec, name, colours)
+
+
+def read_instances(path: str, name: str) -> Tuple[np.ndarray, Optional[List[Tuple[int, int]]]]:
+    """The instance image as the semantic task reads it (semantic_reference.read_png's checks),
+    and its values with their counts when Pillow gives them in one C pass: getcolors, for the
+    32-bit mode 'I' the worker's Pillow 6.1 opens a 16-bit PNG in (newer Pillows open it as
+    'I;16', which getcolors refuses: the histogram is then numpy's)."""
+    data = reference_file.read(path, name, REF_UNREADABLE, missing=REF_MISSING)
+    colours = None
+    try:
+        with pillow_call():
+            img = Image.open(io.BytesIO(data))
+        with img:
+            if img.format != "PNG" or img.mode not in semantic_reference.INSTANCE_MODES:
+                raise ReferenceProblem(
+                    REF_UNREADABLE, name, "{} image of mode {}; expected a single-channel PNG "
+                    "({})".format(img.format, img.mode, "/".join(semantic_reference.INSTANCE_MODES)))
+            with pillow_call():
+                img.load()
+                if img.mode == "I":
+                    colours = img.getcolors(MAX_VALUE + 1)
+            arr = load_array(img)
+    except Undecodable as exc:
+        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
+            from None
+    if arr.ndim != 2:
+        raise ReferenceProblem(REF_UNREADABLE, name, "it decodes to shape {}".format(arr.shape))
+    return arr, colours
 
 
 def open_reference(ref_dir: str, table: LabelTable) -> PanopticReference:
