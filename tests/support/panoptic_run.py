@@ -20,12 +20,12 @@ def score_arrays(rows, images, split=None):
     tab = table(rows)
     spec = reference.SegmentSpec(tab)
     evaluated = [lab.id for lab in tab.evaluated()]
-    total = metric.PanopticState(len(evaluated))
+    total = metric.PanopticState(spec, len(evaluated))
     for group in split or [list(range(len(images)))]:
-        state = metric.PanopticState(len(evaluated))
+        state = metric.PanopticState(spec, len(evaluated))
         for i in group:
             inst, seg, cats = images[i]
-            truth = reference.segments_of(np.asarray(inst, dtype=np.uint16), spec, "i")
+            truth = reference.Truth(np.asarray(inst, dtype=np.uint16), "i")
             ids = sorted(cats)
             segments = predictions.Segments(
                 np.array([0] + ids, dtype=np.int64),

@@ -18,17 +18,17 @@ from PIL import Image
 
 from ...task_api import CAT, SUM, MetricState
 from ..planetscapes_semantic.labels import LabelTable, key_name
+from ...task_api import ReferenceProblem
+from ..planetscapes_semantic.problems import REF_UNKNOWN_ID
 from .predictions import Prediction
-from .reference import Truth
+from .reference import MAX_VALUE, SegmentSpec, Segments, Truth, segments_of
 
 FIXED_BITS = 64            # the state's IoU sums: units of 2^-64
 ROW_BITS = 24              # the interval's per-image rows: units of 2^-24 (int64 sums)
-# Beyond 2^DENSE_BITS joint slots (reference slot bits + predicted slot bits) in one image, the
-# pairs are counted by sorting (np.unique) instead of one dense histogram.
-DENSE_BITS = 22
-# numpy 1.x's bincount (the worker image's 1.16) checks its input's bounds in two passes of its
-# own and costs about 10 ns a pixel there; Pillow's getcolors, 3.5 ns; numpy 2's bincount, 2.5.
-PILLOW_COUNTS = int(np.__version__.split(".")[0]) < 2
+# The (reference value, predicted segment) pairs an image holds: a few hundred at most in
+# Cityscapes; Pillow's getcolors is asked for this many first, and for every pixel's own only
+# when there are more.
+FEW_PAIRS = 1 << 16
 MEANS = ["pq", "sq", "rq", "pq_things", "sq_things", "rq_things", "pq_stuff", "sq_stuff",
          "rq_stuff"]
 
@@ -49,62 +49,78 @@ class ImageCounts(NamedTuple):
     iou: List[int]
 
 
-def pairs(truth: Truth, pred: Prediction) -> Tuple[np.ndarray, np.ndarray, np.ndarray]:
-    """(reference segment, predicted segment, intersection) of every (reference slot,
-    predicted slot) that meets: one histogram of the joint slot (a void position may come
-    several times, from the slots of several void values)."""
-    gbits, pbits = truth.slots.bits, pred.slots.bits
-    key = truth.index.ravel() << np.uint32(pbits)
-    key |= pred.index.ravel()
-    if gbits + pbits <= DENSE_BITS and PILLOW_COUNTS:
-        # Pillow's getcolors of the keys as a 32-bit image: one C pass over a hash of the few
-        # keys present, where numpy 1.x's bincount makes three (bench/results-panoptic.md).
-        img = Image.frombuffer("I", (key.size, 1), key.view(np.int32), "raw", "I", 0, 1)
-        found = sorted((k, n) for n, k in img.getcolors(1 << (gbits + pbits)))
-        nz = np.array([k for k, _ in found], dtype=np.intp)
-        inter = np.array([n for _, n in found], dtype=np.int64)
-    elif gbits + pbits <= DENSE_BITS:
-        hist = np.bincount(key, minlength=1 << (gbits + pbits))
-        nz = np.flatnonzero(hist)
-        inter = hist[nz]
-    else:
-        nz, inter = np.unique(key, return_counts=True)
-        nz = nz.astype(np.intp)
-    g = truth.slots.positions[nz >> pbits]
-    p = pred.slots.positions[nz & ((1 << pbits) - 1)]
-    return g, p, inter.astype(np.int64)
+def joint_counts(truth: Truth, pred: Prediction) -> Tuple[np.ndarray, np.ndarray,
+                                                          np.ndarray]:
+    """(reference value, predicted slot, pixels) of every pair present: the key value << bits
+    | slot of each pixel, counted by Pillow's getcolors of the keys as a 32-bit image (one C
+    pass over a hash of the keys present, whatever their range: numpy's bincount would need
+    2^(16 + bits) bins)."""
+    inst = truth.instances
+    if inst.dtype != np.uint16:
+        if inst.size and (int(inst.min()) < 0 or int(inst.max()) > MAX_VALUE):
+            raise ReferenceProblem(REF_UNKNOWN_ID, truth.name, "values outside 0-65535")
+    bits = pred.slots.bits
+    if 16 + bits > 31:  # beyond a signed 32-bit key (an image of thousands of segments): sort
+        wide = inst.astype(np.int64) << bits
+        wide |= pred.index
+        keys, counts = np.unique(wide, return_counts=True)
+        return keys >> bits, keys & ((1 << bits) - 1), counts.astype(np.int64)
+    key = inst.astype(np.uint32)
+    key <<= np.uint32(bits)
+    key |= pred.index
+    height, width = key.shape
+    img = Image.frombuffer("I", (width, height), key.view(np.int32), "raw", "I", 0, 1)
+    found = img.getcolors(FEW_PAIRS) or img.getcolors(max(key.size, 1))
+    keys = np.array([k for _, k in found], dtype=np.int64)
+    counts = np.array([n for n, _ in found], dtype=np.int64)
+    return keys >> bits, keys & ((1 << bits) - 1), counts
 
 
-def image_counts(truth: Truth, pred: Prediction, classes: int) -> ImageCounts:
+def pairs(truth: Truth, pred: Prediction, spec: SegmentSpec) -> Tuple[
+        Segments, np.ndarray, np.ndarray, np.ndarray]:
+    """The reference's segments, and (reference segment, predicted segment, intersection) of
+    every pair that meets (the void position may come several times, once per void value)."""
+    value, slot, inter = joint_counts(truth, pred)
+    values, which = np.unique(value, return_inverse=True)
+    areas = np.zeros(values.size, dtype=np.int64)
+    np.add.at(areas, which, inter)
+    segments = segments_of(values, areas, spec, truth.name)
+    g = segments.position[which]
+    p = pred.slots.positions[slot.astype(np.intp)]
+    return segments, g, p, inter
+
+
+def image_counts(truth: Truth, pred: Prediction, spec: SegmentSpec,
+                 classes: int) -> ImageCounts:
     """The anchor's pq_compute_single_core for one image, over its segment pairs."""
-    g, p, inter = pairs(truth, pred)
+    ref, g, p, inter = pairs(truth, pred, spec)
     k = len(pred.ids)
     if g.size and (int(g.min()) < 0 or int(p.min()) < 0):  # a slot no value takes: a bug
         raise AssertionError("a pixel's slot names no segment")
-    gcls, pcls = truth.classes[g], pred.classes[p]
+    gcls, pcls = ref.classes[g], pred.classes[p]
     on_void = g == 0
     void = np.zeros(k, dtype=np.int64)
     np.add.at(void, p[on_void], inter[on_void])  # several void values may meet one p
     # A match: same class, reference not crowd, neither void; IoU > 0.5 with the predicted
     # segment's void pixels taken out of the union (2 * I > U: the anchor's float test exactly).
-    candidate = (g > 0) & (p > 0) & ~truth.crowd[g] & (gcls == pcls)
-    union = pred.areas[p] + truth.areas[g] - inter - void[p]
+    candidate = (g > 0) & (p > 0) & ~ref.crowd[g] & (gcls == pcls)
+    union = pred.areas[p] + ref.areas[g] - inter - void[p]
     match = candidate & (2 * inter > union)
     tp = np.bincount(gcls[match], minlength=classes)
     iou = [0] * classes
     for c, i, u in zip(gcls[match].tolist(), inter[match].tolist(), union[match].tolist()):
         iou[c] += (i << FIXED_BITS) // u
-    matched_g = np.zeros(len(truth.classes), dtype=bool)
+    matched_g = np.zeros(len(ref.classes), dtype=bool)
     matched_g[g[match]] = True
     matched_p = np.zeros(k, dtype=bool)
     matched_p[p[match]] = True
     # FN: unmatched reference segments, crowd regions aside.
-    missed = ~matched_g & ~truth.crowd
+    missed = ~matched_g & ~ref.crowd
     missed[0] = False
-    fn = np.bincount(truth.classes[missed], minlength=classes)
+    fn = np.bincount(ref.classes[missed], minlength=classes)
     # FP: unmatched predicted segments, unless their void pixels plus their pixels on the crowd
     # region of their own class are more than half of them (the two added, as the anchor does).
-    on_crowd = (g > 0) & truth.crowd[g] & (gcls == pcls)
+    on_crowd = (g > 0) & ref.crowd[g] & (gcls == pcls)
     ignored = void.copy()
     np.add.at(ignored, p[on_crowd], inter[on_crowd])
     extra = ~matched_p & (2 * ignored <= pred.areas)
@@ -119,7 +135,8 @@ class PanopticState(MetricState):
 
     fields = {"tp": SUM, "fp": SUM, "fn": SUM, "iou": SUM, "units": SUM, "unit_rows": CAT}
 
-    def __init__(self, classes: int, rows: bool = True) -> None:
+    def __init__(self, spec: SegmentSpec, classes: int, rows: bool = True) -> None:
+        self.spec = spec          # configuration: what the label table says of each value
         self.classes = classes
         self.tp = np.zeros(classes, dtype=np.int64)
         self.fp = np.zeros(classes, dtype=np.int64)
@@ -130,7 +147,7 @@ class PanopticState(MetricState):
         self.unit_rows: Dict[str, np.ndarray] = {}
 
     def update(self, unit_id: str, prediction: Prediction, truth: Truth) -> None:
-        one = image_counts(truth, prediction, self.classes)
+        one = image_counts(truth, prediction, self.spec, self.classes)
         self.tp += one.tp
         self.fp += one.fp
         self.fn += one.fn

@@ -29,6 +29,7 @@ from ... import regular_file
 from ...folders import ignored
 from ...formats.label_png import png
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
+from ...formats.label_png.pillow_array import _not_loaded, _set_mode
 from ...formats.label_png.kinds import NOT_PNG, NOT_REGULAR, TOO_LARGE, TRANSPOSED, WRONG_SIZE
 from ...problems import EXTRA_FILE, ProblemLog
 from ...readers import bounded_json
@@ -317,16 +318,45 @@ def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> Tuple[np.ndarray
                                         "says {} x {} RGB, a later one {} x {} {}".format(
                                             header.width, header.height, img.size[0],
                                             img.size[1], img.mode))
+            arr = _decode_rgbx(img)
             with pillow_call():
-                img.load()
                 # One C pass gives every colour and its count (None beyond the limit).
                 colours = img.getcolors(MAX_SEGMENTS + 1)
-                # RGBX: four bytes a pixel, the fourth 255, as Pillow keeps RGB internally.
-                raw = img.tobytes("raw", "RGBX")
     except Undecodable as exc:
         raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
             exc)) from None
-    return np.frombuffer(raw, dtype="<u4").reshape(header.height, header.width), colours
+    return arr, colours
+
+
+def _decode_rgbx(img: "Image.Image") -> np.ndarray:
+    """The RGB PNG decoded straight into a (height, width) uint32 array of RGBX words (R the
+    lowest byte, X = 255), as formats/label_png/pillow_array.py does for label maps: an image of
+    mode RGBX over the array, which the PNG decoder fills (Pillow unpacks RGB into RGBX). Each
+    step is verified; any doubt takes Pillow's own path (load, then tobytes: two more copies)."""
+    width, height = img.size
+    arr = np.empty((height, width), dtype="<u4")
+    target = None
+    if _not_loaded(img):
+        try:
+            target = Image.frombuffer("RGBX", (width, height), arr, "raw", "RGBX", 0, 1)
+        except (ValueError, TypeError):
+            target = None
+    if target is not None:
+        arr[0, 0], arr[-1, -1] = 0x01020304, 0x05060708   # shared memory shows in the image
+        if target.getpixel((0, 0)) != (4, 3, 2, 1) or \
+                target.getpixel((width - 1, height - 1)) != (8, 7, 6, 5):
+            target = None
+    if target is not None:
+        _set_mode(img, "RGBX")
+        img.im = target.im
+        with pillow_call():
+            img.load()
+        if img.im is target.im:
+            return arr
+    with pillow_call():
+        img.load()
+        raw = img.tobytes("raw", "RGBX")
+    return np.frombuffer(raw, dtype="<u4").reshape(height, width).copy()
 
 
 def _ids_shown(values) -> str:
@@ -341,7 +371,7 @@ def match_segments(rgbx: np.ndarray, colours: Any, segments: Segments) -> Predic
     if colours is None:
         raise PredictionProblem(UNLISTED, "it holds more than {:,} colours, more than the "
                                 "segments an image may have".format(MAX_SEGMENTS + 1))
-    present = {r + 256 * g + 65536 * b: n for n, (r, g, b) in colours}
+    present = {c[0] + 256 * c[1] + 65536 * c[2]: n for n, c in colours}
     known = set(listed.tolist())
     unlisted = [v for v in present if v not in known]
     if unlisted:
@@ -353,5 +383,5 @@ def match_segments(rgbx: np.ndarray, colours: Any, segments: Segments) -> Predic
         raise PredictionProblem(UNUSED, "ids {}".format(_ids_shown(unused)))
     areas = np.array([present.get(v, 0) for v in listed.tolist()], dtype=np.int64)
     slots = of_values(listed.tolist())
-    ids = rgbx & np.uint32(0xFFFFFF)
-    return Prediction(of_pixels(ids, slots, fresh=True), slots, listed, segments.classes, areas)
+    rgbx &= np.uint32(0xFFFFFF)   # the segment ids, in place (the array is this read's own)
+    return Prediction(of_pixels(rgbx, slots, fresh=True), slots, listed, segments.classes, areas)

@@ -8,44 +8,44 @@ region when the label has instances, else the label's one stuff segment), v >= 1
 of label v // 1000. Segments of labels ignored in evaluation are void (the anchor leaves their
 pixels black, id 0). isthing = has_instances.
 """
-import io
 import os
-from typing import List, NamedTuple, Optional, Tuple
+from typing import NamedTuple, Tuple
 
 import numpy as np
-from PIL import Image
 
-from ...formats.label_png.decode_errors import Undecodable, pillow_call
-from ...formats.label_png.pillow_array import load_array
 from ...problems import BrokenReference, ProblemLog
-from ...readers import reference_file
 from ...task_api import Reference, ReferenceProblem
 from ..planetscapes_semantic import reference as semantic_reference
 from ..planetscapes_semantic.labels import LabelTable
-from ..planetscapes_semantic.problems import (REF_INSTANCE_CLASS, REF_MISSING, REF_UNKNOWN_ID,
-                                              REF_UNREADABLE)
+from ..planetscapes_semantic.problems import REF_INSTANCE_CLASS, REF_UNKNOWN_ID
 from .problems import REF_PACKED
-from .slots import Slots, of_pixels, of_values
 
 INSTANCES = semantic_reference.INSTANCES
 MAX_VALUE = 65535  # 16-bit instance images
 
 
 class Truth(NamedTuple):
-    """One reference image: per pixel the slot of its value (slots.py; every value of a void
-    label has its own slot, all at position 0), and per segment position (0: void) its class
-    (position among the evaluated labels; -1: void), whether it is a crowd region, and its area
-    in pixels (position 0: the void pixels)."""
+    """One reference image: its instance image as decoded (uint16: class_id * 1000 + k, or the
+    label id) and its name for messages. Its segments are found with the prediction's, in one
+    pass over both (metric.pairs): what the values are is read from the joint counts."""
 
-    index: np.ndarray     # uint32 slots, (height, width)
-    slots: Slots          # slot -> segment position
-    classes: np.ndarray
-    crowd: np.ndarray
-    areas: np.ndarray
+    instances: np.ndarray
+    name: str
 
     @property
     def shape(self) -> Tuple[int, int]:
-        return self.index.shape
+        return self.instances.shape
+
+
+class Segments(NamedTuple):
+    """The segments of one reference image: per value present its segment position (0: void),
+    and per position (0: void) the class (position among the evaluated labels; -1: void),
+    whether it is a crowd region, and its area in pixels (position 0: the void pixels)."""
+
+    position: np.ndarray   # intp, one per value given
+    classes: np.ndarray
+    crowd: np.ndarray
+    areas: np.ndarray
 
 
 class SegmentSpec:
@@ -65,27 +65,13 @@ class SegmentSpec:
             self.position[lab.id] = k
 
 
-def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str,
-                colours: Optional[List[Tuple[int, int]]] = None) -> Truth:
-    """The segments of one instance image (createPanopticImgs' loop over np.unique, vectorised):
-    a ReferenceProblem naming the file for a value the table cannot explain. colours: Pillow's
-    getcolors of the image, [(count, value)], if it gave them (one C pass instead of a
-    histogram)."""
-    flat = instances.ravel()
-    if colours is not None:
-        pairs = sorted((v, n) for n, v in colours)
-        if pairs and (pairs[0][0] < 0 or pairs[-1][0] > MAX_VALUE):
-            raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
-        values = np.array([v for v, _ in pairs], dtype=np.intp)
-        counts = np.zeros(int(values[-1]) + 1 if pairs else 1, dtype=np.int64)
-        counts[values] = [n for _, n in pairs]
-    else:
-        if flat.dtype != np.uint16:
-            if flat.size and (int(flat.min()) < 0 or int(flat.max()) > MAX_VALUE):
-                raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
-            flat = flat.astype(np.uint16)
-        counts = np.bincount(flat)
-        values = np.flatnonzero(counts)
+def segments_of(values: np.ndarray, counts: np.ndarray, spec: SegmentSpec,
+                name: str) -> Segments:
+    """The segments of the values present in one instance image (sorted, distinct) with their
+    pixel counts, as createPanopticImgs makes them (its loop over np.unique): a
+    ReferenceProblem naming the file for a value the table cannot explain."""
+    if values.size and (int(values[0]) < 0 or int(values[-1]) > MAX_VALUE):
+        raise ReferenceProblem(REF_UNKNOWN_ID, name, "values outside 0-65535")
     labels = np.where(values < 1000, values, values // 1000)
     if labels.size and int(labels.max()) > 255:
         raise ReferenceProblem(REF_UNKNOWN_ID, name, "label ids {}".format(
@@ -102,23 +88,18 @@ def segments_of(instances: np.ndarray, spec: SegmentSpec, name: str,
                                "has_instances is false".format(
                                    ", ".join(str(int(v)) for v in values[bad][:8])))
     kept = position >= 0
-    seg_values = values[kept]
-    classes = np.concatenate([[-1], position[kept]])
-    crowd = np.concatenate([[False], (seg_values < 1000) & spec.things[labels[kept]]])
-    areas = np.concatenate([[counts[values[~kept]].sum()], counts[seg_values]]).astype(np.int64)
-    # Every value present gets a slot; a void label's values all lead to position 0.
-    slots = of_values(values.tolist())
     segment = np.zeros(values.size, dtype=np.intp)
-    segment[kept] = np.arange(1, seg_values.size + 1)
-    taken = slots.positions >= 0
-    slots.positions[taken] = segment[slots.positions[taken]]
-    index = of_pixels(flat, slots).reshape(instances.shape)
-    return Truth(index, slots, classes.astype(np.int64), crowd.astype(bool), areas)
+    segment[kept] = np.arange(1, int(kept.sum()) + 1)
+    classes = np.concatenate([[-1], position[kept]]).astype(np.int64)
+    crowd = np.concatenate([[False], (values[kept] < 1000) & spec.things[labels[kept]]])
+    areas = np.concatenate([[counts[~kept].sum()], counts[kept]]).astype(np.int64)
+    return Segments(segment, classes, crowd.astype(bool), areas)
 
 
 class PanopticReference(Reference):
     """The raw layout of the semantic task (both folders must be there: one reference for the
-    three pixel tasks); only instances/<id>.png is read."""
+    three pixel tasks); only instances/<id>.png is read (decoded as 16-bit samples, the semantic
+    reader's fast path)."""
 
     layout = "raw"
     root: str
@@ -135,36 +116,9 @@ class PanopticReference(Reference):
     def read(self, unit_id: str) -> Truth:
         semantic_reference.keep_freed_memory()
         name = "{}/{}.png".format(INSTANCES, unit_id)
-        instances, colours = read_instances(os.path.join(self.root, name), name)
-        return segments_of(instances, self.spec, name, colours)
-
-
-def read_instances(path: str, name: str) -> Tuple[np.ndarray, Optional[List[Tuple[int, int]]]]:
-    """The instance image as the semantic task reads it (semantic_reference.read_png's checks),
-    and its values with their counts when Pillow gives them in one C pass: getcolors, for the
-    32-bit mode 'I' the worker's Pillow 6.1 opens a 16-bit PNG in (newer Pillows open it as
-    'I;16', which getcolors refuses: the histogram is then numpy's)."""
-    data = reference_file.read(path, name, REF_UNREADABLE, missing=REF_MISSING)
-    colours = None
-    try:
-        with pillow_call():
-            img = Image.open(io.BytesIO(data))
-        with img:
-            if img.format != "PNG" or img.mode not in semantic_reference.INSTANCE_MODES:
-                raise ReferenceProblem(
-                    REF_UNREADABLE, name, "{} image of mode {}; expected a single-channel PNG "
-                    "({})".format(img.format, img.mode, "/".join(semantic_reference.INSTANCE_MODES)))
-            with pillow_call():
-                img.load()
-                if img.mode == "I":
-                    colours = img.getcolors(MAX_VALUE + 1)
-            arr = load_array(img)
-    except Undecodable as exc:
-        raise ReferenceProblem(REF_UNREADABLE, name, str(exc).strip() or type(exc).__name__) \
-            from None
-    if arr.ndim != 2:
-        raise ReferenceProblem(REF_UNREADABLE, name, "it decodes to shape {}".format(arr.shape))
-    return arr, colours
+        instances = semantic_reference.read_png(os.path.join(self.root, name), name,
+                                                semantic_reference.INSTANCE_MODES)
+        return Truth(instances, name)
 
 
 def open_reference(ref_dir: str, table: LabelTable) -> PanopticReference:

@@ -10,7 +10,7 @@ from . import metric
 from .intervals import PanopticIntervals
 from .predictions import PanopticPredictions
 from .problems import REF_EMPTY, REF_ZERO
-from .reference import INSTANCES, PanopticReference, open_reference
+from .reference import INSTANCES, PanopticReference, SegmentSpec, open_reference
 from .report import PanopticReport
 
 
@@ -93,7 +93,7 @@ class PlanetscapesPanoptic(Task[metric.PanopticState, PanopticReference, Setting
         return _format([lab.id for lab in evaluated], [lab.name for lab in evaluated])
 
     def new_state(self, settings: Settings) -> metric.PanopticState:
-        return metric.PanopticState(len(settings.table.evaluated()))
+        return metric.PanopticState(SegmentSpec(settings.table), len(settings.table.evaluated()))
 
     def summarize(self, state: metric.PanopticState, reference: PanopticReference,
                   settings: Settings) -> Summary:
