@@ -53,6 +53,7 @@ from scoring.metrics import bootstrap  # noqa: E402
 from scoring.metrics import unseen  # noqa: E402
 from scoring.task_api import Resampling  # noqa: E402
 from scoring.tasks.agrivision import metric as av_metric  # noqa: E402
+from scoring.tasks.planetscapes_panoptic import intervals as pan_intervals  # noqa: E402
 from scoring.tasks.planetscapes_semantic import intervals as ps_intervals  # noqa: E402
 from scoring.tasks.planetscapes_vqa import intervals as vqa_intervals  # noqa: E402
 
@@ -182,6 +183,8 @@ def _gradient_and_widen(scores, reference):
         return av_metric.miou_gradient, (widen if reference is not None else None)
     if scores is pops.vqa_accuracy:
         return vqa_intervals.ratio_gradient, None
+    if scores is pops.pan_scores:
+        return pan_intervals.pq_gradient, None
     averages = {c: pops.PS_AVERAGE_SIZE for c in pops.PS_INSTANCE}
     return (lambda sums: ps_intervals.gradient_of_sums(pops.Layout, averages, sums),
             lambda key, ends, total: unseen.open_mean(
@@ -347,8 +350,9 @@ def third(pop, n: int, draws: int, resamples: int, method: str, seed: int) -> Di
 
 # --- report ------------------------------------------------------------------------------------
 
-COVERAGE_POPULATIONS = ("agrivision", "agrivision-fields", "planetscapes", "vqa", "vqa-images")
-KEY_NAMES = {"planetscapes": ["iou_class", "iiou_class"]}
+COVERAGE_POPULATIONS = ("agrivision", "agrivision-fields", "planetscapes", "panoptic", "vqa",
+                        "vqa-images")
+KEY_NAMES = {"planetscapes": ["iou_class", "iiou_class"], "panoptic": ["pq"]}
 
 
 def run(args, say) -> List[str]:

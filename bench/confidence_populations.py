@@ -26,6 +26,15 @@ Models (one per task; nothing here is measured data, the parameters are stated b
   humans, a wrong one with Binomial(10, 0.05); the row is the official accuracy numerator
   n = m min(3, m - 1) + (10 - m) min(3, m) (accuracy n / 30).
 
+- Planetscapes panoptic: 2048 x 1024 images, 19 evaluated classes (the last 8 things); a stuff
+  class present with probability q_c is one reference segment, a thing class present holds
+  Poisson(3) instances. A reference segment is matched with probability p (the semantic model's
+  per-image rate: skill ~ Beta(8, 2) + shift + noise, clipped to 0.02-0.98), its IoU then
+  0.5 + 0.5 Beta(4, 2) (the sum over TP matches drawn as TP x Beta(4 TP, 2 TP), same mean); a
+  missed segment is FN and, half of the time, a predicted FP; plus Poisson(0.3 (1 - p)) false
+  segments per present class. Row: per class TP, FP, FN, IoU sum in units of 2^-24
+  (planetscapes_panoptic.intervals.pq_of_sums).
+
 Models "equally good" share the same process; each draws its own errors on the same content.
 """
 import math
@@ -211,6 +220,55 @@ def planetscapes(shifts=(0.0,)) -> Population:
                       lambda content, shift: _ps_rows(content, shift, None), shifts)
 
 
+# --- Planetscapes panoptic --------------------------------------------------------------------
+
+PAN_CLASSES = 19
+PAN_THINGS = list(range(11, 19))
+PAN_IOU_MEAN = 0.5 + 0.5 * 4.0 / 6.0
+
+
+def _pan_draw(rng, images, predict):
+    if predict is not None:
+        return _pan_rows(predict[0], predict[1], rng)
+    present = rng.random_sample((images, PAN_CLASSES)) < PS_PREVALENCE
+    segments = present.astype(np.int64)
+    segments[:, PAN_THINGS] = rng.poisson(3, (images, len(PAN_THINGS))) * present[:, PAN_THINGS]
+    return {"segments": segments, "present": present, "skill": rng.beta(8, 2, images),
+            "noise": rng.normal(0, 0.05, (images, PAN_CLASSES)), "cluster": np.arange(images)}
+
+
+def _pan_rows(content, shift, rng):
+    n = content["segments"]
+    own = _own(rng, n.shape)
+    p = np.clip(content["skill"][:, None] + shift + content["noise"] + own, 0.02, 0.98)
+    alarms = 0.3 * (1 - p) * content["present"]
+    scale = float(1 << FIXED_POINT_BITS)
+    if rng is None:
+        tp = n * p
+        fn = n - tp
+        fp = 0.5 * fn + alarms
+        iou = tp * PAN_IOU_MEAN * scale
+    else:
+        tp = rng.binomial(n, p)
+        fn = n - tp
+        fp = rng.binomial(fn, 0.5) + rng.poisson(alarms)
+        safe = np.maximum(tp, 1)
+        iou = np.where(tp > 0, np.floor(tp * (0.5 + 0.5 * rng.beta(4 * safe, 2 * safe)) * scale),
+                       0)
+    out = np.stack([tp, fp, fn, iou], axis=2).reshape(len(n), -1)
+    return out if rng is None else out.astype(np.int64)
+
+
+def pan_scores(sums):
+    from scoring.tasks.planetscapes_panoptic import intervals
+    return intervals.pq_of_sums(sums)
+
+
+def panoptic(shifts=(0.0,)) -> Population:
+    return Population("Planetscapes panoptic", "images", 1, 4 * PAN_CLASSES, _pan_draw,
+                      pan_scores, lambda content, shift: _pan_rows(content, shift, None), shifts)
+
+
 # --- VQA ---------------------------------------------------------------------------------------
 
 def numerator(m):
@@ -267,6 +325,7 @@ POPULATIONS = {
     "agrivision": lambda: agrivision(1),
     "agrivision-fields": lambda: agrivision(5),
     "planetscapes": lambda: planetscapes(),
+    "panoptic": lambda: panoptic(),
     "vqa": lambda: vqa(1),
     "vqa-images": lambda: vqa(5, 0.8),
 }

@@ -72,11 +72,14 @@ def check(path: str, manifest_path: str, workers: Optional[int], stdout, stderr)
         stdout.write("WARNING: " + line + "\n")
     # The format's own words: "a class id from 0 to 8" (Agriculture-Vision), the label table's
     # ids for Planetscapes; a manifest has no max_id of its own.
+    # A format may say what its checks cover ("checked"; the panoptic JSON and RGB PNGs).
+    words = manifest_words(manifest)
+    covered = words.get("checked") or "names, sizes, single channel, every pixel {}".format(
+        words.get("allowed_values", "a valid value"))
     stdout.write("OK: {} passes every check of the scoring program: {:,} prediction{} for the "
-                 "{:,} test image{} in {} (names, sizes, single channel, every pixel {}).\n"
+                 "{:,} test image{} in {} ({}).\n"
                  .format(path, checked, "" if checked == 1 else "s", total,
-                         "" if total == 1 else "s", os.path.basename(manifest_path),
-                         manifest_words(manifest).get("allowed_values", "a valid value")))
+                         "" if total == 1 else "s", os.path.basename(manifest_path), covered))
     return 0
 
 

@@ -22,7 +22,7 @@ import json
 import os
 import sys
 import zipfile
-from typing import Dict, List, Optional
+from typing import Dict, List, Optional, Tuple
 
 from find_scoring import HERE, add_scoring_to_path
 
@@ -55,8 +55,10 @@ def build_parser() -> argparse.ArgumentParser:
     p.add_argument("--workers", type=int, default=None,
                    help="processes for the check (default: the CPUs this process may use)")
     p.add_argument("--add", metavar="FILE", action="append", default=[],
-                   help="also put FILE at the root of the zip: another task's file when one "
-                        "upload is scored by several tasks (e.g. --add results.json)")
+                   help="also put FILE at the root of the zip (a folder: under its own name): "
+                        "another task's file when one upload is scored by several tasks (e.g. "
+                        "--add results.json, or the panoptic --add predictions.json --add "
+                        "predictions)")
     return p
 
 
@@ -76,23 +78,48 @@ def counted(n: int, noun: str) -> str:
 
 
 def write_zip(files, output: str) -> None:
-    """The files at the zip's root, in name order. PNGs are compressed already: stored."""
+    """The files, each (path, name in the zip), in name order. PNGs are compressed already:
+    stored."""
     tmp = output + ".part"
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for path in sorted(files, key=os.path.basename):
-                zf.write(path, os.path.basename(path))
+            for path, name in sorted(files, key=lambda f: f[1]):
+                zf.write(path, name)
         os.replace(tmp, output)
     finally:
         if os.path.exists(tmp):
             os.remove(tmp)
 
 
+def added_entries(added: List[str]) -> List[Tuple[str, str]]:
+    """(file, name in the zip) of each --add: a file at the zip's root; a folder (the panoptic
+    task's predictions/, beside its predictions.json) under its own name, with the files in it
+    (hidden ones and links left out)."""
+    out = []
+    for path in added:
+        if not os.path.isdir(path):
+            out.append((path, os.path.basename(path)))
+            continue
+        top = os.path.basename(os.path.normpath(path))
+        for folder, dirs, names in os.walk(path):
+            dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__MACOSX")
+            for name in sorted(names):
+                full = os.path.join(folder, name)
+                if name.startswith(".") or os.path.islink(full) or not os.path.isfile(full):
+                    continue
+                rel = os.path.relpath(full, path).replace(os.sep, "/")
+                out.append((full, top + "/" + rel))
+    return out
+
+
 def check_added(added: List[str], output: str) -> None:
-    """Each --add FILE: a regular file, not the zip being written, no two with one name."""
+    """Each --add FILE (or FOLDER): a regular file or a folder, not the zip being written, no
+    two with one name."""
     names = {}  # type: Dict[str, str]
     for path in added:
-        if not os.path.isfile(path):
+        if os.path.isdir(path) and not os.path.islink(path):
+            path = os.path.normpath(path)
+        elif not os.path.isfile(path):
             raise UsageError("--add {}: no such file".format(path))
         if os.path.realpath(path) == os.path.realpath(output):
             raise UsageError("--add {}: that is the zip being written".format(path))
@@ -125,20 +152,23 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
     reference, fmt = open_manifest(manifest)
     found = fmt.discover(folder, reference.ids)
     out_real = os.path.realpath(output)
-    files = [p for p in found.files.values() if os.path.realpath(p) != out_real]
-    clash = sorted({os.path.basename(p) for p in files} & {os.path.basename(a) for a in added})
+    files = [(p, name) for p, name in fmt.zip_entries(found) if os.path.realpath(p) != out_real]
+    extra = added_entries(added)
+    clash = sorted({name for _, name in files} & {name for _, name in extra})
     if clash:
         raise UsageError("--add: {} is also the name of a prediction".format(clash[0]))
     try:
-        write_zip(files + added, output)
+        write_zip(files + extra, output)
     except OSError as exc:
         raise UsageError("cannot write {} ({})".format(output, exc.strerror or exc)) from None
     left_out = log.summary_lines(**fmt.words)
     if left_out:
         stdout.write("Left out of the zip:\n" + "".join("  - " + line + "\n" for line in left_out))
-    stdout.write("Wrote {} ({}{} at the root of the zip, {:,} bytes). {}\n".format(
-        output, counted(len(files), "prediction"),
-        "".join(" and " + os.path.basename(a) for a in added), os.path.getsize(output),
+    stdout.write("Wrote {} ({}{} {}, {:,} bytes). {}\n".format(
+        output, counted(len(found.files), "prediction"),
+        "".join(" and " + os.path.basename(os.path.normpath(a)) +
+                ("/" if os.path.isdir(a) else "") for a in added),
+        fmt.words.get("zip_layout", "at the root of the zip"), os.path.getsize(output),
         next_step(other_tasks(), added)))
     return 0
 

@@ -23,6 +23,7 @@ _ENTRIES: Dict[str, Tuple[str, str]] = {
     "agriculture-vision": ("agrivision", "AgricultureVision"),
     "planetscapes-semantic": ("planetscapes_semantic", "PlanetscapesSemantic"),
     "planetscapes-vqa": ("planetscapes_vqa", "PlanetscapesVQA"),
+    "planetscapes-panoptic": ("planetscapes_panoptic", "PlanetscapesPanoptic"),
 }
 
 DEFAULT = "agriculture-vision"

@@ -36,6 +36,7 @@ is the reference's config.yaml as a mapping (config.py).
 """
 import abc
 import copy
+import os
 from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Sequence, \
     Tuple, TypeVar, Union
 
@@ -283,6 +284,19 @@ class SubmissionFormat(abc.ABC):
     def read(self, path: str, expectation: Any) -> Any:
         """The checked prediction in the form the state's update() takes; raise
         PredictionProblem if it is unusable."""
+
+    def comparable(self, prediction: Any) -> Any:
+        """What read() gave, as an array of one value per pixel that is equal for two
+        predictions exactly when they predict the same (verify.py compares a prize winner's
+        results with the submission the platform scored): by default the prediction itself."""
+        return prediction
+
+    def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
+        """(file, name in the zip) of every file a submission's zip holds, for the kit's
+        make_submission.py: by default each prediction at the zip's root; a format whose
+        predictions are more than one file per unit (the panoptic JSON beside its folder of
+        PNGs) says where each goes."""
+        return [(path, os.path.basename(path)) for path in found.files.values()]
 
 
 # A task's metric state (what its new_state() returns), its reference (what its

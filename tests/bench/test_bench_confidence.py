@@ -23,6 +23,7 @@ def test_confidence_bench_end_to_end(tmp_path):
     for row in ("| Agriculture-Vision | score | 50 | today | ",
                 "| Agriculture-Vision, 5 tiles per field | score | 50 | scorer | ",
                 "| Planetscapes semantic | iiou_class | 50 | percentile-clusters | ",
+                "| Planetscapes panoptic | pq | 50 | scorer | ",
                 "| VQA, 5 questions per image | score | 50 | scorer | ",
                 "## 2. Duplicated fields", "| Agriculture-Vision | 200 | today | ",
                 "| VQA | 1,000 | today | ", "## 4. Power", "## 5. Dependence"):

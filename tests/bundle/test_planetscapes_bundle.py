@@ -17,7 +17,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
+from conftest import PAN_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
 
 import dry_run  # noqa: E402  (the kit's)
@@ -35,9 +35,11 @@ DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
+PAN_SUB = os.path.join(os.path.dirname(VQA_KIT), "panoptic", "sample_submission")
 PREFIX = "planetscapes2027"
+TRACKS = ("semantic", "panoptic", "vqa")
 PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
-             for track in ("semantic", "vqa") for platform in ("codalab", "codabench")]
+             for track in TRACKS for platform in ("codalab", "codabench")]
 MERGED = PREFIX + "-codabench.zip"
 NAMES = PER_TRACK + [MERGED]
 
@@ -72,11 +74,14 @@ def dry(argv, real):
 
 
 def combined(tmp):
-    """A submission for a phase running both tasks: the PNGs and the results file together."""
+    """A submission for a phase running every task: the PNGs, the results file and the
+    panoptic JSON beside its folder, together."""
     folder = os.path.join(str(tmp), "both")
     shutil.copytree(SEM_SUB, folder)
     for name in os.listdir(VQA_SUB):
         shutil.copy(os.path.join(VQA_SUB, name), folder)
+    shutil.copy(os.path.join(PAN_SUB, "predictions.json"), folder)
+    shutil.copytree(os.path.join(PAN_SUB, "predictions"), os.path.join(folder, "predictions"))
     return folder
 
 
@@ -108,24 +113,25 @@ def builds(tmp_path_factory):
 def direct(tmp_path_factory):
     """Each task's scores of its sample, from score.py run directly on the repository."""
     tmp = tmp_path_factory.mktemp("ps-direct")
-    return scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp)
+    return (scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp),
+            scores_of(PAN_REF, PAN_SUB, tmp))
 
 
-def test_builds_five_bundles_checks_and_dry_runs_them(builds):
+def test_builds_seven_bundles_checks_and_dry_runs_them(builds):
     first, second, a, b = builds
     assert first.returncode == 0, first.stderr + first.stdout
     assert second.returncode == 0, second.stderr + second.stdout
     assert sorted(os.listdir(str(a))) == sorted(NAMES)
     for name in NAMES:
         assert name in first.stdout
-    assert "Checked: 5 bundles" in first.stdout
-    assert "Dry run: the sample submission scores on all 5 bundles" in first.stdout
+    assert "Checked: 7 bundles" in first.stdout
+    assert "Dry run: the sample submission scores on all 7 bundles" in first.stdout
 
 
 def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_path):
     first, second, _, b = builds
     assert sorted(os.listdir(str(b))) == sorted(PER_TRACK)     # without --merged
-    assert "Checked: 4 bundles" in second.stdout
+    assert "Checked: 6 bundles" in second.stdout
     hazard = "WARNING (merged bundle): the merged Codabench bundle ranks a submission with a " \
              "failed task FIRST."
     assert hazard in first.stdout and hazard not in second.stdout
@@ -144,6 +150,8 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
         "  Codabench (Benchmarks > Upload), by purpose:\n"
         "    planetscapes2027-semantic-codabench.zip      Semantic labeling alone, ranked by "
         "IoU class: with the other task's zip, a ranking per task, as on CodaLab\n"
+        "    planetscapes2027-panoptic-codabench.zip      Panoptic segmentation alone, ranked by "
+        "PQ: with the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-vqa-codabench.zip           VQA alone, ranked by Accuracy: with "
         "the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-codabench.zip               {}: one competition scoring every "
@@ -162,7 +170,7 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
         kit = zipfile.ZipFile(io.BytesIO(zf.read("starting_kit.zip")))
     assert [b["submission_rule"] for b in doc["leaderboards"]] == ["Add"]
     assert "is not on the leaderboard until its participant puts it there" in overview
-    for track in ("semantic", "vqa"):
+    for track in TRACKS:
         assert json.loads(kit.read(track + "/phase.json"))["leaderboard_rule"] == "chosen"
     for proc in (first, second):
         plan = proc.stdout.split("\nPlan (times UTC; now ", 1)[1]
@@ -196,7 +204,7 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
     """Unpack each bundle's program and reference, score the track's sample with them, and
     compare the keys of scores.txt with the leaderboard's columns (merged: both tasks')."""
     _, _, a, _ = builds
-    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB}
+    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB, "panoptic": PAN_SUB}
     # The keys each (program, reference, sample) wrote, by the zips' bytes: the bundles share
     # their programs and each track's reference, and the same bytes scoring the same sample
     # write the same scores.txt, so each distinct pair is scored once (for real).
@@ -210,7 +218,8 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
                 runs = [("scoring_program.zip", "reference_data.zip")]
             written = []
             for i, (program, reference) in enumerate(runs):
-                track = "vqa" if "vqa" in (name if len(runs) == 1 else reference) else "semantic"
+                which = name if len(runs) == 1 else reference
+                track = next((t for t in ("vqa", "panoptic") if t in which), "semantic")
                 same = (hashlib.sha256(zf.read(program)).hexdigest(),
                         hashlib.sha256(zf.read(reference)).hexdigest(), track)
                 if same in scored:
@@ -245,7 +254,10 @@ def test_semantic_columns_are_the_label_tables_keys(builds):
             assert columns(zf)[0] == expected
     assert "iou_class_boulder" in expected and "iiou_category_object" in expected
     with zipfile.ZipFile(str(a / MERGED)) as zf:
-        assert columns(zf)[0] == expected + TASKS["planetscapes-vqa"].score_keys
+        pan = TASKS["planetscapes-panoptic"]
+        with open(os.path.join(PAN_REF, "config.yaml")) as f:
+            pan_keys = pan.keys(pan.configure({}, yaml.safe_load(f)))
+        assert columns(zf)[0] == expected + pan_keys + TASKS["planetscapes-vqa"].score_keys
 
 
 def test_columns_follow_the_organizers_table(tmp_path):
@@ -259,7 +271,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build = tmp_path / "build"
     build.mkdir()
     built = bundle_build.build_bundles(str(build), source, Schedule(),
-                                       {"semantic": str(ref), "vqa": VQA_REF}, "raw",
+                                       {"semantic": str(ref), "vqa": VQA_REF,
+                                        "panoptic": PAN_REF}, "raw",
                                        lambda line: None, sample=False, merged=True).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
@@ -268,6 +281,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
             keys = columns(zf)[0]
         if "vqa" in b.name:
             assert keys == TASKS["planetscapes-vqa"].score_keys
+        elif "panoptic" in b.name:
+            assert keys[0] == "pq" and "pq_big_boulder" not in keys  # its own reference
         else:
             assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
 
@@ -276,8 +291,9 @@ def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
     """Each task's sample through its own bundles on CodaLab's and Codabench's worker, and the
     scores equal the scorer's run on the repository."""
     _, _, a, _ = builds
-    sem, vqa = direct
-    for track, sub, expected in (("semantic", SEM_SUB, sem), ("vqa", VQA_SUB, vqa)):
+    sem, vqa, pan = direct
+    for track, sub, expected in (("semantic", SEM_SUB, sem), ("vqa", VQA_SUB, vqa),
+                                 ("panoptic", PAN_SUB, pan)):
         for platform in ("codalab", "codabench"):
             bundle_zip = a / "{}-{}-{}.zip".format(PREFIX, track, platform)
             # The real command for the first bundle; the others through its main, in process.
@@ -286,19 +302,20 @@ def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
             assert code == 0, out + err
             assert "RESULT: the submission would be scored on CodaLab" in out
             first = next(iter(expected))
-            assert "{:.4f}".format(expected[first]) in out if track == "semantic" \
+            assert "{:.4f}".format(expected[first]) in out if track != "vqa" \
                 else "{:.2f}".format(expected[first]) in out
 
 
 def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
-    """Codabench, a phase listing tasks [0, 1]: one child run per task on the same zip; the
-    row holds both tasks' scores, equal to each scorer's own."""
+    """Codabench, a phase listing tasks [0, 1, 2]: one child run per task on the same zip; the
+    row holds every task's scores, equal to each scorer's own."""
     _, _, a, _ = builds
-    sem, vqa = direct
+    sem, vqa, pan = direct
     with zipfile.ZipFile(str(a / MERGED)) as zf:
         doc = yaml.safe_load(zf.read("competition.yaml"))
-    assert [p["tasks"] for p in doc["phases"]] == [[0, 1], [0, 1]]
-    assert [t["name"] for t in doc["tasks"]] == ["Semantic labeling", "VQA"]
+    assert [p["tasks"] for p in doc["phases"]] == [[0, 1, 2], [0, 1, 2]]
+    assert [t["name"] for t in doc["tasks"]] == ["Semantic labeling", "Panoptic segmentation",
+                                                 "VQA"]
     board = doc["leaderboards"][0]
     assert board["columns"][board["primary_index"]]["key"] == "iou_class"
     outcomes = []
@@ -306,8 +323,8 @@ def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
     assert code == dry_run.EXIT_OK
     (outcome,) = outcomes
     assert outcome.platform == "codabench" and outcome.complete
-    assert set(outcome.scores) == set(sem) | set(vqa)
-    for key, value in list(sem.items()) + list(vqa.items()):
+    assert set(outcome.scores) == set(sem) | set(vqa) | set(pan)
+    for key, value in list(sem.items()) + list(vqa.items()) + list(pan.items()):
         assert outcome.scores[key] == pytest.approx(value, abs=1e-9), key
 
 
@@ -319,12 +336,15 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
     proc = run([sys.executable, DRY_RUN, SEM_SUB, "--bundle", a / MERGED, "--quiet"])
     assert proc.returncode == 3, proc.stdout
     assert "No .json results file" in proc.stdout
-    assert "Task(s) VQA failed. Status on Codabench: Finished" in proc.stdout
-    assert "ranked FIRST, above every fully scored submission, with the columns of VQA empty" \
+    assert "Task(s) Panoptic segmentation, VQA failed. Status on Codabench: Finished" \
+        in proc.stdout
+    assert "ranked FIRST, above every fully scored submission, with the columns of Panoptic "\
+           "segmentation, VQA empty" \
         in proc.stdout
     row = proc.stdout.split("(an empty score sorts first):\n", 1)[1]
     assert "Accuracy  Yes/No  Number  Other" in row and "n/a     n/a     n/a    n/a" in row
-    assert "RESULT: Codabench would mark it Finished with task(s) VQA failed, and on the " \
+    assert "RESULT: Codabench would mark it Finished with task(s) Panoptic segmentation, VQA "\
+           "failed, and on the " \
            "leaderboard rank it FIRST, above every fully scored submission, with their columns " \
            "empty (n/a)." in proc.stdout
     # Nothing either task can score: Finished too, first, with no scores.
@@ -333,7 +353,8 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
     # (the real command above; this one through its main, in process)
     code, out, _ = dry([tmp_path / "empty", "--bundle", a / MERGED, "--quiet"], real=False)
     assert code == 3, out
-    assert "Task(s) Semantic labeling, VQA failed. Status on Codabench: Finished" in out
+    assert "Task(s) Semantic labeling, Panoptic segmentation, VQA failed. Status on " \
+           "Codabench: Finished" in out
     assert "rank it FIRST, above every fully scored submission, with no scores." in out
 
 
@@ -341,7 +362,7 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
 def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, layout):
     """The combined zip, through each task's real command: same scores as its own sample,
     exit 0, the other task's files only warned about."""
-    sem, vqa = direct
+    sem, vqa, pan = direct
     res = tmp_path / "res"
     if layout == "flat":
         shutil.copytree(combined(tmp_path), str(res))
@@ -353,7 +374,10 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
         shutil.copy(os.path.join(VQA_SUB, "results.json"), str(target))
     # Codabench adds its own metadata file beside the participant's files.
     (res / "metadata").write_text("elapsedTime: null\n")
-    for ref, expected, other in ((SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")):
+    runs = [(SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")]
+    if layout == "flat":  # the panoptic JSON beside its folder too
+        runs.append((PAN_REF, pan, "results.json"))
+    for ref, expected, other in runs:
         out = tmp_path / "out-{}".format(os.path.basename(ref))
         # The semantic task through the real score.py, VQA through its main in process.
         code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
@@ -408,8 +432,13 @@ def test_merged_kit_holds_both_kits_and_the_combined_sample(builds, tmp_path):
             names = set(kit.namelist())
     assert {"README.md", "semantic/check_submission.py", "semantic/manifest.json",
             "vqa/check_results.py", "vqa/questions.json", "sample_submission/results.json",
-            "semantic/scoring_program/score.py", "vqa/scoring_program/score.py"} <= names
-    assert sum(n.startswith("sample_submission/") and n.endswith(".png") for n in names) == 12
+            "semantic/scoring_program/score.py", "vqa/scoring_program/score.py",
+            "panoptic/check_submission.py", "panoptic/manifest.json",
+            "sample_submission/predictions.json"} <= names
+    # the semantic PNGs at the root, the panoptic ones in the folder named after its JSON
+    assert sum(n.startswith("sample_submission/") and n.endswith(".png") and n.count("/") == 1
+               for n in names) == 12
+    assert sum(n.startswith("sample_submission/predictions/") for n in names) == 12
 
 
 def test_merging_tracks_with_different_phases_or_shared_keys_is_refused():
@@ -428,7 +457,7 @@ def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp
     proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
                 "--reference", SEM_REF])
     assert proc.returncode == 2
-    assert "--reference TRACK=DIR for vqa" in proc.stderr
+    assert "--reference TRACK=DIR for panoptic, vqa" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
 
 
@@ -476,4 +505,4 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
                          real=True)
     assert code == 0, out + err
     assert "RESULT: the submission would be scored on Codabench." in out
-    assert out.count("--- child submission") == 2
+    assert out.count("--- child submission") == 3

@@ -11,6 +11,8 @@ import subprocess
 
 import pytest
 
+from scoring.registry import TASKS
+
 from conftest import pack_either
 from measured import run_measured
 from task_fixtures import FIXTURES
@@ -53,9 +55,13 @@ REFERENCE_FILES = {
         "raw": ["questions.json", "annotations.json"],
         "packed": ["packed-annotations.json", "packed.json"],
     },
+    "planetscapes-panoptic": {   # no packed layout: the raw one only
+        "raw": ["instances/{0}.png"],
+    },
 }
 SUBMISSION_FILE = {"agriculture-vision": "{0}.png", "planetscapes-semantic": "{0}.png",
-                   "planetscapes-vqa": "results.json"}
+                   "planetscapes-vqa": "results.json",
+                   "planetscapes-panoptic": "predictions/{0}.png"}
 
 
 @pytest.fixture(scope="module")
@@ -68,6 +74,9 @@ def references(tmp_path_factory):
         raw = str(base / "raw")
         ids = fixtures.make_reference(raw)
         packed = str(base / "packed")
+        if TASKS[task].packing is None:  # scored in its raw layout
+            out[task] = ids, {"raw": raw, "packed": raw}
+            continue
         code, _, err = pack_either([raw, packed], real=False)
         assert code == 0, err
         out[task] = ids, {"raw": raw, "packed": packed}
@@ -124,6 +133,7 @@ def test_a_special_file_in_the_reference_is_the_organizers_error(tmp_path, refer
 
 
 PACK_CASES = [(task, rel, kind) for task, layouts in sorted(REFERENCE_FILES.items())
+              if "packed" in layouts
               for rel in layouts["raw"][:1] for kind in sorted(SPECIALS)]
 
 
@@ -146,7 +156,7 @@ def test_pack_refuses_a_special_file_in_the_raw_reference(tmp_path, references, 
 # turn, and for the VQA task's results file, a format of its own.
 SUBMISSION_CASES = [(kind, task) for k, kind in enumerate(sorted(SPECIALS))
                     for task in sorted(SUBMISSION_FILE)
-                    if task == "planetscapes-vqa" or
+                    if task in ("planetscapes-vqa", "planetscapes-panoptic") or
                     task == ("agriculture-vision", "planetscapes-semantic")[k % 2]]
 
 

@@ -21,7 +21,7 @@ from conftest import AGRIVISION, ROOT, SEM_REF, VQA_REF
 from kits_util import BUNDLE_SH, bundle_env, session_kits
 
 AV_REF = os.path.join(AGRIVISION, "reference_data")
-TRACKS = ["supervised", "semi-supervised", "semantic", "vqa", "merged"]
+TRACKS = ["supervised", "semi-supervised", "semantic", "panoptic", "vqa", "merged"]
 # The validation splits where the READMEs' examples have them (under HOME).
 VALIDATION = {os.path.join("data", "Agriculture-Vision-2021", "val"): AV_REF,
               os.path.join("data", "planetscapes", "val"): SEM_REF,
@@ -54,6 +54,12 @@ def commands(readme):
 def participant_files(kit, track, home):
     """What the READMEs' commands take: the participant's files, in the kit's folder, and the
     validation splits under home, as the datasets distribute them (no config.yaml)."""
+    if track == "panoptic":  # predictions.json and predictions/: the READMEs' out/, val_out/
+        for folder in ("out", "val_out"):
+            shutil.copytree(os.path.join(kit, "sample_submission"), os.path.join(kit, folder))
+        shutil.copytree(SEM_REF, os.path.join(home, "data", "planetscapes", "val"),
+                        ignore=shutil.ignore_patterns("config.yaml"))
+        return
     samples = {"supervised": [os.path.join(kit, "sample_submission")],
                "semi-supervised": [os.path.join(kit, "sample_submission")],
                "semantic": [os.path.join(kit, "sample_submission")],

@@ -34,10 +34,10 @@ def test_without_the_vqa_results_the_zip_is_not_ready_to_upload(kits, tmp_path):
     assert proc.returncode == 0, proc.stderr
     assert "Upload it." not in proc.stdout
     assert "Wrote {} (12 predictions at the root of the zip, ".format(out) in proc.stdout
-    assert "Do not upload it yet: this competition scores every submission on VQA too, and " \
-           "this zip holds nothing for it, so that task would fail. Check that task's file " \
-           "with the kit's vqa/ tools (its README.md), then make the zip again adding it: " \
-           "--add FILE." in proc.stdout
+    assert "Do not upload it yet: this competition scores every submission on Panoptic " \
+           "segmentation and VQA too, and this zip holds nothing for it, so that task would " \
+           "fail. Check that task's file with the kit's panoptic/, vqa/ tools (its README.md), " \
+           "then make the zip again adding it: --add FILE." in proc.stdout
     with zipfile.ZipFile(str(out)) as zf:
         assert len(zf.namelist()) == 12 and all(n.endswith(".png") for n in zf.namelist())
 
@@ -46,16 +46,21 @@ def test_with_the_results_added_the_zip_scores_on_both_tasks(kits, tmp_path):
     kit = os.path.join(kits, "merged")
     out = tmp_path / "submission.zip"
     proc = tool(kit, "semantic/make_submission.py", "semantic/sample_submission", "--add",
-                "vqa/sample_submission/results.json", "-o", out)
+                "vqa/sample_submission/results.json", "--add",
+                "panoptic/sample_submission/predictions.json", "--add",
+                "panoptic/sample_submission/predictions/", "-o", out)
     assert proc.returncode == 0, proc.stderr
-    assert "(12 predictions and results.json at the root of the zip, " in proc.stdout
+    assert "(12 predictions and results.json and predictions.json and predictions/ at the " \
+           "root of the zip, " in proc.stdout
     assert proc.stdout.rstrip().endswith("Upload it.")
     with zipfile.ZipFile(str(out)) as zf:
-        assert "results.json" in zf.namelist() and len(zf.namelist()) == 13
+        names = zf.namelist()
+        assert "results.json" in names and "predictions.json" in names and len(names) == 26
+        assert sum(n.startswith("predictions/") for n in names) == 12
     proc = tool(kit, "semantic/dry_run.py", out, "--bundle",
                 built_bundle(kits, "planetscapes", MERGED_BUNDLE), "--quiet")
     assert proc.returncode == 0, proc.stdout + proc.stderr
-    assert proc.stdout.count("--- child submission") == 2
+    assert proc.stdout.count("--- child submission") == 3
     assert "RESULT: the submission would be scored on Codabench." in proc.stdout
 
 

@@ -16,10 +16,12 @@ Each entry provides:
 import json
 import os
 import random
+import shutil
 
 import numpy as np
 
 import broken_cases
+import panoptic_util
 import planetscapes_util
 from agrivision_data import random_image, write_reference
 
@@ -142,8 +144,131 @@ class PlanetscapesVQAFixtures:
         }
 
 
+class PlanetscapesPanopticFixtures:
+    """panoptic_util's table and scenes: predictions.json + predictions/<id>.png."""
+
+    size = (24, 32)
+
+    def make_reference(self, root):
+        ids = ["site%d_img%02d" % (k % 2, k) for k in range(9)]
+        rng = np.random.RandomState(13)
+        scenes = [panoptic_util.scene(rng, panoptic_util.ROWS, *self.size) for _ in ids]
+        panoptic_util.write_reference(root, panoptic_util.ROWS,
+                                      [(i, s[0]) for i, s in zip(ids, scenes)])
+        return ids
+
+    def _preds(self, ids, seed=0):
+        rng = np.random.RandomState(100 + seed)
+        out = []
+        for i in ids:
+            _, seg, cats = panoptic_util.scene(rng, panoptic_util.ROWS, *self.size)
+            out.append((i, seg, cats))
+        return out
+
+    def make_submission(self, res_dir, root, ids, seed=0):
+        panoptic_util.write_submission(res_dir, self._preds(ids, seed))
+
+    @staticmethod
+    def _edit(res, change):
+        path = os.path.join(res, "predictions.json")
+        with open(path) as f:
+            doc = json.load(f)
+        change(doc["annotations"])
+        with open(path, "w") as f:
+            json.dump(doc, f)
+
+    @property
+    def broken(self):
+        size = self.size
+
+        def build(edit=None, preds=None, after=None):
+            def make(res, root, ids):
+                p = self._preds(ids)
+                if preds:
+                    p = preds(p)
+                panoptic_util.write_submission(res, p)
+                if edit:
+                    self._edit(res, edit)
+                if after:
+                    after(res, ids)
+            return make
+
+        def first_segment(anns):
+            return anns[0]["segments_info"]
+
+        def write(res, name, content):
+            with open(os.path.join(res, name), "w") as f:
+                f.write(content)
+
+        def image(res, ids, arr, mode):
+            from PIL import Image
+            Image.fromarray(arr, mode).save(os.path.join(res, "predictions", ids[0] + ".png"))
+
+        def unlisted(p):
+            seg = p[0][1].copy()
+            seg[0, 0] = 16777215
+            return [(p[0][0], seg, p[0][2])] + p[1:]
+
+        def unused(p):
+            cats = dict(p[0][2])
+            cats[16777214] = 2
+            return [(p[0][0], p[0][1], cats)] + p[1:]
+        return {
+            "pan_not_json": (build(after=lambda res, ids: write(res, "predictions.json", "{")),
+                             "pan_not_json", "predictions.json"),
+            "pan_bad_json": (build(after=lambda res, ids: write(res, "predictions.json",
+                                                                "{\"annotations\": 3}")),
+                             "pan_bad_json", "predictions.json"),
+            "pan_no_annotation": (build(edit=lambda a: a.pop(0)), "pan_no_annotation", "{0}"),
+            "pan_image_twice": (build(edit=lambda a: a.append(dict(a[0]))), "pan_image_twice",
+                                "{0}"),
+            "pan_file_name": (build(edit=lambda a: a[0].update(file_name="x.png")),
+                              "pan_file_name", "{0}"),
+            "pan_segment_id": (build(edit=lambda a: first_segment(a).append(
+                {"id": 0, "category_id": 2})), "pan_segment_id", "{0}"),
+            "pan_segment_twice": (build(edit=lambda a: first_segment(a).append(
+                dict(first_segment(a)[0]))), "pan_segment_twice", "{0}"),
+            "pan_category_ignored": (build(edit=lambda a: first_segment(a)[0].update(
+                category_id=6)), "pan_category", "{0}"),
+            "pan_category_unknown": (build(edit=lambda a: first_segment(a)[0].update(
+                category_id=99)), "pan_category", "{0}"),
+            "pan_too_many_segments": (build(edit=lambda a: a[0].update(segments_info=[
+                {"id": k + 1, "category_id": 2} for k in range(2049)])),
+                "pan_too_many_segments", "{0}"),
+            "pan_unlisted_segment": (build(preds=unlisted), "pan_unlisted_segment",
+                                     "predictions/{0}.png"),
+            "pan_unused_segment": (build(preds=unused), "pan_unused_segment",
+                                   "predictions/{0}.png"),
+            "pan_not_rgb": (build(after=lambda res, ids: image(
+                res, ids, np.zeros(size, dtype=np.uint8), "L")), "pan_not_rgb",
+                "predictions/{0}.png"),
+            "pan_rgba": (build(after=lambda res, ids: image(
+                res, ids, np.zeros(size + (4,), dtype=np.uint8), "RGBA")), "pan_not_rgb",
+                "predictions/{0}.png"),
+            "wrong_size": (build(after=lambda res, ids: image(
+                res, ids, np.zeros((size[0] + 1, size[1], 3), dtype=np.uint8), "RGB")),
+                "wrong_size", "predictions/{0}.png"),
+            "not_png": (build(after=lambda res, ids: write(
+                os.path.join(res, "predictions"), ids[0] + ".png", "text")), "not_png",
+                "predictions/{0}.png"),
+            "missing": (build(after=lambda res, ids: os.remove(
+                os.path.join(res, "predictions", ids[0] + ".png"))), "missing",
+                "predictions/{0}.png"),
+            "pan_no_json": (build(after=lambda res, ids: os.remove(
+                os.path.join(res, "predictions.json"))), "pan_no_json", "submission"),
+            "pan_two_json": (build(after=lambda res, ids: (
+                shutil.copytree(os.path.join(res, "predictions"), os.path.join(res, "old")),
+                shutil.copy(os.path.join(res, "predictions.json"),
+                            os.path.join(res, "old.json")))), "pan_two_json", "old.json"),
+            "pan_no_folder": (build(after=lambda res, ids: os.rename(
+                os.path.join(res, "predictions"), os.path.join(res, "pngs"))),
+                "pan_no_folder", "predictions.json"),
+        }
+
+
 FIXTURES = {
     "agriculture-vision": AgricultureVisionFixtures(),
+    "planetscapes-panoptic": PlanetscapesPanopticFixtures(),
     "planetscapes-semantic": PlanetscapesSemanticFixtures(),
     "planetscapes-vqa": PlanetscapesVQAFixtures(),
 }

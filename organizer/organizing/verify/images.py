@@ -40,8 +40,8 @@ def _compare_chunk(context: Dict[str, Any], items: Sequence[Item]):
                 context["names"][0] if a is None else context["names"][1])))
             continue
         try:
-            left = fmt.read(a, None)
-            right = fmt.read(b, None)
+            left = fmt.comparable(fmt.read(a, None))
+            right = fmt.comparable(fmt.read(b, None))
         except PredictionProblem as exc:
             out.append(Difference(unit, 0, 0, "unreadable ({})".format(exc.detail or
                                                                        "not a prediction")))

@@ -71,6 +71,22 @@ def _what_else(path: str) -> str:
     return what + (", not followed" if stat.S_ISLNK(mode) else ", not opened")
 
 
+def is_json_pair(path: str) -> bool:
+    """A .json file with a folder of the same name beside it (predictions.json and
+    predictions/), or that folder: COCO's panoptic results, whose folder of PNGs belongs to its
+    JSON. In a submission that several tasks score (the merged Planetscapes competition), the
+    pair is the panoptic task's: never another task's results file or folder of PNGs."""
+    stem, ext = os.path.splitext(path)
+    if ext.lower() == ".json":
+        return is_real_dir_path(stem)
+    return any(os.path.isfile(path + e) and not os.path.islink(path + e)
+               for e in (".json", ".JSON", ".Json"))
+
+
+def is_real_dir_path(path: str) -> bool:
+    return os.path.isdir(path) and not os.path.islink(path)
+
+
 def _rel(top: str, path: str) -> str:
     rel = os.path.relpath(path, top)
     return "." if rel == "." else rel.replace(os.sep, "/")
@@ -118,7 +134,8 @@ def _prediction_folder(res_dir: str, listing: list, expected: Optional[Set[str]]
             return len(names)
         return sum(1 for n in names if os.path.splitext(n)[0] in expected)
 
-    with_pngs = [(d, p) for d, p, _, _ in listing if p]
+    # A panoptic pair's folder of PNGs is not this task's (is_json_pair).
+    with_pngs = [(d, p) for d, p, _, _ in listing if p and not (d != res_dir and is_json_pair(d))]
     candidates = [(d, p) for d, p in with_pngs if matches(p)]
     if not candidates and len(with_pngs) == 1:
         candidates = with_pngs  # PNGs in one place, none named right: report them by name
@@ -221,7 +238,7 @@ def _nothing_found(res_dir: str, listing: list, none: Kind, extra: Kind, noun: s
 
 
 def discover_one(res_dir: str, suffix: str, unit: str, none: Kind, several: Kind, extra: Kind,
-                 noun: str) -> Submission:
+                 noun: str, skip_pairs: bool = False) -> Submission:
     """Exactly one file ending in suffix, anywhere under res_dir (any name): {unit: its path}.
     None is the problem `none`, two or more are each a problem `several`; every other file is
     listed as `extra` (warnings: not scored). noun names the file in the messages."""
@@ -231,6 +248,11 @@ def discover_one(res_dir: str, suffix: str, unit: str, none: Kind, several: Kind
     for d in unreadable:
         log.add(extra, _rel(res_dir, d) + "/", "a folder that cannot be read")
     found = [os.path.join(d, n) for d, names, _, _ in listing for n in names]
+    if skip_pairs:  # a panoptic JSON beside its folder is another task's (is_json_pair)
+        paired = [f for f in found if is_json_pair(f)]
+        found = [f for f in found if f not in paired]
+        for f in paired:
+            log.add(extra, _rel(res_dir, f), "another task's: a .json beside its folder of PNGs")
     if not found:
         _nothing_found(res_dir, listing, none, extra, noun, log)
         return Submission("", {}, log)

@@ -31,7 +31,7 @@ def find_results(res_dir: str) -> Tuple[Dict[str, str], ProblemLog]:
     """({UNIT: path} if exactly one .json file, else {}; problems and warnings). Without a
     .json file, a JSON Lines file (results.jsonl) is named with what to write instead."""
     found = discovery.discover_one(res_dir, SUFFIX, UNIT, NO_RESULTS, TWO_RESULTS, EXTRA_FILE,
-                                   ".json file")
+                                   ".json file", skip_pairs=True)
     if not found.files:
         for folder, dirs, names in os.walk(res_dir):  # links to folders are not followed
             dirs[:] = sorted(d for d in dirs if not d.startswith(".") and d != "__MACOSX")

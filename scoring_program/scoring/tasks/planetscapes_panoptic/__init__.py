@@ -1,0 +1,3 @@
+"""Planetscapes panoptic segmentation: PQ, SQ and RQ as cityscapesScripts'
+evalPanopticSemanticLabeling computes them, from the semantic task's reference
+(docs/planetscapes-panoptic.md)."""
