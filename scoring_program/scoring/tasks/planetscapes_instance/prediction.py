@@ -200,19 +200,25 @@ class InstanceFiles(SubmissionFormat):
         self.root = res_dir
         found = discovery.discover(res_dir, expected_ids, ".txt",
                                    expected_other=lambda name: name.lower().endswith(".png"))
-        lines = 0
-        for path in found.files.values():
-            lines += _count_lines(path)
+        log = ProblemLog()
+        log.merge(found.log)
+        files, lines = {}, 0
+        for unit, path in found.files.items():
+            n = _count_lines(path)
+            if n > MAX_PER_IMAGE:
+                log.add(TOO_MANY, os.path.relpath(path, res_dir).replace(os.sep, "/"),
+                        "{:,} instances, more than {:,}".format(n, MAX_PER_IMAGE))
+                continue
+            files[unit] = path
+            lines += n
         images = len(expected_ids) if expected_ids is not None else len(found.files)
         bound = MAX_PER_IMAGE_ON_AVERAGE * max(images, 1)
         if lines > bound:
-            log = ProblemLog()
-            log.merge(found.log)
             log.add(TOO_MANY, "submission", "{:,} lines in {:,} .txt files, more than {:,} "
                     "({:,} per image on average)".format(lines, len(found.files), bound,
                                                          MAX_PER_IMAGE_ON_AVERAGE))
-            return Submission(found.root, {}, log)
-        return found
+            files = {}
+        return Submission(found.root, files, log)
 
     def read(self, path: str, expectation: Optional[Tuple[int, int]]) -> List[Mask]:
         try:
