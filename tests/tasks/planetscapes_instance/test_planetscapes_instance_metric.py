@@ -184,3 +184,19 @@ def test_nothing_matched_or_counted_is_zero_where_the_anchor_raises():
     inst[20:30, 20:30] = 4
     got = scores_of(TABLE, [(inst, [(box(h, w, 20, 30, 20, 30), 4, 0.9)])])
     assert got == {"ap": 0.0, "ap50": 0.0, "ap_rock": 0.0, "ap50_rock": 0.0}
+
+
+def test_a_crowd_region_under_100_px_is_counted_twice_as_ignored():
+    """A prediction of 100 px with 30 on a rock crowd region of 30 px (and 70 on ground): its
+    ignored share is 60/100 (crowd, and small), so at overlap 0.5 it is ignored, not a false
+    positive; counted once (30/100) it would be one and AP50 would drop below 1."""
+    h, w = 30, 40
+    inst = np.full((h, w), 2, dtype=np.uint16)
+    inst[0:10, 0:10] = 4000
+    inst[20:23, 0:10] = 4            # rock crowd, 30 px
+    on_crowd = box(h, w, 20, 30, 0, 10)
+    images = [(inst, [(box(h, w, 0, 10, 0, 10), 4, 0.5), (on_crowd, 4, 0.9)])]
+    got = scores_of(TABLE, images)
+    assert got["ap50_rock"] == 1.0
+    assert got["ap_rock"] < 1.0      # at 0.6 and above, 0.6 <= t: a false positive
+    assert got == expected(images)
