@@ -78,6 +78,34 @@ class Examples:
                 scores, group = np.unique(conf[ex], return_inverse=True)
                 row.append(Curve(image[ex], group.astype(np.int64), true[ex], scores))
             self.curves.append(row)
+        self._arrange_all()
+
+    def _arrange_all(self) -> None:
+        """Every curve's examples in one array, groups numbered across the curves (curve c's
+        from start[c] to end[c]): a resample's counts then take one bincount for all."""
+        curves = [c for row in self.curves for c in row]
+        sizes = np.array([c.scores.size for c in curves], dtype=np.int64)
+        self.end = np.cumsum(sizes)
+        self.start = self.end - sizes
+        self.total_groups = int(self.end[-1]) if sizes.size else 0
+        self.all_image = np.concatenate([c.image for c in curves]) if curves else np.zeros(0, int)
+        self.all_group = (np.concatenate([c.group + s for c, s in zip(curves, self.start)])
+                          if curves else np.zeros(0, int))
+        self.all_true = np.concatenate([c.true for c in curves]) if curves else np.zeros(0)
+        self.segment = np.repeat(np.arange(len(curves)), sizes)
+        # In group order: a group's weighted count is then one np.add.reduceat run; the true
+        # positives (fewer) apart.
+        order = np.argsort(self.all_group, kind="mergesort")
+        self.all_image, self.all_group = self.all_image[order], self.all_group[order]
+        self.all_true = self.all_true[order]
+        self.group_starts = np.searchsorted(self.all_group, np.arange(self.total_groups))
+        hit = self.all_true > 0
+        self.true_image, self.true_group = self.all_image[hit], self.all_group[hit]
+        # per overlap and class, its hard false negatives by image: images x curves
+        self.hard_all = (np.stack([self.hard_fn[o][:, k] for o in range(OVERLAPS.size)
+                                   for k in range(self.classes)], axis=1)
+                         if self.images and self.classes else
+                         np.zeros((self.images, len(curves)), dtype=np.int64))
 
     def table(self, weights: Optional[Sequence[int]] = None) -> np.ndarray:
         """AP per class (rows) and overlap (columns); NaN where the class has no AP."""
@@ -96,6 +124,43 @@ class Examples:
                 hard = float(w.dot(self.hard_fn[o][:, k]))
                 out[k, o] = curve_ap(curve, w, hard)[0]
         return out
+
+
+    def table_resampled(self, weights: Sequence[int]) -> np.ndarray:
+        """table(weights) for a bootstrap resample, every curve at once: the same values
+        (to about 1e-15: the sums are taken in another order). A confidence none of the
+        resample's images holds is a group of weight 0, whose point repeats the next one's
+        (or the artificial point (0, 1) above the highest): a repeated point adds nothing to
+        the anchor's integral, so no group needs removing."""
+        w = np.asarray(weights, dtype=np.float64)
+        have_gt = w.dot(self.gt) > 0
+        have_pred = w.dot(self.preds) > 0
+        curves = self.start.size
+        if self.all_image.size:   # every group has an example: reduceat's runs are non-empty
+            n = np.add.reduceat(w[self.all_image], self.group_starts)
+        else:
+            n = np.zeros(self.total_groups)
+        t = np.bincount(self.true_group, w[self.true_image], minlength=self.total_groups)
+        n_above = np.append(np.cumsum(n[::-1])[::-1], 0.0)
+        t_above = np.append(np.cumsum(t[::-1])[::-1], 0.0)
+        at_or_above = n_above[:-1] - n_above[self.end][self.segment]
+        tp = t_above[:-1] - t_above[self.end][self.segment]
+        positives = t_above[self.start] - t_above[self.end] + w.dot(self.hard_all)
+        with np.errstate(divide="ignore", invalid="ignore"):
+            precision = np.where(at_or_above > 0, tp / np.where(at_or_above > 0, at_or_above, 1),
+                                 1.0)
+            recall = tp / np.where(positives > 0, positives, 1)[self.segment]
+        first = np.zeros(self.total_groups, dtype=bool)
+        first[self.start[self.start < self.end]] = True
+        last = np.zeros(self.total_groups, dtype=bool)
+        last[self.end[self.start < self.end] - 1] = True
+        before = np.where(first, recall, np.roll(recall, 1))
+        after = np.where(last, 0.0, np.roll(recall, -1))
+        area = np.bincount(self.segment, precision * (before - after), minlength=curves)
+        area += np.bincount(self.segment[last], recall[last], minlength=curves)
+        values = (0.5 * area).reshape(OVERLAPS.size, self.classes).T
+        out = np.where(have_pred[:, None], values, 0.0)
+        return np.where(have_gt[:, None], out, np.nan)
 
 
 def curve_ap(curve: Curve, w: np.ndarray, hard_fn: float

@@ -22,7 +22,7 @@ class InstanceIntervals(Intervals[InstanceState, Any, Any]):
         ids, examples = examples_of(state)
 
         def rescore(weights: Sequence[int]) -> List[Optional[float]]:
-            m = ap.means(examples.table(weights))
+            m = ap.means(examples.table_resampled(weights))
             return [m.ap, m.ap50]
         return Rescoring("images", ids, rescore, group=resample_units.key_of(by, "image"),
                          group_noun="groups")
