@@ -176,3 +176,55 @@ def test_where_the_anchor_raises_indexerror_the_class_scores_zero(tmp_path):
         anchor(str(tmp_path), gts, res, ["city_000000_000000"])
     mine = ours(ref, res)
     assert mine["ap_car"] == 0.0 and mine["ap50_car"] == 0.0
+
+
+def _with_table(rows):
+    """The anchor's label table replaced by rows of a config.yaml (it reads module globals:
+    labels and id2label, in the evaluator and in instances2dict)."""
+    from cityscapesscripts.evaluation import instances2dict as i2d
+    from cityscapesscripts.helpers.labels import Label
+    labels = [Label(r["name"], r["id"], 255, r["category"], 0, r["has_instances"],
+                    r["ignore_in_eval"], (0, 0, 0)) for r in rows]
+    saved = [(m, name, getattr(m, name)) for m in (ev, i2d) for name in ("labels", "id2label")]
+    for m in (ev, i2d):
+        m.labels = labels
+        m.id2label = {lab.id: lab for lab in labels}
+    return saved
+
+
+def test_the_sample_equals_cityscapesscripts_with_its_table(tmp_path):
+    """The committed sample (make_instance_sample.py), its EXAMPLE label table given to the
+    anchor: every key equal."""
+    import shutil
+
+    import yaml
+    from conftest import PLANETSCAPES
+    ref = os.path.join(PLANETSCAPES, "reference_data", "instance")
+    sub = os.path.join(PLANETSCAPES, "starting_kit", "instance", "sample_submission")
+    with open(os.path.join(ref, "config.yaml")) as f:
+        rows = yaml.safe_load(f)["labels"]
+    res = str(tmp_path / "res")
+    shutil.copytree(sub, res)
+    ids = sorted(n[:-4] for n in os.listdir(os.path.join(ref, "instances")))
+    gts = []
+    os.makedirs(str(tmp_path / "gt"))
+    for k, i in enumerate(ids):   # Cityscapes names: <city>_<seq>_<frame>_gtFine_instanceIds.png
+        gts.append(str(tmp_path / "gt" / (i + "_gtFine_instanceIds.png")))
+        shutil.copy(os.path.join(ref, "instances", i + ".png"), gts[-1])
+    saved = _with_table(rows)
+    try:
+        theirs = anchor(str(tmp_path), gts, res, ids)
+    finally:
+        for m, name, value in saved:
+            setattr(m, name, value)
+    task = TASKS["planetscapes-instance"]
+    settings = task.configure({}, {"labels": rows})
+    reference = task.open_reference(ref, settings)
+    fmt = task.submission_format(settings)
+    found = fmt.discover(res, reference.ids)
+    acc = engine.evaluate(task, reference, fmt, settings,
+                          [(i, p, i) for i, p in sorted(found.files.items())], 2)
+    mine = dict(task.summarize(acc.state, reference, settings).scores)
+    n, worst = compare(theirs, mine)
+    assert n == 2 + 2 * 3
+    print("anchor on the sample: {} keys compared, max abs difference {:.3g}".format(n, worst))
