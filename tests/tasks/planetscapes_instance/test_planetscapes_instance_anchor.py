@@ -208,7 +208,7 @@ def test_the_sample_equals_cityscapesscripts_with_its_table(tmp_path):
     ids = sorted(n[:-4] for n in os.listdir(os.path.join(ref, "instances")))
     gts = []
     os.makedirs(str(tmp_path / "gt"))
-    for k, i in enumerate(ids):   # Cityscapes names: <city>_<seq>_<frame>_gtFine_instanceIds.png
+    for i in ids:   # the names of Cityscapes ground truth
         gts.append(str(tmp_path / "gt" / (i + "_gtFine_instanceIds.png")))
         shutil.copy(os.path.join(ref, "instances", i + ".png"), gts[-1])
     saved = _with_table(rows)

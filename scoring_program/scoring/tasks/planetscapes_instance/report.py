@@ -35,7 +35,7 @@ def _pr_svg(curves: Sequence[Tuple[str, Any]]) -> str:
     colours = ["#1f77b4", "#d62728"]
     for i, (label, curve) in enumerate(curves):
         precision, recall = curve
-        pts = sorted(zip(recall, precision))
+        pts = sorted(zip(recall, precision), key=lambda rp: (rp[0], -rp[1]))
         coords = []
         for r, p in pts:
             x = _PAD + r * (_W - _PAD - 10)
