@@ -75,13 +75,14 @@ def counted(n: int, noun: str) -> str:
     return "{:,} {}{}".format(n, noun, "" if n == 1 else "s")
 
 
-def write_zip(files, output: str) -> None:
-    """The files at the zip's root, in name order. PNGs are compressed already: stored."""
+def write_zip(entries, output: str) -> None:
+    """(path, name in the zip) of each file, in name order. PNGs are compressed already:
+    stored."""
     tmp = output + ".part"
     try:
         with zipfile.ZipFile(tmp, "w", zipfile.ZIP_STORED, allowZip64=True) as zf:
-            for path in sorted(files, key=os.path.basename):
-                zf.write(path, os.path.basename(path))
+            for path, name in sorted(entries, key=lambda entry: entry[1]):
+                zf.write(path, name)
         os.replace(tmp, output)
     finally:
         if os.path.exists(tmp):
@@ -125,12 +126,14 @@ def make(folder: str, output: str, manifest_path: str, workers: Optional[int], s
     reference, fmt = open_manifest(manifest)
     found = fmt.discover(folder, reference.ids)
     out_real = os.path.realpath(output)
-    files = [p for p in found.files.values() if os.path.realpath(p) != out_real]
-    clash = sorted({os.path.basename(p) for p in files} & {os.path.basename(a) for a in added})
+    entries = [(p, name) for p, name in fmt.zip_entries(found)
+               if os.path.realpath(p) != out_real]
+    files = list(found.files.values())
+    clash = sorted({name for _, name in entries} & {os.path.basename(a) for a in added})
     if clash:
         raise UsageError("--add: {} is also the name of a prediction".format(clash[0]))
     try:
-        write_zip(files + added, output)
+        write_zip(entries + [(a, os.path.basename(a)) for a in added], output)
     except OSError as exc:
         raise UsageError("cannot write {} ({})".format(output, exc.strerror or exc)) from None
     left_out = log.summary_lines(**fmt.words)

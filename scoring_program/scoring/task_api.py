@@ -36,6 +36,7 @@ is the reference's config.yaml as a mapping (config.py).
 """
 import abc
 import copy
+import os
 from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Sequence, \
     Tuple, TypeVar, Union
 
@@ -283,6 +284,12 @@ class SubmissionFormat(abc.ABC):
     def read(self, path: str, expectation: Any) -> Any:
         """The checked prediction in the form the state's update() takes; raise
         PredictionProblem if it is unusable."""
+
+    def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
+        """(path, name in the zip) of every file a checked submission's zip holds (the kit's
+        make_submission.py): by default each prediction at the zip's root. A format whose
+        predictions name other files (the instance task's masks) lists those too."""
+        return [(path, os.path.basename(path)) for path in found.files.values()]
 
 
 # A task's metric state (what its new_state() returns), its reference (what its

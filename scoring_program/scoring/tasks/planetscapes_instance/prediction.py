@@ -220,6 +220,19 @@ class InstanceFiles(SubmissionFormat):
             files = {}
         return Submission(found.root, files, log)
 
+    def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
+        """The .txt files and the masks they name, under their paths in the submission folder
+        (the .txt files' relative mask paths stay valid in the zip); run on a checked folder."""
+        root = self.root or found.root
+        entries = {}
+        for path in found.files.values():
+            entries[path] = os.path.relpath(path, root).replace(os.sep, "/")
+            data = regular_file.read_bytes(path, MAX_TXT_BYTES)
+            for number, rel, _, _ in parse_lines(data.decode("utf-8"), self.labels):
+                mask = mask_path(path, rel, root, number)
+                entries[mask] = os.path.relpath(mask, root).replace(os.sep, "/")
+        return sorted(entries.items(), key=lambda entry: entry[1])
+
     def read(self, path: str, expectation: Optional[Tuple[int, int]]) -> List[Mask]:
         try:
             data = regular_file.read_bytes(path, MAX_TXT_BYTES)
