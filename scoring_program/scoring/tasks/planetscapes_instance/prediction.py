@@ -101,7 +101,9 @@ def parse_lines(text: str, labels: Sequence[int]) -> List[Tuple[int, str, int, f
 
 
 def mask_path(txt_path: str, rel: str, root: str, number: int) -> str:
-    """The mask's path, refused if it leaves root (absolute, '..', through a link)."""
+    """The mask's path, refused if it leaves root, the folder holding the .txt files (absolute,
+    '..' above it, through a link): what is read is inside the predictions' folder, whichever
+    submission the format reads."""
     if os.path.isabs(rel) or "\\" in rel or "\x00" in rel:
         raise _line_problem(OUTSIDE, number, "{} is not a relative path with '/'".format(
             rel[:200]))
@@ -183,7 +185,6 @@ class InstanceFiles(SubmissionFormat):
 
     def __init__(self, labels: Sequence[int], described: str) -> None:
         self.labels = sorted(labels)
-        self.root = ""   # the submission folder, set by discover() (masks must stay inside)
         self.words = {
             "files": "prediction .txt files", "file": "prediction .txt file", "ext": ".txt",
             "unit": "image", "units": "images", "classes": described,
@@ -197,7 +198,6 @@ class InstanceFiles(SubmissionFormat):
     def discover(self, res_dir: str, expected_ids) -> Submission:
         """The .txt files as discovery finds them; the PNGs around them are masks, not extra
         files. Over the bound on the total of instances, nothing is scored."""
-        self.root = res_dir
         found = discovery.discover(res_dir, expected_ids, ".txt",
                                    expected_other=lambda name: name.lower().endswith(".png"))
         log = ProblemLog()
@@ -223,7 +223,7 @@ class InstanceFiles(SubmissionFormat):
     def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
         """The .txt files and the masks they name, under their paths in the submission folder
         (the .txt files' relative mask paths stay valid in the zip); run on a checked folder."""
-        root = self.root or found.root
+        root = found.root
         entries = {}
         for path in found.files.values():
             entries[path] = os.path.relpath(path, root).replace(os.sep, "/")
@@ -250,7 +250,7 @@ class InstanceFiles(SubmissionFormat):
         covered = 0
         limit = None if shape is None else MAX_COVER * shape[0] * shape[1]
         for number, rel, label, confidence in parse_lines(text, self.labels):
-            path_mask = mask_path(path, rel, self.root or os.path.dirname(path), number)
+            path_mask = mask_path(path, rel, os.path.dirname(path), number)
             pixels, box, crop = read_mask(path_mask, rel, number, shape)  # type: ignore
             covered += crop.size
             if limit is not None and covered > limit:

@@ -18,9 +18,9 @@ DUPLICATE_LINE = Kind(
     "inst_duplicate_line", "masks listed twice in one prediction file",
     "list each mask once per image: two lines naming one mask are one instance predicted twice.")
 OUTSIDE = Kind(
-    "inst_path_outside", "mask paths that point outside the submission",
-    "give each mask's path relative to the .txt file, inside the submission (no absolute path, "
-    "no '..' leaving it, no link).")
+    "inst_path_outside", "mask paths that point outside the predictions' folder",
+    "give each mask's path relative to the .txt file, at or below the folder of the .txt files "
+    "(no absolute path, no '..' leaving it, no link).")
 MASK_MISSING = Kind(
     "inst_mask_missing", "masks named in a prediction file but not in the submission",
     "put every mask the .txt files name in the zip, at the path given (relative to the .txt).")
