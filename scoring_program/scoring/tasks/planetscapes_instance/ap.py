@@ -191,7 +191,7 @@ class Means(NamedTuple):
 def means(table: np.ndarray) -> Means:
     """The anchor's computeAverages: a class's AP is the mean over the overlaps, its AP50 the
     value at 0.5; `ap` and `ap50` the means over the defined values (np.nanmean)."""
-    per = []
+    per: List[Tuple[Optional[float], Optional[float]]] = []
     for k in range(table.shape[0]):
         if np.isnan(table[k, 0]):
             per.append((None, None))

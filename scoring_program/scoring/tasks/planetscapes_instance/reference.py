@@ -31,7 +31,7 @@ class Truth(NamedTuple):
 
     @property
     def shape(self) -> Tuple[int, int]:
-        return self.image.shape  # type: ignore
+        return self.image.shape
 
 
 class SegmentSpec:

@@ -69,11 +69,12 @@ def render(title: str, result: Result, warnings: List[str], run: RunFacts,
         ["Class", "Id", "AP", "AP50", "Instances (>= 100 px)", "Predictions"], rows)))
     with_curve: List[ClassResult] = [c for c in defined if c.curve is not None]
     if with_curve:
-        best = max(with_curve, key=lambda c: (c.ap, c.name))
-        worst = min(with_curve, key=lambda c: (c.ap, c.name))
-        chosen = [("best: {} (AP {:.4f})".format(best.name, best.ap), best.curve)]
+        best = max(with_curve, key=lambda c: (c.ap or 0.0, c.name))
+        worst = min(with_curve, key=lambda c: (c.ap or 0.0, c.name))
+        chosen = [("best: {} (AP {:.4f})".format(best.name, best.ap or 0.0), best.curve)]
         if worst is not best:
-            chosen.append(("worst: {} (AP {:.4f})".format(worst.name, worst.ap), worst.curve))
+            chosen.append(("worst: {} (AP {:.4f})".format(worst.name, worst.ap or 0.0),
+                           worst.curve))
         sections.append(("Precision and recall", _pr_svg(chosen)))
     sections.append(("Warnings", html.warnings_list(warnings)))
     sections.append(("How the scores are computed", html.notes_list(NOTES)))
