@@ -87,3 +87,16 @@ def test_compare_ranks_two_submissions(tmp_path):
     lines = (tmp_path / "cmp" / "leaderboard.csv").read_text().splitlines()
     assert "Left out" not in proc.stdout, proc.stdout
     assert lines[1].split(",")[0].endswith("sample_submission") or "sample_submission" in lines[1]
+
+
+def test_a_table_without_instance_classes_is_the_references_problem(tmp_path):
+    import yaml
+    ref = tmp_path / "ref"
+    shutil.copytree(REF, str(ref))
+    config = yaml.safe_load((ref / "config.yaml").read_text())
+    for row in config["labels"]:
+        row["has_instances"] = False
+    (ref / "config.yaml").write_text(yaml.safe_dump(config))
+    proc = run_score("--ref", ref, "--res", SAMPLE)
+    assert proc.returncode == 3, proc.stderr
+    assert "the instance task has no class to score" in proc.stderr

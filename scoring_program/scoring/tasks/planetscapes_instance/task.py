@@ -5,7 +5,7 @@ from ...formats.label_png.manifest import image_manifest, image_sizes
 from ...problems import BrokenReference, ProblemLog
 from ...task_api import Manifest, Options, Reference, Summary, Task
 from ..planetscapes_semantic import labels as ps_labels
-from ..planetscapes_semantic.problems import REF_EMPTY
+from ..planetscapes_semantic.problems import REF_CONFIG, REF_EMPTY
 from ..planetscapes_semantic.reference import INSTANCES
 from . import metric
 from .intervals import InstanceIntervals
@@ -68,6 +68,11 @@ class PlanetscapesInstance(Task[metric.InstanceState, InstanceReference, Setting
     def configure(self, options: Options, ref_config: Mapping[str, Any]) -> Settings:
         table = ps_labels.load(ref_config)
         spec = ClassSpec(table)
+        if not spec.ids:
+            log = ProblemLog()
+            log.add(REF_CONFIG, ps_labels.CONFIG, "no label has has_instances: true and "
+                    "ignore_in_eval: false: the instance task has no class to score")
+            raise BrokenReference(log)
         described = ("Cityscapes (cityscapesScripts 2.3.0)" if table.source == "cityscapes" else
                      "config.yaml")
         return Settings(table, spec, "{}: {} instance classes evaluated".format(
