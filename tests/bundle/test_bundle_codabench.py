@@ -121,7 +121,8 @@ def build_all(folder):
                           "--no-smoke", "--leaderboard", "chosen", "--contact",
                           "organizers@example.org", "--queue", QUEUE,
                           "--dev-reference", "semantic=" + os.path.join(ps_ref, "semantic"),
-                          "--dev-reference", "vqa=" + os.path.join(ps_ref, "vqa")),
+                          "--dev-reference", "vqa=" + os.path.join(ps_ref, "vqa"),
+                          "--dev-reference", "instance=" + os.path.join(ps_ref, "instance")),
         "ps-merged": start("--competition", "planetscapes", "--merged", "--out",
                          tmp / "ps-merged", "--no-smoke", "--leaderboard", "last",
                          "--registration", "auto", "--contact", "organizers@example.org"),
@@ -184,7 +185,7 @@ def test_every_key_of_every_v2_bundle_is_one_the_unpacker_reads(builds):
                 assert board["submission_rule"] in CODABENCH_RULES
                 for col in board["columns"]:
                     assert set(col) <= set(UNPACKER_READS["columns"]), (name, col)
-    assert checked == 2 + 2 + 2 + 2 + 2 + 3   # every Codabench bundle built, the merged one too
+    assert checked == 2 + 2 + 2 + 2 + 3 + 4   # every Codabench bundle built, the merged one too
 
 
 def test_the_leaderboard_rule_in_each_platforms_own_keys(builds):

@@ -34,10 +34,13 @@ BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
+INST_REF = os.path.join(ROOT, "competitions", "planetscapes", "reference_data", "instance")
+INST_SUB = os.path.join(ROOT, "competitions", "planetscapes", "starting_kit", "instance",
+                        "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
 PREFIX = "planetscapes2027"
 PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
-             for track in ("semantic", "vqa") for platform in ("codalab", "codabench")]
+             for track in ("semantic", "instance", "vqa") for platform in ("codalab", "codabench")]
 MERGED = PREFIX + "-codabench.zip"
 NAMES = PER_TRACK + [MERGED]
 
@@ -111,21 +114,21 @@ def direct(tmp_path_factory):
     return scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp)
 
 
-def test_builds_five_bundles_checks_and_dry_runs_them(builds):
+def test_builds_seven_bundles_checks_and_dry_runs_them(builds):
     first, second, a, b = builds
     assert first.returncode == 0, first.stderr + first.stdout
     assert second.returncode == 0, second.stderr + second.stdout
     assert sorted(os.listdir(str(a))) == sorted(NAMES)
     for name in NAMES:
         assert name in first.stdout
-    assert "Checked: 5 bundles" in first.stdout
-    assert "Dry run: the sample submission scores on all 5 bundles" in first.stdout
+    assert "Checked: 7 bundles" in first.stdout
+    assert "Dry run: the sample submission scores on all 7 bundles" in first.stdout
 
 
 def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_path):
     first, second, _, b = builds
     assert sorted(os.listdir(str(b))) == sorted(PER_TRACK)     # without --merged
-    assert "Checked: 4 bundles" in second.stdout
+    assert "Checked: 6 bundles" in second.stdout
     hazard = "WARNING (merged bundle): the merged Codabench bundle ranks a submission with a " \
              "failed task FIRST."
     assert hazard in first.stdout and hazard not in second.stdout
@@ -144,6 +147,8 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
         "  Codabench (Benchmarks > Upload), by purpose:\n"
         "    planetscapes2027-semantic-codabench.zip      Semantic labeling alone, ranked by "
         "IoU class: with the other task's zip, a ranking per task, as on CodaLab\n"
+        "    planetscapes2027-instance-codabench.zip      Instance labeling alone, ranked by AP: "
+        "with the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-vqa-codabench.zip           VQA alone, ranked by Accuracy: with "
         "the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-codabench.zip               {}: one competition scoring every "
@@ -167,6 +172,7 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
     for proc in (first, second):
         plan = proc.stdout.split("\nPlan (times UTC; now ", 1)[1]
         assert "    planetscapes2027-semantic-codalab.zip        semantic track\n" in plan
+        assert "    planetscapes2027-instance-codalab.zip        instance track\n" in plan
         assert "    planetscapes2027-vqa-codalab.zip             vqa track\n" in plan
         assert "    Test             2026-11-16 00:00:00 to 2027-05-31 23:59:59    " in plan
         assert "    Post-challenge   2027-06-01 00:00:00 (no end)                  " in plan
@@ -196,7 +202,7 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
     """Unpack each bundle's program and reference, score the track's sample with them, and
     compare the keys of scores.txt with the leaderboard's columns (merged: both tasks')."""
     _, _, a, _ = builds
-    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB}
+    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB, "instance": INST_SUB}
     # The keys each (program, reference, sample) wrote, by the zips' bytes: the bundles share
     # their programs and each track's reference, and the same bytes scoring the same sample
     # write the same scores.txt, so each distinct pair is scored once (for real).
@@ -210,7 +216,8 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
                 runs = [("scoring_program.zip", "reference_data.zip")]
             written = []
             for i, (program, reference) in enumerate(runs):
-                track = "vqa" if "vqa" in (name if len(runs) == 1 else reference) else "semantic"
+                named = name if len(runs) == 1 else reference
+                track = next((t for t in ("vqa", "instance") if t in named), "semantic")
                 same = (hashlib.sha256(zf.read(program)).hexdigest(),
                         hashlib.sha256(zf.read(reference)).hexdigest(), track)
                 if same in scored:
@@ -259,7 +266,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build = tmp_path / "build"
     build.mkdir()
     built = bundle_build.build_bundles(str(build), source, Schedule(),
-                                       {"semantic": str(ref), "vqa": VQA_REF}, "raw",
+                                       {"semantic": str(ref), "vqa": VQA_REF,
+                                        "instance": INST_REF}, "raw",
                                        lambda line: None, sample=False, merged=True).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
@@ -268,6 +276,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
             keys = columns(zf)[0]
         if "vqa" in b.name:
             assert keys == TASKS["planetscapes-vqa"].score_keys
+        elif "instance" in b.name:   # its own reference: its own table
+            assert keys[:2] == ["ap", "ap50"] and "ap_boulder" in keys
         else:
             assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
 
@@ -428,7 +438,7 @@ def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp
     proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
                 "--reference", SEM_REF])
     assert proc.returncode == 2
-    assert "--reference TRACK=DIR for vqa" in proc.stderr
+    assert "--reference TRACK=DIR for instance, vqa" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
 
 
