@@ -45,7 +45,7 @@ FLOOR_FACTOR = 1.5
 THINGS = [24, 25, 26, 27, 28, 31, 32, 33]
 
 
-def predictions(rng, inst):
+def predictions(rng, inst, tail=40):
     h, w = inst.shape
     out = []
     for v in np.unique(inst[inst >= 1000]):
@@ -62,7 +62,7 @@ def predictions(rng, inst):
             out.append((np.roll(m, 4, axis=1), label, round(conf * 0.7, 3)))
     # Low-confidence detections up to about 60 a image, as a detector keeping its 100 best
     # (Mask R-CNN's default) gives: the anchor's cost grows with them times the instances.
-    for _ in range(rng.randint(30, 50)):
+    for _ in range(rng.randint(tail - 10, tail + 11)):
         m = np.zeros((h, w), dtype=bool)
         y, x = rng.randint(0, h - 100), rng.randint(0, w - 100)
         m[y:y + rng.randint(10, 150), x:x + rng.randint(10, 200)] = True
@@ -70,9 +70,9 @@ def predictions(rng, inst):
     return out
 
 
-def prepare(data, n, seed, h, w):
+def prepare(data, n, seed, h, w, tail):
     stamp = os.path.join(data, "stamp.json")
-    want = {"images": n, "seed": seed, "size": [w, h], "generator": common.sources_sha1(
+    want = {"images": n, "seed": seed, "size": [w, h], "tail": tail, "generator": common.sources_sha1(
         ROOT, ["bench/planetscapes.py", "bench/planetscapes_instance.py",
                "competitions/planetscapes/make_semantic_sample.py"])}
     ids = [ps_bench.image_id(k) for k in range(n)]
@@ -94,7 +94,7 @@ def prepare(data, n, seed, h, w):
                    os.path.join(gt, i + "_gtFine_instanceIds.png"))
         lines = []
         for j, (m, label, conf) in enumerate(predictions(np.random.RandomState([seed, k, 5]),
-                                                         inst)):
+                                                         inst, tail)):
             rel = "masks/{}_{}.png".format(i, j)
             Image.fromarray(m.astype(np.uint8) * 255).save(os.path.join(pred, rel))
             lines.append("{} {} {}\n".format(rel, label, conf))
@@ -146,10 +146,12 @@ def main(argv=None):
     p.add_argument("--seed", type=int, default=34)
     p.add_argument("--data", default=os.path.join(tempfile.gettempdir(), "bench-planetscapes-instance"))
     p.add_argument("--anchor-python", default=None)
+    p.add_argument("--tail", type=int, default=40, help="low-confidence detections per image "
+                   "(mean; 90 gives about 100 masks an image, Mask R-CNN's default of 100)")
     p.add_argument("--workers", type=int, default=2, help="all CPUs of the target (2)")
     p.add_argument("--report")
     args = p.parse_args(argv)
-    ids = prepare(args.data, args.images, args.seed, args.height, args.width)
+    ids = prepare(args.data, args.images, args.seed, args.height, args.width, args.tail)
     pngs = png_files(args.data, ids)
     for path in pngs:                       # warm the page cache, untimed
         with open(path, "rb") as f:
