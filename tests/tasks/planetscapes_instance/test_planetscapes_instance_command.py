@@ -100,3 +100,23 @@ def test_a_table_without_instance_classes_is_the_references_problem(tmp_path):
     proc = run_score("--ref", ref, "--res", SAMPLE)
     assert proc.returncode == 3, proc.stderr
     assert "the instance task has no class to score" in proc.stderr
+
+
+def test_verify_rescores_a_final_package_and_compares_its_predictions(tmp_path):
+    """verify.py on the instance task: results/ rescored, and a reproduction compared image by
+    image by content (the masks, labels and confidences), not as label images."""
+    final = tmp_path / "final"
+    shutil.copytree(SAMPLE, str(final / "results"))
+    (final / "code").mkdir()
+    (final / "code" / "train.py").write_text("print('train')\n")
+    (final / "models").mkdir()
+    (final / "challenge_report.pdf").write_bytes(b"%PDF-1.4\n%%EOF\n")
+    worse = _worse(tmp_path)
+    for reproduced, phrase in ((SAMPLE, "12 of 12 images identical"),
+                               (worse, "0 of 12 images compared are identical")):
+        proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "verify.py"), "--ref", REF,
+                               "--out", str(tmp_path / "v"), "--reproduced", reproduced,
+                               str(final)], capture_output=True, text=True, timeout=300)
+        assert "Traceback" not in proc.stderr, proc.stderr
+        assert "results/ passes every check of the scoring program; ap 0.6081" in proc.stdout
+        assert phrase in proc.stdout, proc.stdout
