@@ -408,18 +408,19 @@ def ap_part(args, say, sizes) -> List[str]:
     from scoring.tasks.planetscapes_instance import ap as ap_mod
     rng = np.random.RandomState([args.seed, 34])
     started = time.time()
-    truth_ex = ap_mod.Examples(pops.instance_records(rng, AP_TRUTH_IMAGES), pops.AP_CLASSES)
+    truth_images, cost_images = args.ap_truth_images, args.ap_cost_images
+    truth_ex = ap_mod.Examples(pops.instance_records(rng, truth_images), pops.AP_CLASSES)
     truth = ap_mod.means(truth_ex.table())
     truth_values = [truth.ap, truth.ap50]
     say("AP truth from {:,} images: {:.4f}, {:.4f} [{:.0f} s]".format(
-        AP_TRUTH_IMAGES, truth.ap, truth.ap50, time.time() - started))
+        truth_images, truth.ap, truth.ap50, time.time() - started))
     lines = ["## 6. Instance-level labeling: AP, interval by re-scoring", "",
              "Population: per-image records ({} classes, Poisson {} instances of a class per "
              "image, detected with chance {}, {} duplicates, Poisson {} unmatched predictions "
              "per image; bench/confidence_populations.py). Truth: the AP of {:,} images: "
              "ap {:.4f}, ap50 {:.4f}. Interval: the scorer's (basic bootstrap, re-scored).".format(
                  pops.AP_CLASSES, pops.AP_GT_PER_CLASS, pops.AP_DETECT, pops.AP_DUPLICATE,
-                 pops.AP_FALSE, AP_TRUTH_IMAGES, truth.ap, truth.ap50), "",
+                 pops.AP_FALSE, truth_images, truth.ap, truth.ap50), "",
              "| key | n images | coverage | truth above | truth below | bias / sd | mean width |",
              "|---|---|---|---|---|---|---|"]
     for n in sizes:
@@ -448,14 +449,14 @@ def ap_part(args, say, sizes) -> List[str]:
                 float(np.mean(widths[k])) if widths[k] else 0.0)
             lines.append(row)
             say(row + "  [{:.0f} s]".format(time.time() - started))
-    records = pops.instance_records(rng, AP_COST_IMAGES)
+    records = pops.instance_records(rng, cost_images)
     predictions = sum(r.cls.size for r in records)
     cpu, wall = time.process_time(), time.time()
     ap_interval(records, bootstrap.RESAMPLES, 1)
     cpu, wall = time.process_time() - cpu, time.time() - wall
     row = ("Cost at full test-set scale: {:,} images, {:,} predicted instances, {:,} resamples: "
            "{:.1f} s CPU, {:.1f} s wall (main process, after scoring; Examples built once, then "
-           "one re-scoring per resample).".format(AP_COST_IMAGES, predictions, bootstrap.RESAMPLES,
+           "one re-scoring per resample).".format(cost_images, predictions, bootstrap.RESAMPLES,
                                                   cpu, wall))
     say(row)
     lines += ["", "({} draws a cell, {} resamples.)".format(args.draws, args.resamples), "",
@@ -574,6 +575,10 @@ def main(argv=None) -> int:
                    "ap (6: the instance task's AP, not run by default: minutes)")
     p.add_argument("--populations", default="", help="coverage of these only (default: all of "
                    + ", ".join(COVERAGE_POPULATIONS) + ")")
+    p.add_argument("--ap-truth-images", type=int, default=AP_TRUTH_IMAGES,
+                   help="part ap: images whose AP is the population's (default 100,000)")
+    p.add_argument("--ap-cost-images", type=int, default=AP_COST_IMAGES,
+                   help="part ap: images of the cost measurement (default 19,708)")
     p.add_argument("--report", help="also write the Markdown report here")
     p.add_argument("-q", "--quiet", action="store_true")
     args = p.parse_args(argv)
