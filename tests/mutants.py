@@ -29,6 +29,21 @@ ORG = "organizer/organizing/"
 FP = "kit/final_package/"
 # (name, file, exact source, its replacement, the pytest arguments that must fail)
 MUTATIONS = [
+    ("instance format: its masks listed as extra files",
+     SP + 'submission/discovery.py',
+     '            if expected_other is not None and expected_other(n):\n',
+     '            if False:\n',
+     'tests/tasks/planetscapes_instance/test_planetscapes_instance_command.py' + ' -k sample_scores'),
+    ("kit zip: only the predictions zipped, not the files they name",
+     'kit/make_submission.py',
+     '    entries = [(p, name) for p, name in fmt.zip_entries(found)\n',
+     '    entries = [(p, os.path.basename(p)) for p in found.files.values()\n',
+     'tests/tasks/planetscapes_instance/test_planetscapes_instance_command.py' + ' -k kit_zips'),
+    ("verify: instance predictions compared as arrays",
+     ORG + 'verify/images.py',
+     '        if not isinstance(left, np.ndarray):\n',
+     '        if False:\n',
+     'tests/tasks/planetscapes_instance/test_planetscapes_instance_command.py' + ' -k verify'),
     ("instance AP: an IoU equal to the overlap matches",
      SP + 'tasks/planetscapes_instance/ap.py',
      '            over = iou > t\n',

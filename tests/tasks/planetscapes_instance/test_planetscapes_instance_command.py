@@ -24,6 +24,7 @@ def test_the_sample_scores_and_the_page_shows_the_curves(tmp_path):
     out = tmp_path / "out"
     proc = run_score("--ref", REF, "--res", SAMPLE, "--out", out)
     assert proc.returncode == 0, proc.stderr
+    assert "WARNING" not in proc.stdout + proc.stderr   # the masks are no extra files
     scores = json.loads((out / "scores.json").read_text())
     assert set(scores) == {"ap", "ap50", "ap_rock", "ap_boulder", "ap_rover", "ap50_rock",
                            "ap50_boulder", "ap50_rover", "ap_ci_low", "ap_ci_high",
