@@ -32,6 +32,8 @@ def test_the_sample_scores_and_the_page_shows_the_curves(tmp_path):
     assert scores["ap_ci_low"] <= scores["ap"] <= scores["ap_ci_high"]
     page = (out / "detailed_results.html").read_text()
     assert page.count("<polyline") == 2 and "best: rock" in page and "worst: rover" in page
+    # the re-scored interval is the basic bootstrap, and the page says so
+    assert "basic bootstrap over whole images" in page and "studentized" not in page
 
 
 def _manifest(tmp_path):
