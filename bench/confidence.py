@@ -19,6 +19,10 @@ Parts (each figure with its binomial standard error, sqrt(p (1 - p) / draws)):
    cells marked per map, and the share of ordered pairs marked (per-pair false positives);
 4. power: two Agriculture-Vision models 0.041 mIoU apart (n = 200 tiles), the share of test
    sets in which the better one is marked better;
+6. (part `ap`) the instance task's AP, a score of no sums: coverage of its re-scoring interval
+   (the scorer's own InstanceIntervals and confidence.of_rescoring) on a population of per-image
+   records (confidence_populations.instance_records), n = 50, 200, 1,000 images, the truth the
+   AP of 100,000 images, and the interval's cost at 19,708 images.
 5. the dependence on a third submission: two VQA models (2,000 questions) compared alone and
    with a third beside them: the share of test sets in which p(A beats B) changes, and in which
    the verdict (marked or not) flips.
@@ -373,6 +377,94 @@ def run(args, say) -> List[str]:
         lines += coverage_part(args, say, methods, sizes, populations)
     if "maps" in parts:
         lines += maps_part(args, say, methods, populations)
+    if "ap" in parts:
+        lines += ap_part(args, say, sizes)
+    return lines
+
+
+AP_TRUTH_IMAGES = 100000
+AP_COST_IMAGES = 19708
+
+
+class _Records:
+    """The instance state's face that InstanceIntervals reads: records by image id."""
+
+    def __init__(self, records, classes: int) -> None:
+        self.records = {"img%06d" % i: r for i, r in enumerate(records)}
+        self.units = len(records)
+        self.spec = type("Spec", (), {"ids": list(range(classes))})()
+
+    def in_unit_order(self, name):
+        return sorted(getattr(self, name).items())
+
+
+def ap_interval(records, resamples: int, seed: int):
+    """(point [ap, ap50], intervals [(low, high) or None]) by the scorer's own path."""
+    from scoring.tasks.planetscapes_instance.intervals import InstanceIntervals
+    state = _Records(records, pops.AP_CLASSES)
+    res = InstanceIntervals().resampling(state, None, None, None, "image")
+    conf = confidence.of_rescoring(["ap", "ap50"], res, resamples, seed)
+    point = res.rescore([1] * len(records))
+    return point, [ends for _, ends in conf.intervals]
+
+
+def ap_part(args, say, sizes) -> List[str]:
+    from scoring.tasks.planetscapes_instance import ap as ap_mod
+    rng = np.random.RandomState([args.seed, 34])
+    started = time.time()
+    truth_images, cost_images = args.ap_truth_images, args.ap_cost_images
+    truth_ex = ap_mod.Examples(pops.instance_records(rng, truth_images), pops.AP_CLASSES)
+    truth = ap_mod.means(truth_ex.table())
+    truth_values = [truth.ap, truth.ap50]
+    say("AP truth from {:,} images: {:.4f}, {:.4f} [{:.0f} s]".format(
+        truth_images, truth.ap, truth.ap50, time.time() - started))
+    lines = ["## 6. Instance-level labeling: AP, interval by re-scoring", "",
+             "Population: per-image records ({} classes, Poisson {} instances of a class per "
+             "image, detected with chance {}, {} duplicates, Poisson {} unmatched predictions "
+             "per image; bench/confidence_populations.py). Truth: the AP of {:,} images: "
+             "ap {:.4f}, ap50 {:.4f}. Interval: the scorer's (basic bootstrap, re-scored).".format(
+                 pops.AP_CLASSES, pops.AP_GT_PER_CLASS, pops.AP_DETECT, pops.AP_DUPLICATE,
+                 pops.AP_FALSE, truth_images, truth.ap, truth.ap50), "",
+             "| key | n images | coverage | truth above | truth below | bias / sd | mean width |",
+             "|---|---|---|---|---|---|---|"]
+    for n in sizes:
+        started = time.time()
+        hit, above, below, est, widths = [0, 0], [0, 0], [0, 0], [[], []], [[], []]
+        for _ in range(args.draws):
+            point, ends = ap_interval(pops.instance_records(rng, n), args.resamples,
+                                      int(rng.randint(1 << 30)))
+            for k in range(2):
+                if ends[k] is None or point[k] is None:
+                    continue
+                est[k].append(point[k])
+                widths[k].append(ends[k][1] - ends[k][0])
+                if truth_values[k] < ends[k][0]:
+                    below[k] += 1
+                elif truth_values[k] > ends[k][1]:
+                    above[k] += 1
+                else:
+                    hit[k] += 1
+        for k, key in enumerate(("ap", "ap50")):
+            e = np.array(est[k])
+            sd = float(e.std()) if e.size > 1 else 0.0
+            row = "| {} | {:,} | {} | {} | {} | {:+.2f} | {:.4f} |".format(
+                key, n, share(hit[k], args.draws), above[k], below[k],
+                (float(e.mean()) - truth_values[k]) / sd if sd else 0.0,
+                float(np.mean(widths[k])) if widths[k] else 0.0)
+            lines.append(row)
+            say(row + "  [{:.0f} s]".format(time.time() - started))
+    records = pops.instance_records(rng, cost_images)
+    predictions = sum(r.cls.size for r in records)
+    cpu, wall = time.process_time(), time.time()
+    ap_interval(records, bootstrap.RESAMPLES, 1)
+    cpu, wall = time.process_time() - cpu, time.time() - wall
+    row = ("Cost at full test-set scale: {:,} images, {:,} predicted instances, {:,} resamples: "
+           "{:.1f} s CPU, {:.1f} s wall (main process, after scoring; Examples built once, then "
+           "one re-scoring per resample).".format(cost_images, predictions, bootstrap.RESAMPLES,
+                                                  cpu, wall))
+    say(row)
+    lines += ["", "({} draws a cell, {} resamples.)".format(args.draws, args.resamples), "",
+              row, ""]
     return lines
 
 
@@ -483,14 +575,19 @@ def main(argv=None) -> int:
     p.add_argument("--sizes", default="50,200,1000", help="n of the coverage part")
     p.add_argument("--methods", default=",".join(METHODS))
     p.add_argument("--seed", type=int, default=27)
-    p.add_argument("--parts", default="coverage,maps", help="coverage (1, 2), maps (3-5)")
+    p.add_argument("--parts", default="coverage,maps", help="coverage (1, 2), maps (3-5), "
+                   "ap (6: the instance task's AP, not run by default: minutes)")
     p.add_argument("--populations", default="", help="coverage of these only (default: all of "
                    + ", ".join(COVERAGE_POPULATIONS) + ")")
+    p.add_argument("--ap-truth-images", type=int, default=AP_TRUTH_IMAGES,
+                   help="part ap: images whose AP is the population's (default 100,000)")
+    p.add_argument("--ap-cost-images", type=int, default=AP_COST_IMAGES,
+                   help="part ap: images of the cost measurement (default 19,708)")
     p.add_argument("--report", help="also write the Markdown report here")
     p.add_argument("-q", "--quiet", action="store_true")
     args = p.parse_args(argv)
     unknown = [m for m in args.methods.split(",") if m not in METHODS and m not in MAPS]
-    unknown += [m for m in args.parts.split(",") if m not in ("coverage", "maps")]
+    unknown += [m for m in args.parts.split(",") if m not in ("coverage", "maps", "ap")]
     if unknown or args.draws < 1 or args.resamples < 40:
         p.error("unknown method {} (known: {})".format(unknown, ", ".join(METHODS)) if unknown
                 else "--draws must be >= 1 and --resamples >= 40")

@@ -329,3 +329,46 @@ POPULATIONS = {
     "vqa": lambda: vqa(1),
     "vqa-images": lambda: vqa(5, 0.8),
 }
+
+
+# --- instance-level labeling (AP): per-image records, no sums ------------------------------------
+
+AP_CLASSES = 8
+AP_GT_PER_CLASS = 1.5       # mean counted instances of a class per image (Poisson)
+AP_DETECT = 0.75            # chance an instance gets a prediction
+AP_DUPLICATE = 0.1          # chance a detected instance gets a second one
+AP_FALSE = 6.0              # mean unmatched predictions per image (Poisson), over the classes
+
+
+def instance_records(rng, n: int, classes: int = AP_CLASSES):
+    """n images' records (planetscapes_instance.matching.ImageRecord) drawn from a population:
+    per class Poisson instances; a detected instance's prediction has an IoU drawn in (0.3, 1)
+    and a confidence that rises with it; duplicates; unmatched predictions (IoU < 0.5, a share
+    of them mostly on void) with lower confidences. Confidences have 3 decimals: ties occur."""
+    from scoring.tasks.planetscapes_instance.matching import ImageRecord
+    gts = rng.poisson(AP_GT_PER_CLASS, size=(n, classes))
+    out = []
+    for i in range(n):
+        cls, conf, iou, inst, ign = [], [], [], [], []
+        for k in range(classes):
+            g = int(gts[i, k])
+            det = rng.rand(g) < AP_DETECT
+            for j in np.flatnonzero(det):
+                copies = 2 if rng.rand() < AP_DUPLICATE else 1
+                for _ in range(copies):
+                    q = 0.3 + 0.7 * rng.beta(4, 1.5)
+                    cls.append(k)
+                    iou.append(q)
+                    inst.append(1000 * (k + 1) + int(j))
+                    conf.append(round(min(1.0, max(0.0, q + 0.25 * rng.randn())), 3))
+                    ign.append(0.0)
+        for _ in range(rng.poisson(AP_FALSE)):
+            cls.append(int(rng.randint(classes)))
+            iou.append(0.5 * rng.rand())
+            inst.append(-1)
+            conf.append(round(float(rng.beta(1.5, 3)), 3))
+            ign.append(float(rng.rand() < 0.2) * 0.9)
+        out.append(ImageRecord(np.array(cls, dtype=np.int64), np.array(conf, dtype=np.float64),
+                               np.array(iou, dtype=np.float64), np.array(inst, dtype=np.int64),
+                               np.array(ign, dtype=np.float64), gts[i].astype(np.int64)))
+    return out

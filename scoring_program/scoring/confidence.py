@@ -43,6 +43,8 @@ class Confidence(NamedTuple):
     level_permille: int  # 950
     members: int = 0      # the units the resampled clusters hold (0: units are not clustered)
     member_noun: str = ""  # "images"
+    studentized: bool = True  # False: the basic bootstrap (no standard errors: a Rescoring,
+    #                           or a Resampling without the scores' gradient)
 
     @property
     def level(self) -> str:
@@ -196,7 +198,7 @@ def of_rescoring(keys: Sequence[str], res: Rescoring, resamples: int = bootstrap
     intervals = [(key, basic_interval([v[i] for v in values], point[i], res.bounds))
                  for i, key in enumerate(keys)]
     return Confidence(intervals, noun, units, len(values), bootstrap.LEVEL_PERMILLE, members,
-                      member_noun)
+                      member_noun, studentized=False)
 
 
 def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESAMPLES,
@@ -250,4 +252,4 @@ def of_resampling(keys: Sequence[str], res: Any, resamples: int = bootstrap.RESA
             ends = _within(lo, hi, res.bounds)
         intervals.append((key, ends))
     return Confidence(intervals, noun, units, len(sums), bootstrap.LEVEL_PERMILLE, members,
-                      member_noun)
+                      member_noun, studentized=res.gradient is not None)

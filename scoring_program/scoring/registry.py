@@ -22,6 +22,7 @@ from .config import task_name
 _ENTRIES: Dict[str, Tuple[str, str]] = {
     "agriculture-vision": ("agrivision", "AgricultureVision"),
     "planetscapes-semantic": ("planetscapes_semantic", "PlanetscapesSemantic"),
+    "planetscapes-instance": ("planetscapes_instance", "PlanetscapesInstance"),
     "planetscapes-vqa": ("planetscapes_vqa", "PlanetscapesVQA"),
     "planetscapes-panoptic": ("planetscapes_panoptic", "PlanetscapesPanoptic"),
 }

@@ -295,7 +295,7 @@ class SubmissionFormat(abc.ABC):
         """(file, name in the zip) of every file a submission's zip holds, for the kit's
         make_submission.py: by default each prediction at the zip's root; a format whose
         predictions are more than one file per unit (the panoptic JSON beside its folder of
-        PNGs) says where each goes."""
+        PNGs) or name other files (the instance task's masks) says where each goes."""
         return [(path, os.path.basename(path)) for path in found.files.values()]
 
 

@@ -31,6 +31,19 @@ def test_confidence_bench_end_to_end(tmp_path):
     assert report.read_text() == out
 
 
+def test_the_ap_part_runs_the_instance_tasks_interval():
+    """Part ap (not run by default): coverage rows of the instance task's AP and the cost line,
+    at a tiny scale."""
+    proc = subprocess.run([sys.executable, BENCH, "--parts", "ap", "--draws", "2",
+                           "--resamples", "50", "--sizes", "20", "--ap-truth-images", "300",
+                           "--ap-cost-images", "50", "-q"],
+                          capture_output=True, text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    for row in ("## 6. Instance-level labeling: AP, interval by re-scoring", "| ap | 20 | ",
+                "| ap50 | 20 | ", "Cost at full test-set scale: 50 images, "):
+        assert row in proc.stdout, row
+
+
 def test_confidence_bench_refuses_an_unknown_method():
     proc = subprocess.run([sys.executable, BENCH, "--methods", "magic"], capture_output=True,
                           text=True, timeout=60)

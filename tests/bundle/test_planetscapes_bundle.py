@@ -34,10 +34,13 @@ BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
+INST_REF = os.path.join(ROOT, "competitions", "planetscapes", "reference_data", "instance")
+INST_SUB = os.path.join(ROOT, "competitions", "planetscapes", "starting_kit", "instance",
+                        "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
 PAN_SUB = os.path.join(os.path.dirname(VQA_KIT), "panoptic", "sample_submission")
 PREFIX = "planetscapes2027"
-TRACKS = ("semantic", "panoptic", "vqa")
+TRACKS = ("semantic", "instance", "panoptic", "vqa")
 PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
              for track in TRACKS for platform in ("codalab", "codabench")]
 MERGED = PREFIX + "-codabench.zip"
@@ -150,6 +153,8 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
         "  Codabench (Benchmarks > Upload), by purpose:\n"
         "    planetscapes2027-semantic-codabench.zip      Semantic labeling alone, ranked by "
         "IoU class: with the other task's zip, a ranking per task, as on CodaLab\n"
+        "    planetscapes2027-instance-codabench.zip      Instance labeling alone, ranked by AP: "
+        "with the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-panoptic-codabench.zip      Panoptic segmentation alone, ranked by "
         "PQ: with the other task's zip, a ranking per task, as on CodaLab\n"
         "    planetscapes2027-vqa-codabench.zip           VQA alone, ranked by Accuracy: with "
@@ -175,6 +180,7 @@ def test_the_plan_says_which_codabench_zip_serves_which_purpose(builds):
     for proc in (first, second):
         plan = proc.stdout.split("\nPlan (times UTC; now ", 1)[1]
         assert "    planetscapes2027-semantic-codalab.zip        semantic track\n" in plan
+        assert "    planetscapes2027-instance-codalab.zip        instance track\n" in plan
         assert "    planetscapes2027-vqa-codalab.zip             vqa track\n" in plan
         assert "    Test             2026-11-16 00:00:00 to 2027-05-31 23:59:59    " in plan
         assert "    Post-challenge   2027-06-01 00:00:00 (no end)                  " in plan
@@ -204,7 +210,7 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
     """Unpack each bundle's program and reference, score the track's sample with them, and
     compare the keys of scores.txt with the leaderboard's columns (merged: both tasks')."""
     _, _, a, _ = builds
-    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB, "panoptic": PAN_SUB}
+    samples = {"semantic": SEM_SUB, "vqa": VQA_SUB, "panoptic": PAN_SUB, "instance": INST_SUB}
     # The keys each (program, reference, sample) wrote, by the zips' bytes: the bundles share
     # their programs and each track's reference, and the same bytes scoring the same sample
     # write the same scores.txt, so each distinct pair is scored once (for real).
@@ -219,7 +225,8 @@ def test_every_leaderboard_key_is_a_key_the_bundled_scorer_writes(builds, tmp_pa
             written = []
             for i, (program, reference) in enumerate(runs):
                 which = name if len(runs) == 1 else reference
-                track = next((t for t in ("vqa", "panoptic") if t in which), "semantic")
+                track = next((t for t in ("vqa", "panoptic", "instance") if t in which),
+                             "semantic")
                 same = (hashlib.sha256(zf.read(program)).hexdigest(),
                         hashlib.sha256(zf.read(reference)).hexdigest(), track)
                 if same in scored:
@@ -272,7 +279,7 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build.mkdir()
     built = bundle_build.build_bundles(str(build), source, Schedule(),
                                        {"semantic": str(ref), "vqa": VQA_REF,
-                                        "panoptic": PAN_REF}, "raw",
+                                        "panoptic": PAN_REF, "instance": INST_REF}, "raw",
                                        lambda line: None, sample=False, merged=True).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
@@ -283,6 +290,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
             assert keys == TASKS["planetscapes-vqa"].score_keys
         elif "panoptic" in b.name:
             assert keys[0] == "pq" and "pq_big_boulder" not in keys  # its own reference
+        elif "instance" in b.name:   # its own reference: its own table
+            assert keys[:2] == ["ap", "ap50"] and "ap_boulder" in keys
         else:
             assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
 
@@ -457,7 +466,7 @@ def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp
     proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
                 "--reference", SEM_REF])
     assert proc.returncode == 2
-    assert "--reference TRACK=DIR for panoptic, vqa" in proc.stderr
+    assert "--reference TRACK=DIR for instance, panoptic, vqa" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
 
 

@@ -11,8 +11,6 @@ import subprocess
 
 import pytest
 
-from scoring.registry import TASKS
-
 from conftest import pack_either
 from measured import run_measured
 from task_fixtures import FIXTURES
@@ -55,13 +53,18 @@ REFERENCE_FILES = {
         "raw": ["questions.json", "annotations.json"],
         "packed": ["packed-annotations.json", "packed.json"],
     },
-    "planetscapes-panoptic": {   # no packed layout: the raw one only
+    "planetscapes-instance": {   # raw only: the task has no packed layout
+        "raw": ["instances/{0}.png"],
+    },
+    "planetscapes-panoptic": {   # raw only: the task has no packed layout
         "raw": ["instances/{0}.png"],
     },
 }
 SUBMISSION_FILE = {"agriculture-vision": "{0}.png", "planetscapes-semantic": "{0}.png",
-                   "planetscapes-vqa": "results.json",
+                   "planetscapes-vqa": "results.json", "planetscapes-instance": "{0}.txt",
                    "planetscapes-panoptic": "predictions/{0}.png"}
+# A mask named by an instance .txt: read like a prediction PNG (never followed or opened).
+INSTANCE_MASK = "masks/{0}_0.png"
 
 
 @pytest.fixture(scope="module")
@@ -73,13 +76,12 @@ def references(tmp_path_factory):
         base = tmp_path_factory.mktemp(task.replace("-", "_"))
         raw = str(base / "raw")
         ids = fixtures.make_reference(raw)
-        packed = str(base / "packed")
-        if TASKS[task].packing is None:  # scored in its raw layout
-            out[task] = ids, {"raw": raw, "packed": raw}
-            continue
-        code, _, err = pack_either([raw, packed], real=False)
-        assert code == 0, err
-        out[task] = ids, {"raw": raw, "packed": packed}
+        out[task] = ids, {"raw": raw}
+        if "packed" in REFERENCE_FILES[task]:
+            packed = str(base / "packed")
+            code, _, err = pack_either([raw, packed], real=False)
+            assert code == 0, err
+            out[task][1]["packed"] = packed
     return out
 
 
@@ -156,7 +158,7 @@ def test_pack_refuses_a_special_file_in_the_raw_reference(tmp_path, references, 
 # turn, and for the VQA task's results file, a format of its own.
 SUBMISSION_CASES = [(kind, task) for k, kind in enumerate(sorted(SPECIALS))
                     for task in sorted(SUBMISSION_FILE)
-                    if task in ("planetscapes-vqa", "planetscapes-panoptic") or
+                    if task in ("planetscapes-vqa", "planetscapes-instance", "planetscapes-panoptic") or
                     task == ("agriculture-vision", "planetscapes-semantic")[k % 2]]
 
 
@@ -169,8 +171,29 @@ def test_a_special_file_in_a_submission_is_the_participants_error(tmp_path, refe
     name = SUBMISSION_FILE[task].format(ids[0])
     make, _, phrase = SPECIALS[kind]
     _replace(res, name, make)
-    r = run_measured("score.py", "--ref", folders["packed"], "--res", res, "--out",
-                     tmp_path / "out", timeout=60)
+    r = run_measured("score.py", "--ref", folders.get("packed", folders["raw"]), "--res", res,
+                     "--out", tmp_path / "out", timeout=60)
     assert_refused(r, 1, name, phrase)
     assert "REFERENCE" not in r["err"]
+    assert not (tmp_path / "out" / "scores.json").exists()
+
+
+@pytest.mark.parametrize("kind", sorted(SPECIALS))
+def test_a_special_file_as_an_instance_mask_is_the_participants_error(tmp_path, references,
+                                                                      kind):
+    """A mask the .txt names is never followed nor opened either; the message names the .txt,
+    its line and the mask."""
+    ids, folders = references["planetscapes-instance"]
+    res = str(tmp_path / "res")
+    FIXTURES["planetscapes-instance"].make_submission(res, folders["raw"], ids)
+    mask = INSTANCE_MASK.format(ids[0])
+    make, _, phrase = SPECIALS[kind]
+    _replace(res, mask, make)
+    r = run_measured("score.py", "--ref", folders["raw"], "--res", res, "--out",
+                     tmp_path / "out", timeout=60)
+    if kind == "link to /dev/zero":   # a link leading out of the folder: refused as such
+        assert_refused(r, 1, "Mask paths that point outside the predictions' folder",
+                       "{}.txt: line 1: {}".format(ids[0], mask))
+    else:
+        assert_refused(r, 1, "{}.txt: line 1: {}: {}".format(ids[0], mask, phrase))
     assert not (tmp_path / "out" / "scores.json").exists()

@@ -266,9 +266,135 @@ class PlanetscapesPanopticFixtures:
         }
 
 
+class PlanetscapesInstanceFixtures:
+    """The small test table of planetscapes_util (rock 4, rover 5, probe 7 evaluated; lander 6
+    ignored with instances), images of 30 x 40 with instances of 100 px and more, and per image
+    a .txt of masks near them (masks/<id>_<n>.png)."""
+
+    size = (30, 40)
+
+    def make_reference(self, root):
+        import instance_util
+        ids = ["site%d_img%02d" % (k % 2, k) for k in range(9)]
+        rng = np.random.RandomState(13)
+        images = []
+        for i in ids:
+            lab, inst, _ = instance_util.scene(rng, *self.size, things=[4, 5, 7], ignored=[6],
+                                               stuff=[0, 1, 2, 3, 8], max_instances=6)
+            lab[0:12, 0:10] = 4     # one rock of 120 px in every image: AP is defined
+            inst[0:12, 0:10] = 4999
+            images.append((i, lab, inst))
+        instance_util.write_instance_reference(root, planetscapes_util.ROWS, images)
+        self._scenes = {i: inst for i, _, inst in images}
+        return ids
+
+    def _instances(self, root, image_id):
+        from PIL import Image
+        return np.array(Image.open(os.path.join(root, "instances", image_id + ".png")))
+
+    def make_submission(self, res_dir, root, ids, seed=0):
+        import instance_util
+        rng = np.random.RandomState(seed)
+        preds = []
+        for i in ids:
+            inst = self._instances(root, i)
+            masks = []
+            for v in np.unique(inst[inst >= 1000]):
+                m = inst == v
+                if rng.rand() < 0.3:
+                    m = np.roll(m, rng.randint(-2, 3), axis=int(rng.randint(2)))
+                masks.append((m, int(v) // 1000, round(float(rng.rand()), 3)))
+            masks.append((rng.rand(*self.size) < 0.1, 5, 0.2))
+            preds.append((i, masks))
+        instance_util.write_submission(res_dir, preds)
+
+    @staticmethod
+    def _edit(res, image_id, change):
+        path = os.path.join(res, image_id + ".txt")
+        with open(path) as f:
+            lines = f.read().splitlines()
+        with open(path, "w") as f:
+            f.write("\n".join(change(lines)) + "\n")
+
+    def _mask_file(self, res, image_id, arr, mode=None):
+        from PIL import Image
+        img = Image.fromarray(arr)
+        if mode:
+            img = img.convert(mode)
+        img.save(os.path.join(res, "masks", image_id + "_0.png"))
+
+    @property
+    def broken(self):
+        ms, edit, mask = self.make_submission, self._edit, self._mask_file
+        h, w = self.size
+
+        def build(change=None, after=None):
+            def run(res, root, ids):
+                ms(res, root, ids)
+                if change:
+                    edit(res, ids[0], change)
+                if after:
+                    after(res, ids)
+            return run
+
+        def first(line_change):
+            return lambda lines: [line_change(lines[0])] + lines[1:]
+
+        def field(k, value):
+            return first(lambda line: " ".join(value if j == k else f
+                                               for j, f in enumerate(line.split())))
+
+        def many(res, ids):   # 101 per image: each file within its bound, the total not
+            for i in ids:
+                with open(os.path.join(res, i + ".txt"), "a") as f:
+                    f.write("".join("masks/x{}.png 4 0.5\n".format(k) for k in range(101)))
+
+        def too_large(res, ids):
+            with open(os.path.join(res, ids[0] + ".txt"), "a") as f:
+                f.write(" " * (1 << 20))
+
+        two = np.zeros((h, w), dtype=np.uint8)
+        two[0:5, 0:5], two[5:9, 5:9] = 255, 128
+        return {
+            "inst_missing_txt": (build(after=lambda res, ids: os.remove(
+                os.path.join(res, ids[0] + ".txt"))), "missing", "{0}.txt"),
+            "inst_bad_line": (build(first(lambda line: line + " extra")), "inst_bad_line",
+                              "{0}.txt"),
+            "inst_label_not_a_number": (build(field(1, "car")), "inst_bad_line", "{0}.txt"),
+            "inst_unknown_label": (build(field(1, "99")), "inst_bad_label", "{0}.txt"),
+            "inst_label_without_instances": (build(field(1, "2")), "inst_bad_label", "{0}.txt"),
+            "inst_nan_confidence": (build(field(2, "nan")), "inst_bad_confidence", "{0}.txt"),
+            "inst_inf_confidence": (build(field(2, "-inf")), "inst_bad_confidence", "{0}.txt"),
+            "inst_duplicate_line": (build(lambda lines: lines + lines[:1]),
+                                    "inst_duplicate_line", "{0}.txt"),
+            "inst_outside": (build(field(0, "../../secret.png")), "inst_path_outside",
+                             "{0}.txt"),
+            "inst_absolute": (build(field(0, "/etc/passwd")), "inst_path_outside", "{0}.txt"),
+            "inst_mask_missing": (build(field(0, "masks/nowhere.png")), "inst_mask_missing",
+                                  "{0}.txt"),
+            "inst_mask_wrong_size": (build(after=lambda res, ids: mask(
+                res, ids[0], np.zeros((h + 1, w), dtype=np.uint8))), "wrong_size", "{0}.txt"),
+            "inst_mask_not_binary": (build(after=lambda res, ids: mask(res, ids[0], two)),
+                                     "inst_mask_not_binary", "{0}.txt"),
+            "inst_mask_palette": (build(after=lambda res, ids: mask(res, ids[0], two, "P")),
+                                  "inst_mask_palette", "{0}.txt"),
+            "inst_mask_colour": (build(after=lambda res, ids: mask(res, ids[0], two, "RGB")),
+                                 "not_single_channel", "{0}.txt"),
+            "inst_mask_not_png": (build(after=lambda res, ids: open(os.path.join(
+                res, "masks", ids[0] + "_0.png"), "w").write("not a png")), "not_png",
+                "{0}.txt"),
+            "inst_too_many_in_image": (build(lambda lines: lines + [
+                "masks/m{}.png 4 0.5".format(k) for k in range(1001)]), "inst_too_many",
+                "{0}.txt"),
+            "inst_too_many_in_total": (build(after=many), "inst_too_many", "submission"),
+            "inst_txt_too_large": (build(after=too_large), "inst_txt_too_large", "{0}.txt"),
+        }
+
+
 FIXTURES = {
     "agriculture-vision": AgricultureVisionFixtures(),
     "planetscapes-panoptic": PlanetscapesPanopticFixtures(),
     "planetscapes-semantic": PlanetscapesSemanticFixtures(),
+    "planetscapes-instance": PlanetscapesInstanceFixtures(),
     "planetscapes-vqa": PlanetscapesVQAFixtures(),
 }

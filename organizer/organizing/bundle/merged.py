@@ -61,9 +61,21 @@ def can_merge(source: Source, tracks: List[str]) -> bool:
     return len(tracks) > 1 and bool(source.merged)
 
 
+def merged_parts(source: Source, parts: List[TrackParts]) -> List[TrackParts]:
+    """The tracks the merged bundle runs: source.json's merged "tracks" (in that order), else
+    every track. (A task whose files a participant cannot yet add to the merged kit's zip, the
+    instance task's masks, stays out until the kit can.)"""
+    names = source.merged.get("tracks")
+    if not names:
+        return parts
+    return [p for name in names for p in parts if p.track.name == name]
+
+
 def build_merged(build: str, source: Source, parts: List[TrackParts], sample: bool,
                  prefix: str, say: Say) -> Built:
-    """One Codabench bundle, one task per track, every phase running all of them."""
+    """One Codabench bundle, one task per track (those merged_parts names), every phase running
+    all of them."""
+    parts = merged_parts(source, parts)
     files = [{"scoring_program": "scoring_program_{}.zip".format(p.track.name),
               "reference_data": "reference_data_{}.zip".format(p.track.name),
               "starting_kit": "starting_kit.zip"} for p in parts]

@@ -46,6 +46,13 @@ def _compare_chunk(context: Dict[str, Any], items: Sequence[Item]):
             out.append(Difference(unit, 0, 0, "unreadable ({})".format(exc.detail or
                                                                        "not a prediction")))
             continue
+        if not isinstance(left, np.ndarray):
+            # A prediction that is no label image (the instance task's masks with their labels
+            # and confidences): identical or not, as a whole.
+            same = _canonical(left) == _canonical(right)
+            out.append(Difference(unit, 0 if same else 1, 1,
+                                  "" if same else "the predictions differ"))
+            continue
         total = int(np.asarray(left).size)
         if np.shape(left) != np.shape(right):
             out.append(Difference(unit, total, total, "sizes differ ({} and {})".format(
@@ -55,6 +62,17 @@ def _compare_chunk(context: Dict[str, Any], items: Sequence[Item]):
         out.append(Difference(unit, int(np.count_nonzero(np.asarray(left) !=
                                                          np.asarray(right))), total, ""))
     return out
+
+
+def _canonical(value: Any) -> Any:
+    """A comparable form of a prediction: arrays by dtype, shape and bytes, sequences item by
+    item."""
+    import numpy as np
+    if isinstance(value, np.ndarray):
+        return ("array", value.dtype.str, value.shape, value.tobytes())
+    if isinstance(value, (list, tuple)):
+        return tuple(_canonical(v) for v in value)
+    return value
 
 
 def compare(fmt, a: Dict[str, str], b: Dict[str, str], names: Tuple[str, str],

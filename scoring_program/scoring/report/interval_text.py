@@ -31,14 +31,20 @@ def explanation_html(conf) -> str:
     """One line under the headline saying what the interval means (empty without one)."""
     if conf is None or not any(ends for _, ends in conf.intervals):
         return ""
+    if getattr(conf, "studentized", True):
+        how = ('studentized bootstrap over whole {}: how far each resampled score lies from '
+               'this one in units of its own standard error, the middle {} of those distances '
+               'times this score\'s standard error'.format(html.escape(conf.noun),
+                                                           html.escape(conf.level)))
+    else:
+        how = ('basic bootstrap over whole {}, each test set scored again: the middle {} of '
+               'the resampled scores, reflected about this one'.format(
+                   html.escape(conf.noun), html.escape(conf.level)))
     return ('<p class="lead">{} confidence interval: where the score of this submission on '
             'the whole population of {} lies, from {:,} test sets each drawn with replacement '
-            'from these {} (studentized bootstrap over whole {}: how far each resampled '
-            'score lies from this one in units of its own standard error, the middle {} of '
-            'those distances times this score\'s standard error).</p>'.format(
+            'from these {} ({}).</p>'.format(
                 html.escape(conf.level), html.escape(conf.member_noun or conf.noun),
-                conf.resamples, html.escape(_units(conf)), html.escape(conf.noun),
-                html.escape(conf.level)))
+                conf.resamples, html.escape(_units(conf)), how))
 
 
 def _units(conf) -> str:

@@ -10,7 +10,7 @@ or a FIFO leads nowhere.
 """
 import os
 import stat
-from typing import Dict, Iterable, List, Optional, Set, Tuple
+from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 
 from .. import regular_file
 from ..folders import ignored, is_real_dir
@@ -92,9 +92,12 @@ def _rel(top: str, path: str) -> str:
     return "." if rel == "." else rel.replace(os.sep, "/")
 
 
-def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = ".png") -> Submission:
+def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = ".png",
+             expected_other: Optional[Callable[[str], bool]] = None) -> Submission:
     """Locate one prediction file `<unit id><suffix>` per unit in res_dir; expected_ids None
-    means 'any name ending in suffix is a prediction'."""
+    means 'any name ending in suffix is a prediction'. expected_other(name): True for the other
+    files a format expects beside its predictions (the instance format's mask PNGs), which are
+    then not listed as extra files."""
     expected: Optional[Set[str]] = None if expected_ids is None else set(expected_ids)
     noun = suffix.lstrip(".").upper() + " files"  # ".png" -> "PNG files"
     log = ProblemLog()
@@ -115,7 +118,7 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
         around = named_around(expected - set(by_id),
                               [s for s in by_id if s not in expected and "\\" not in s])
     files = _matched(res_dir, root, by_id, expected, around, log)
-    _list_the_rest(res_dir, root, listing, log)
+    _list_the_rest(res_dir, root, listing, log, expected_other)
     if expected is not None:
         _report_missing(res_dir, root, listing, expected, by_id, around, suffix, log)
         lower = {k.lower() for k in by_id}
@@ -177,13 +180,17 @@ def _matched(res_dir: str, root: str, by_id: Dict[str, List[str]],
     return files
 
 
-def _list_the_rest(res_dir: str, root: str, listing: list, log: ProblemLog) -> None:
-    """Predictions outside the prediction folder and every other file: listed, not scored."""
+def _list_the_rest(res_dir: str, root: str, listing: list, log: ProblemLog,
+                   expected_other: Optional[Callable[[str], bool]] = None) -> None:
+    """Predictions outside the prediction folder and every other file (but those the format
+    expects): listed, not scored."""
     for d, p, others, _ in listing:
         if d != root:
             for n in p:
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for n in others:
+            if expected_other is not None and expected_other(n):
+                continue
             log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)), _what_else(os.path.join(d, n)))
 
 
