@@ -1242,6 +1242,22 @@ MUTATIONS = [
      '        zips.extract(zip_path, dest)\n',
      '        zipfile.ZipFile(zip_path).extractall(dest)\n',
      'tests/kits/test_dry_run.py -k size_cap'),
+    # issue 32, 5: a development reference holding test labels
+    ("bundle.sh: a development reference that is the test reference's folder is taken",
+     ORG + 'bundle/dev_overlap.py',
+     '    if same_folder(reference, dev_reference):\n',
+     '    if False:\n',
+     'tests/bundle/test_bundle_codabench.py -k holding_test_labels'),
+    ("bundle.sh: units with the same id and labels in the development reference are taken",
+     ORG + 'bundle/dev_overlap.py',
+     '                   if _equal(test_items[k], dev_items[k])), key=str)\n',
+     '                   if False), key=str)\n',
+     'tests/bundle/test_bundle_codabench.py -k holding_test_labels'),
+    ("bundle.sh: a development reference sharing ids but not labels is refused",
+     ORG + 'bundle/dev_overlap.py',
+     '            a.shape == b.shape and bool(np.array_equal(a, b))\n',
+     '            a.shape == b.shape\n',
+     'tests/bundle/test_bundle_codabench.py -k holding_test_labels'),
 ]
 
 

@@ -7,6 +7,7 @@ One build per option set, shared by the module (a build without the dry run take
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -88,10 +89,45 @@ def page(bundle, path):
         return zf.read(path).decode("utf-8")
 
 
+def change_a_label(reference, name):
+    """Pixel (0, 0) of image `name` valid and its water label flipped: other labels, same
+    image."""
+    from PIL import Image
+    for layer in ("boundaries", "masks", os.path.join("labels", "water")):
+        path = os.path.join(str(reference), layer, name)
+        pixels = np.array(Image.open(path))
+        pixels[0, 0] = (0 if pixels[0, 0] else 255) if layer.startswith("labels") else 255
+        Image.fromarray(pixels).save(path)
+
+
+def validation_set(folder):
+    """Development references that hold no test label (bundle.sh refuses any that does):
+    the Agriculture-Vision sample's images with one boundary pixel changed each (the same ids,
+    so the sample submission is scored in the Development phase too); Planetscapes semantic
+    and VQA samples of another seed, the VQA one with question ids of its own."""
+    av = os.path.join(folder, "av-validation")
+    shutil.copytree(os.path.join(ROOT, AV_REF_REL), av)
+    for name in os.listdir(os.path.join(av, "masks")):
+        change_a_label(av, name)
+    sem, vqa = os.path.join(folder, "ps-semantic"), os.path.join(folder, "ps-vqa")
+    for command in (["make_semantic_sample.py", "--out", sem, "--submission",
+                     os.path.join(folder, "ps-semantic-submission"), "--images", "3"],
+                    ["make_vqa_sample.py", "--out", vqa, "--questions", "30"]):
+        subprocess.run([sys.executable, os.path.join(PLANETSCAPES, command[0])] + command[1:] +
+                       ["--seed", "7"], check=True, capture_output=True, timeout=120)
+    for name in ("questions.json", "annotations.json"):
+        path = os.path.join(vqa, name)
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:   # question ids the test set does not use
+            f.write(re.sub(r'("question_id": )(\d+)', lambda m: m.group(1) + "9" + m.group(2),
+                           text))
+    return av, sem, vqa
+
+
 def build_all(folder):
     """Every competition's bundles, with the defaults and with every new option."""
     tmp = pathlib.Path(folder)
-    ps_ref = os.path.join(PLANETSCAPES, "reference_data")
     # Another edition's bundle already in the output folder: the build names it (issue 26, 19).
     os.makedirs(str(tmp / "options"))
     (tmp / "options" / OTHER_EDITION).write_bytes(b"not ours")
@@ -101,6 +137,7 @@ def build_all(folder):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, 48, 40)
         rawdata.write_reference(str(tmp / "own"), "OWN{}_0-0-512-512".format(i), boundary,
                                 mask, labels, storm)
+    av_dev, sem_dev, vqa_dev = validation_set(str(tmp))
     started = {
         "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
                      "--kits", tmp / "own-kits"),
@@ -112,16 +149,17 @@ def build_all(folder):
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW, as_user=True),
-        # Every new option at once, the Development phase on the sample reference itself.
+        # Every new option at once, the Development phase on validation labels of the
+        # sample's images.
         "options": start("--out", tmp / "options", "--no-smoke", "--leaderboard", "last",
                        "--registration", "auto", "--contact", "organizers@example.org",
-                       "--queue", QUEUE, "--dev-reference", AV_REF_REL,
+                       "--queue", QUEUE, "--dev-reference", av_dev,
                        "--dev-max-submissions", "7", "--dev-max-per-day", "3"),
         "ps-options": start("--competition", "planetscapes", "--out", tmp / "ps-options",
                           "--no-smoke", "--leaderboard", "chosen", "--contact",
                           "organizers@example.org", "--queue", QUEUE,
-                          "--dev-reference", "semantic=" + os.path.join(ps_ref, "semantic"),
-                          "--dev-reference", "vqa=" + os.path.join(ps_ref, "vqa")),
+                          "--dev-reference", "semantic=" + sem_dev,
+                          "--dev-reference", "vqa=" + vqa_dev),
         "ps-merged": start("--competition", "planetscapes", "--merged", "--out",
                          tmp / "ps-merged", "--no-smoke", "--leaderboard", "last",
                          "--registration", "auto", "--contact", "organizers@example.org"),
@@ -409,6 +447,36 @@ def test_bad_options_are_refused_before_anything_is_built(tmp_path):
             bundle_in_process(["--out", tmp_path / "out"] + args, now=NOW)
         assert proc.returncode == 2 and phrase in proc.stderr, (args, proc.stderr)
         assert not os.path.exists(str(tmp_path / "out")), args
+
+
+def test_a_development_reference_holding_test_labels_is_refused(tmp_path):
+    """Issue 32: the Development phase scores every participant against its reference, up to
+    its limits: the test reference itself, a copy of it, or one sharing units (a VQA set:
+    questions) with the same labels would leak the test labels. A usage error that says why,
+    before anything is built."""
+    partial = tmp_path / "partial"
+    shutil.copytree(os.path.join(ROOT, AV_REF_REL), str(partial))
+    change_a_label(partial, sorted(os.listdir(str(partial / "masks")))[0])
+    semantic = tmp_path / "semantic"   # other labels: another seed's
+    subprocess.run([sys.executable, os.path.join(PLANETSCAPES, "make_semantic_sample.py"),
+                    "--out", str(semantic), "--submission", str(tmp_path / "sub"), "--images",
+                    "2", "--seed", "7"], check=True, capture_output=True, timeout=120)
+    vqa = tmp_path / "vqa"
+    shutil.copytree(os.path.join(PLANETSCAPES, "reference_data", "vqa"), str(vqa))
+    cases = [
+        ([], AV_REF_REL, "it is the test reference ({}) itself".format(AV_REF_REL)),
+        ([], partial, "39 of its 40 images ("),
+        (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic)],
+         "vqa=" + str(vqa), "all 300 questions (question 10000, question 10001, question "
+                            "10002, ...) have the same id and the same labels"),
+    ]
+    for i, (args, dev, phrase) in enumerate(cases):
+        argv = ["--out", tmp_path / "out", "--no-smoke"] + args + ["--dev-reference", dev]
+        proc = run(*argv) if i == 0 else bundle_in_process(argv, now=NOW)
+        assert proc.returncode == 2, (dev, proc.stdout + proc.stderr)
+        assert phrase in proc.stderr and "it holds test labels" in proc.stderr, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert not os.path.exists(str(tmp_path / "out")), dev
 
 
 # --- issue 26: the tools around the scorer, as a new organizer meets them --------------------
