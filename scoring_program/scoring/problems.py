@@ -105,6 +105,12 @@ DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
     "keep exactly one file per {unit} id.",
     order=ORDER_FINDING + 6)
+CANNOT_OPEN = Kind(
+    "cannot_open", "files that the operating system refuses to open",
+    "make the files readable by the user who runs the scorer (e.g. `chmod -R a+rX` on the "
+    "submission folder, or unzip the submission again), then run it again: their content was "
+    "never seen.",
+    order=ORDER_FINDING + 7)
 EXTRA_PNG = Kind(
     "extra_png", "{files} that match no test {unit} (ignored, not scored)",
     "remove them, or check their names against the test {unit} ids.",
@@ -124,6 +130,12 @@ REF_CONFIG = Kind(
     "correct config.yaml in the reference data: a YAML mapping with the keys the task documents "
     "(e.g. `task: <name>`).",
     order=ORDER_REFERENCE + 1)
+
+REF_CANNOT_OPEN = Kind(
+    "ref_cannot_open", "reference files that the operating system refuses to open",
+    "make the reference files readable by the user who runs the scorer (e.g. `chmod -R a+rX` on "
+    "the reference folder): their content was never seen.",
+    order=ORDER_REFERENCE + 2)
 
 
 def shown(text: str) -> str:
