@@ -1305,6 +1305,11 @@ MUTATIONS = [
      '        log.add(REF_CANNOT_OPEN if exc.kind == regular_file.UNREADABLE else REF_FILE, name,\n',
      '        log.add(REF_FILE, name,\n',
      'tests/core/test_unreadable_files.py'),
+    ("JPEG predictions: only \"no PNG files found ... other files\"",
+     SP + 'submission/discovery.py',
+     '    if images:   # the likeliest cause, named first: predictions written as JPEG (or TIFF...)\n',
+     '    if False:\n',
+     'tests/core/test_discovery_messages.py -k jpeg'),
 ]
 
 

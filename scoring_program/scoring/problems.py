@@ -105,6 +105,12 @@ DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
     "keep exactly one file per {unit} id.",
     order=ORDER_FINDING + 6)
+OTHER_IMAGE_FORMAT = Kind(
+    "other_image_format", "predictions saved in another image format than PNG",
+    "convert them to PNG: save each prediction again from its label array, e.g. "
+    "PIL.Image.fromarray(pred.astype(numpy.uint8)).save('<image id>.png'). Converting the files "
+    "themselves would keep what a lossy format (JPEG) changed: wrong class ids along every edge.",
+    order=ORDER_FINDING + 8)
 CANNOT_OPEN = Kind(
     "cannot_open", "files that the operating system refuses to open",
     "make the files readable by the user who runs the scorer (e.g. `chmod -R a+rX` on the "
