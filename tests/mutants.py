@@ -1310,6 +1310,17 @@ MUTATIONS = [
      '    if images:   # the likeliest cause, named first: predictions written as JPEG (or TIFF...)\n',
      '    if False:\n',
      'tests/core/test_discovery_messages.py -k jpeg'),
+    # issue 32, 5: the participant's dry run
+    ("dry run: Codabench's metadata file counted among the participant's files",
+     'kit/platforms/codabench.py',
+     '    added_to_res = ("metadata",)',
+     '    added_to_res = ()',
+     'tests/kits/test_kit_readmes.py -k participants_language'),
+    ("dry run: the interval columns explained in the organizer's words",
+     'kit/dry_run.py',
+     '        say("Also scored, not shown on this leaderboard: {} (the 95% confidence interval of "',
+     '        say("Not on the leaderboard (bundle.py --confidence-columns adds them): {} ("',
+     'tests/kits/test_kit_readmes.py -k participants_language'),
 ]
 
 

@@ -26,6 +26,7 @@ class Codabench(Platform):
     missing_cell = "n/a"
     default_time_limit = 600
     metadata_files = ("metadata.yaml", "metadata")   # metadata.yaml first
+    added_to_res = ("metadata",)    # prepare_submission: the worker's record of the prediction step
     several_tasks = True
     definition = definition   # its reading of a competition.yaml
 
