@@ -1326,6 +1326,16 @@ MUTATIONS = [
      '<strong>Such a submission ranks first</strong>',
      '',
      'tests/bundle/test_planetscapes_bundle.py -k hazard'),
+    ("consensus.html: a submission's name unescaped",
+     ORG + 'compare/page_consensus.py',
+     '    rows = [[r["rank"], shown(r["model"]), "{:.2f}".format(r["mean_rank"])] +',
+     '    rows = [[r["rank"], r["model"], "{:.2f}".format(r["mean_rank"])] +',
+     'tests/compare/test_consensus_command.py'),
+    ("consensus.py: no page written",
+     ORG + 'commands/consensus.py',
+     '    outputs.write_text(args.out, "consensus.html", page_consensus.render(result, inputs, facts))',
+     '    pass',
+     'tests/compare/test_consensus_command.py'),
 ]
 
 
