@@ -1336,6 +1336,16 @@ MUTATIONS = [
      '    outputs.write_text(args.out, "consensus.html", page_consensus.render(result, inputs, facts))',
      '    pass',
      'tests/compare/test_consensus_command.py'),
+    ("page_shots.py: two pages of one name share a screenshot",
+     'dev/page_shots.py',
+     '        while name in names:\n',
+     '        while False:\n',
+     'tests/core/test_pages_in_browser.py -k page_shots'),
+    ("page_shots.py: a missing page reaches the browser",
+     'dev/page_shots.py',
+     '    if missing:\n',
+     '    if False:\n',
+     'tests/core/test_pages_in_browser.py -k page_shots'),
 ]
 
 
