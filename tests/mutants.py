@@ -1346,6 +1346,11 @@ MUTATIONS = [
      '    if missing:\n',
      '    if False:\n',
      'tests/core/test_pages_in_browser.py -k page_shots'),
+    ("VQA accuracies shown with other decimals than the leaderboard's",
+     SP + 'tasks/planetscapes_vqa/report.py',
+     'SHOWN_DECIMALS = 2\n',
+     'SHOWN_DECIMALS = 3\n',
+     'tests/kits/test_planetscapes_vqa_kit.py -k decimals'),
 ]
 
 
