@@ -1351,6 +1351,27 @@ MUTATIONS = [
      'SHOWN_DECIMALS = 2\n',
      'SHOWN_DECIMALS = 3\n',
      'tests/kits/test_planetscapes_vqa_kit.py -k decimals'),
+    # issue 32, 5: Codabench's facts, from its code
+    ("fact sheet: jsonb's key order taken as bytewise alone",
+     'kit/platforms/codabench_definition.py',
+     '    return len(raw), raw\n',
+     '    return 0, raw\n',
+     'tests/bundle/test_bundle_codabench.py -k "order_codabench_shows or changes_the_fact_sheet"'),
+    ("fact sheet: the questions listed in the source's order, not the stored one",
+     ORG + 'bundle/settings.py',
+     '    for _, question in fact_sheet_in_shown_order(sheet):\n',
+     '    for question in (sheet or {}).values():\n',
+     'tests/bundle/test_bundle_codabench.py -k changes_the_fact_sheet'),
+    ("plan: no word of a reordered fact sheet",
+     ORG + 'bundle/plan.py',
+     '        if note:\n',
+     '        if False:\n',
+     'tests/bundle/test_bundle_codabench.py -k changes_the_fact_sheet'),
+    ("plan: no word of Codabench's missing final phase",
+     ORG + 'bundle/plan.py',
+     '    if len(spans) > 1:\n',
+     '    if False:\n',
+     'tests/bundle/test_bundle.py -k plan_says_what'),
 ]
 
 

@@ -308,7 +308,7 @@ def test_the_fact_sheet_comes_from_the_source_and_codabench_accepts_it(builds):
     with open(os.path.join(AGRIVISION, "source.json")) as f:
         sheet = json.load(f)["settings"]["fact_sheet"]
     # What the Agriculture-Vision rules ask teams to declare, asked at every submission.
-    assert [q["key"] for q in sheet.values()] == ["method_name", "code_url", "parameters",
+    assert [q["key"] for q in sheet.values()] == ["method", "code_url", "parameters",
                                                   "training_data"]
     assert [q["is_required"] for q in sheet.values()] == ["true", "false", "true", "true"]
 
@@ -685,7 +685,24 @@ def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
     with zipfile.ZipFile(v2.path) as zf:
         assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
         assert "<li>Team size (required)</li>" in zf.read("pages/overview.html").decode()
-    assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
+    assert "  Fact sheet (Codabench's upload form asks it at every submission, in this order): "\
+           "Team size (required)." in lines
+    assert not any("WARNING" in line for line in lines)
+    # Keys whose stored order (jsonb: shortest first) is not the source's: the plan warns.
+    lines = []
+    source = source._replace(settings=dict(source.settings, fact_sheet={
+        "team_size": dict(sheet["team_size"]), "role": dict(sheet["team_size"], key="role",
+                                                           title="Role")}))
+    (tmp_path / "again").mkdir()
+    plan.plan_settings(build.build_bundles(str(tmp_path / "again"), source, schedule.Schedule(),
+                                           source.data("supervised").sample_reference, "raw",
+                                           lines.append), lines.append)
+    assert "  Fact sheet (Codabench's upload form asks it at every submission, in this order): "\
+           "Role (required); Team size (required)." in lines
+    assert "    WARNING: Codabench shows these questions in the order of its database, not yours: "\
+           "its PostgreSQL jsonb keeps an object's keys shortest first, then bytewise (role, "\
+           "team_size, not team_size, role); give the keys increasing lengths in the order you "\
+           "want (e.g. method, code_url, parameters)." in lines
 
 
 def test_a_phase_without_limits_is_not_said_to_have_none():
@@ -699,3 +716,59 @@ def test_a_phase_without_limits_is_not_said_to_have_none():
         "At most <strong>2 submissions a day and 20 in total</strong> in the Test phase. The "
         "Development phase: the platform's default limits. A submission's scoring may take up "
         "to 300 s.")
+
+
+# PostgreSQL 15.18 (Debian 15.18-0+deb12u1), measured: SELECT '{"method_name": 1, "code_url": 2,
+# "parameters": 3, "training_data": 4, "method": 5, "zz": 6, "ab": 7, "é": 8, "z": 9}'::jsonb
+# gave back the keys in this order (shortest first in UTF-8 bytes, then bytewise).
+JSONB_WRITTEN = ["method_name", "code_url", "parameters", "training_data", "method", "zz", "ab",
+                 "\u00e9", "z"]
+JSONB_MEASURED = ["z", "ab", "zz", "\u00e9", "method", "code_url", "parameters", "method_name",
+                  "training_data"]
+
+
+def test_the_fact_sheet_in_the_order_codabench_shows_it(builds):
+    """Issue 32: Codabench stores the fact sheet as JSON (a PostgreSQL jsonb, which reorders an
+    object's keys), and its upload form and leaderboard follow the stored order: the leaderboard
+    showed Code link, Number of parameters, Method name. Our keys sort, as jsonb sorts them, in
+    the order the source writes them; the plan and the dry run list them in that order."""
+    import json
+    assert codabench_source.fact_sheet_is_json(EXTRACT)
+    assert codabench_definition.jsonb_key_order(JSONB_WRITTEN) == JSONB_MEASURED
+    # The order that made the issue: the old keys, as Codabench showed them.
+    assert codabench_definition.jsonb_key_order(
+        ["method_name", "code_url", "parameters", "training_data"]) == \
+        ["code_url", "parameters", "method_name", "training_data"]
+    for source in (AGRIVISION, PLANETSCAPES):
+        with open(os.path.join(ROOT, source, "source.json")) as f:
+            sheet = json.load(f)["settings"]["fact_sheet"]
+        assert codabench_definition.jsonb_key_order(list(sheet)) == list(sheet), source
+    stdout = builds["own"][0].stdout
+    line = [x for x in stdout.splitlines() if x.startswith("  Fact sheet (")][0]
+    with open(os.path.join(AGRIVISION, "source.json")) as f:
+        titles = [q["title"] for q in json.load(f)["settings"]["fact_sheet"].values()]
+    positions = [line.index(t) for t in titles]
+    assert positions == sorted(positions), line
+    assert "WARNING: Codabench shows these questions in the order of its database" not in stdout
+    # Keys Codabench would reorder: the plan says so, with the fix.
+    from organizing.bundle import settings as chosen
+    note = chosen.fact_sheet_order_note({"method_name": {}, "code_url": {}})
+    assert note.startswith("Codabench shows these questions in the order of its database") \
+        and "(code_url, method_name, not method_name, code_url)" in note
+    assert chosen.fact_sheet_order_note({"method": {}, "code_url": {}}) == ""
+
+
+def test_what_codabench_does_with_the_last_phase_and_the_answers(builds):
+    """Issue 32, from Codabench's own code: the unpacker marks the last phase final, but
+    PhaseSerializer's is_final_phase is a read-only method field, so with several phases none
+    is stored final; required fact-sheet answers are checked only when answers are sent (the
+    upload form sends them; the API need not). The plan says both."""
+    assert codabench_source.final_phase_is_read_only(EXTRACT)
+    assert codabench_source.answers_checked_only_when_sent(EXTRACT)
+    stdout = builds["own"][0].stdout
+    assert "  On Codabench no phase is marked final (is_final_phase is read-only in its " \
+           "PhaseSerializer): while no phase is open (before Test opens), the competition's " \
+           "page shows the last phase, Post-challenge.\n" in stdout
+    assert "    Only the upload form requires the required answers: a submission made through " \
+           "Codabench's API with no answers is accepted (check them before awarding).\n" in stdout
+    assert "final phase" not in stdout.lower().replace("no phase is marked final", "")
