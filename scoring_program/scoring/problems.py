@@ -113,7 +113,7 @@ OTHER_IMAGE_FORMAT = Kind(
     order=ORDER_FINDING + 8)
 CANNOT_OPEN = Kind(
     "cannot_open", "files that the operating system refuses to open",
-    "make the files readable by the user who runs the scorer (e.g. `chmod -R a+rX` on the "
+    "make the files readable to the user who runs this command (e.g. `chmod -R a+rX` on the "
     "submission folder, or unzip the submission again), then run it again: their content was "
     "never seen.",
     order=ORDER_FINDING + 7)
@@ -139,7 +139,7 @@ REF_CONFIG = Kind(
 
 REF_CANNOT_OPEN = Kind(
     "ref_cannot_open", "reference files that the operating system refuses to open",
-    "make the reference files readable by the user who runs the scorer (e.g. `chmod -R a+rX` on "
+    "make the reference files readable to the user who runs this command (e.g. `chmod -R a+rX` on "
     "the reference folder): their content was never seen.",
     order=ORDER_REFERENCE + 2)
 
