@@ -1372,6 +1372,11 @@ MUTATIONS = [
      '    if len(spans) > 1:\n',
      '    if False:\n',
      'tests/bundle/test_bundle.py -k plan_says_what'),
+    ("a missing prediction saved as JPEG beside the PNGs: not named",
+     SP + 'submission/discovery.py',
+     '        elif image_id in images:\n',
+     '        elif False:\n',
+     'tests/core/test_discovery_messages.py -k jpeg'),
 ]
 
 

@@ -1,6 +1,7 @@
 """What a participant is told when the submission holds nothing to score, or predictions of
 another split, through the real commands (issue 26 items 8, 10, 14)."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -99,3 +100,14 @@ def test_jpeg_predictions_are_named_and_converted(tmp_path):
         assert "Fix: convert them to PNG: save each prediction again from its label array" in err
         assert "No PNG files found" not in err and "other files" not in err.split("Also")[0]
         assert "README.txt" in err.split("Also noted")[1]
+
+    # Some of them JPEG beside the PNGs: each missing image says where its JPEG is.
+    mixed = tmp_path / "mixed"
+    shutil.copytree(os.path.join(AV_KIT, "sample_submission"), str(mixed))
+    os.remove(str(mixed / names[0]))
+    Image.open(os.path.join(AV_KIT, "sample_submission", names[0])).save(
+        str(mixed / (names[0][:-4] + ".jpg")))
+    for proc in (_check(mixed), run_score("--ref", AV_REF, "--res", mixed)):
+        assert proc.returncode == 1, proc.stderr
+        assert "  - {}: found {}.jpg instead, a JPEG file: convert it to PNG\n".format(
+            names[0], names[0][:-4]) in proc.stderr, proc.stderr

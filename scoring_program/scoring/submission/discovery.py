@@ -181,10 +181,16 @@ def _report_missing(res_dir: str, root: str, listing: list, expected: Set[str],
         patterns[before, after] = patterns.get((before, after), 0) + 1
     lower = {k.lower(): k for k in by_id}
     backslashed = _backslashed(res_dir, listing)
+    # Some predictions saved as JPEG (or TIFF...) beside the PNGs: named where each is missing.
+    images = {os.path.splitext(n)[0]: n for d, _, others, _ in listing if d == root
+              for n in others if _image_format(n)} if suffix == ".png" else {}
     for image_id in sorted(expected - set(by_id)):
         near = lower.get(image_id.lower())
         if image_id in backslashed:
             detail = BACKSLASH_HINT.format(backslashed[image_id])
+        elif image_id in images:
+            detail = "found {} instead, a {} file: convert it to PNG".format(
+                images[image_id], _image_format(images[image_id]))
         elif image_id in around:
             stem, before, after = around[image_id]
             n = patterns[before, after]
