@@ -15,6 +15,7 @@ import traceback
 from fractions import Fraction
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Tuple
 
+from . import agreement
 from .problems import BrokenReference, ProblemLog, Refusal
 from .task_api import MetricState, PredictionProblem, ReferenceProblem
 
@@ -185,7 +186,9 @@ def _score_chunk(context: Dict[str, Any], units: Sequence[Unit]):
     states = [task.new_state(context["settings"]) for _ in range(context["submissions"])]
     logs = [ProblemLog() for _ in range(context["submissions"])]
     ref_log = ProblemLog()
+    pairs: Dict[Tuple[int, int], List[int]] = {}
     for unit_id, predictions in units:
+        read: Dict[int, Any] = {}
         try:
             truth = reference.read(unit_id)
             expectation = reference.expect(unit_id, truth)
@@ -201,8 +204,23 @@ def _score_chunk(context: Dict[str, Any], units: Sequence[Unit]):
                 else:
                     logs[index].add(exc.kind, shown, exc.detail)
                 continue
+            if context.get("agreement"):
+                read[index] = prediction
             states[index].update(unit_id, prediction, truth)
-    return states, logs, ref_log, len(units)
+        _agree(read, pairs)
+    return states, logs, ref_log, len(units), pairs
+
+
+def _agree(read: Dict[int, Any], pairs: Dict[Tuple[int, int], List[int]]) -> None:
+    """Add one unit's agreement of every pair of submissions (compare.py, opt-in)."""
+    order = sorted(read)
+    for k, i in enumerate(order):
+        for j in order[k + 1:]:
+            found = agreement.counts(read[i], read[j])
+            if found is not None:
+                total = pairs.setdefault((i, j), [0, 0])
+                total[0] += found[0]
+                total[1] += found[1]
 
 
 # Units per chunk at most. Each chunk costs the main process a pickled task and a pickled
@@ -263,6 +281,8 @@ class Scored(NamedTuple):
     submission_logs: List[ProblemLog]  # per submission: problems of its predictions
     reference_log: ProblemLog
     units: int                         # units processed (scored or refused)
+    # (i, j) -> [identical elements, elements] over the units both predicted (agreement=True)
+    agreement: Optional[Dict[Tuple[int, int], List[int]]] = None
 
 
 class Accumulated(NamedTuple):
@@ -276,30 +296,39 @@ class Accumulated(NamedTuple):
 
 def evaluate_many(task, reference, fmt, settings: Any,
                   submissions: List[Dict[str, Tuple[str, str]]], workers: int,
-                  progress: Optional[Callable[[int], None]] = None) -> Scored:
+                  progress: Optional[Callable[[int], None]] = None,
+                  agreement_of_pairs: bool = False) -> Scored:
     """Score every submission (unit id -> (prediction path, name shown in messages)) in one pass
     over the units: task, reference, fmt (its SubmissionFormat) and the task's settings as in
-    task_api.py."""
+    task_api.py. agreement_of_pairs: also count, per pair of submissions, the identical
+    elements of their predictions (agreement.py; compare.py's evidence of copies)."""
     count = len(submissions)
     total = Scored([task.new_state(settings) for _ in range(count)],
-                   [ProblemLog() for _ in range(count)], ProblemLog(), 0)
+                   [ProblemLog() for _ in range(count)], ProblemLog(), 0,
+                   {} if agreement_of_pairs else None)
     done = [0]
     units = sorted(set(u for s in submissions for u in s))
     work = [(u, [(i, s[u][0], s[u][1]) for i, s in enumerate(submissions) if u in s])
             for u in units]
 
     def absorb(result) -> None:
-        states, logs, ref_log, n = result
+        states, logs, ref_log, n, pairs = result
         for i in range(count):
             total.states[i].merge(states[i])
             total.submission_logs[i].merge(logs[i])
         total.reference_log.merge(ref_log)
+        if total.agreement is not None:
+            for pair, (same, size) in pairs.items():
+                both = total.agreement.setdefault(pair, [0, 0])
+                both[0] += same
+                both[1] += size
         done[0] += n
         if progress:
             progress(done[0])
 
     map_chunks(_score_chunk, {"task": task, "reference": reference, "format": fmt,
-                              "settings": settings, "submissions": count},
+                              "settings": settings, "submissions": count,
+                              "agreement": agreement_of_pairs},
                chunked(work, workers), workers, absorb)
     return total._replace(units=done[0])
 

@@ -10,7 +10,7 @@ image).
 """
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
-from . import zips
+from . import public_part, zips
 from .config import read_config
 from .confidence import IntervalSettings, read_settings
 from .registry import task_of
@@ -26,8 +26,11 @@ class Setup(NamedTuple):
 
     def open(self) -> Reference:
         """The reference, opened (and cheaply checked) by the task: BrokenReference if it is
-        unusable."""
-        return self.task.open_reference(self.ref_dir, self.settings)
+        unusable, or if it holds the labels of a part of the test set without saying so
+        correctly (public_part.py: every command refuses it alike)."""
+        reference = self.task.open_reference(self.ref_dir, self.settings)
+        public_part.read(self, reference)
+        return reference
 
 
 def configure(ref_dir: str, task_name: Optional[str] = None,

@@ -348,6 +348,20 @@ class Intervals(abc.ABC, Generic[StateT, RefT, SettingsT]):
     # unit ids are names.
     by_prefix: bool = True
 
+    # The rule a test set is split by into a public and a private part when resample_by leaves
+    # every unit on its own (organizer/organizing/split/): the task's coarsest group ("field",
+    # "image" of a question), "" for none.
+    split_by: str = ""
+
+    def clusters(self, reference: RefT, by: str) -> Tuple[List[Any], Optional[Callable[[Any], Any]]]:
+        """The reference's resampled units (sorted) and the cluster of each under the rule `by`
+        (None: every unit on its own), from the reference's public facts (ids, questions.json),
+        never its labels. Default: the reference's ids, and `prefix N`'s key."""
+        from . import resample_units   # here: the seam imports nothing at its top
+        if by.startswith(resample_units.PREFIX + " "):
+            return sorted(reference.ids), resample_units.prefix_of(int(by.split()[1]))
+        return sorted(reference.ids), None
+
     @abc.abstractmethod
     def resampling(self, state: StateT, summary: Summary, reference: RefT, settings: SettingsT,
                    by: str) -> Optional[ResampleForm]:

@@ -23,7 +23,7 @@ class Counting(MetricState):
         self.units += 1
 
 
-class _CheckOnly:
+class CheckOnly:
     """What the engine asks of a task, reduced to a check."""
 
     def new_state(self, settings: None) -> Counting:
@@ -55,7 +55,7 @@ def check(res_dir: str, reference: Reference, fmt: SubmissionFormat,
     """validate_submission against a task's stand-in reference and format (Manifest.open)."""
     found = fmt.discover(res_dir, reference.ids)
     items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
-    acc = engine.evaluate(_CheckOnly(), reference, fmt, None, items,
+    acc = engine.evaluate(CheckOnly(), reference, fmt, None, items,
                           workers or engine.default_workers(len(items), unit_seconds), progress)
     log = found.log
     log.merge(acc.submission_log)

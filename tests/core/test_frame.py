@@ -44,6 +44,7 @@ COMMANDS = {
     "generalist": ["config.yaml"],
     "verify": ["final.zip", "--ref", "r", "--out", "o"],
     "consensus": ["comparison.json", "--out", "o"],
+    "standings": ["--leaderboard", "results.csv", "--out", "o"],
     "kit:check_submission": ["submission"],
     "kit:check_final": ["final.zip"],
     "kit:make_submission": ["predictions"],

@@ -40,6 +40,26 @@ SOURCES = [
     ("src/apps/competitions/models.py", 290, 290),                   # Phase.is_final_phase
     ("src/apps/api/serializers/submissions.py", 135, 149),           # the answers' validation
     ("src/apps/api/views/competitions.py", 776, 778),                # the leaderboard's questions
+    # After the deadline (organizer/organizing/platform_files/, docs/standings.md):
+    ("src/settings/base.py", 124, 127),                              # TIME_ZONE = 'UTC'
+    ("src/apps/competitions/models.py", 326, 345),                   # the limits, per account
+    ("src/apps/api/views/submissions.py", 449, 458),                 # bulk download's names
+    ("src/static/riot/competitions/detail/submission_manager.tag", 657, 657),  # browser's rename
+    ("src/static/riot/competitions/detail/submission_manager.tag", 688, 699),  # failed.txt, zip
+    ("src/apps/api/views/competitions.py", 427, 447),                # results: rows and columns
+    ("src/apps/api/views/competitions.py", 496, 506),                # results: the CSV
+    ("src/apps/api/serializers/submissions.py", 22, 59),             # /api/submissions/ fields
+    ("src/apps/api/serializers/competitions.py", 507, 522),          # /api/participants/ fields
+    ("src/apps/api/urls.py", 75, 75),                                # results.csv: a format suffix
+    ("src/static/riot/competitions/detail/submission_manager.tag", 14, 25),   # the buttons
+    ("src/static/js/ours/client.js", 117, 120),                      # Download as CSV's URL
+    ("src/static/riot/competitions/detail/participant_manager.tag", 224, 245),  # participants.csv
+    # What the submissions API shows, and to whom (bundle.sh --private-share: why a private
+    # part's labels never go to the platform, docs/bundle.md)
+    ("src/apps/api/views/submissions.py", 28, 30),                   # SubmissionViewSet
+    ("src/apps/api/views/submissions.py", 106, 166),                 # its serializer, queryset
+    # SubmissionSerializer.scores: in the lines 22-59 above
+    ("src/apps/api/serializers/submission_leaderboard.py", 8, 14),   # a score's fields
 ]
 
 # In each reading function, the variable that holds one item of a kind ("" the top level,
@@ -53,7 +73,8 @@ SERIALIZERS = {"ColumnSerializer": "columns", "LeaderboardSerializer": "leaderbo
 
 def extract(git_dir, commit=COMMIT):
     """The extract's text, from a clone of codalab/codabench."""
-    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, verbatim "
+    out = ["# codalab/codabench at {}: the code that reads a v2 competition.yaml, what the "
+           "submissions API shows, and what an organizer downloads after the deadline, verbatim "
            "(tests/support/codabench_source.py)\n".format(commit)]
     for path, first, last in SOURCES:
         text = subprocess.run(["git", "--git-dir", git_dir, "show",
@@ -198,6 +219,138 @@ def answers_checked_only_when_sent(text):
                for i in required) and all(
         len(c) - len(c.lstrip()) > indent for c in lines[guard[0] + 1:required[-1] + 1]
         if c.strip())
+# ---- After the deadline: the platform's own lines, run on stand-ins for its objects ----------
+
+def _block(text, path, first, last):
+    """The extract's lines first..last of path, dedented to run on their own."""
+    import textwrap
+    lines = [code for p, n, code in source_lines(text) if p == path and first <= n <= last]
+    return textwrap.dedent("\n".join(lines))
+
+
+def bulk_name(text, sub):
+    """The name download_many gives one submission (sub: a stand-in with id, owner, phase.id,
+    data.created_when, data.data_file.name), renamed as the browser's zip renames it."""
+    scope = {"sub": sub}
+    exec(_block(text, "src/apps/api/views/submissions.py", 452, 453), scope)
+    js = [code for p, _, code in source_lines(text) if p.endswith("submission_manager.tag")
+          and ".replace(/" in code][0]
+    found = re.search(r"replace\(/(\[.*?\])/g, \"(.)\"\)", js)
+    return re.sub(found.group(1), found.group(2), scope["short_name"])
+
+
+class _Query(list):
+    """Enough of a Django queryset for can_user_make_submissions (and no more)."""
+
+    def _match(self, sub, key, value):
+        if key == "parent__isnull":
+            return (sub["parent"] is None) == value
+        if key == "created_when__date":
+            return sub["created_when"].date() == value
+        return sub[key] == value
+
+    def filter(self, **kw):
+        return _Query(s for s in self if all(self._match(s, k, v) for k, v in kw.items()))
+
+    def exclude(self, **kw):
+        return _Query(s for s in self if not all(self._match(s, k, v) for k, v in kw.items()))
+
+    def count(self):
+        return len(self)
+
+
+def can_user_make_submissions(text, submissions, user, at, per_day, total):
+    """Phase.can_user_make_submissions, run on dicts {owner, parent, status, created_when}
+    (aware UTC datetimes) at the moment `at`: (allowed, reason)."""
+    import types
+    code = _block(text, "src/apps/competitions/models.py", 326, 345)
+    scope = {"now": lambda: at}
+    exec(code, scope)
+    phase = types.SimpleNamespace(
+        has_max_submissions=True, max_submissions_per_day=per_day,
+        max_submissions_per_person=total, submissions=_Query(submissions),
+        competition=types.SimpleNamespace(allow_robot_submissions=False))
+    return scope["can_user_make_submissions"](phase, _User(user))
+
+
+class _User(str):
+    """A username that is also the account (`owner=user` compares it with the owner)."""
+    is_bot = False
+
+
+def results_csv(text, leaderboard_title, column_titles, phase):
+    """The results CSV CompetitionViewSet.results writes for one phase: phase = {"id", "name",
+    "tasks": [{"id", "name"}], "submissions": [{"owner", "parent", "id", "task",
+    "fact_sheet_answers", "scores": [{"column_key", "score"}]}]}; column_titles {key: title}."""
+    import collections
+    import csv as csv_module
+    import io as io_module
+    import types
+    columns = [types.SimpleNamespace(key=k, title=t) for k, t in column_titles.items()]
+    leaderboard = types.SimpleNamespace(title=leaderboard_title, columns=types.SimpleNamespace(
+        all=lambda: columns))
+    scope = {"submission_query": [phase], "leaderboard": leaderboard,
+             "OrderedDict": collections.OrderedDict}
+    exec(_block(text, "src/apps/api/views/competitions.py", 427, 446), scope)
+    body = _block(text, "src/apps/api/views/competitions.py", 498, 505)
+    out = io_module.StringIO(newline="")
+    scope.update(csv=csv_module, response=out,
+                 data=scope["leaderboard_data"],
+                 leaderboard_title=list(scope["leaderboard_data"])[0])
+    exec(body, scope)
+    return out.getvalue()
+
+
+def participants_csv(text, participants):
+    """The participants tab's "Download all participants" file, as its JavaScript writes it:
+    participants = [{id, username, email, is_bot, status}]."""
+    code = "\n".join(c for p, _, c in source_lines(text) if p.endswith("participant_manager.tag"))
+    headers = _literals_any(re.search(r"const headers = \[(.*?)\];", code).group(1))
+    fields = re.findall(r"^\s*p\.(\w+)", code, re.M)            # the row's fields, in order
+    rows = [headers] + [[("Yes" if p[f] else "No") if f == "is_bot" else p[f] for f in fields]
+                        for p in participants]
+    # .map(v => `"${(v ?? '').toString().replace(/"/g, '""')}"`).join(','), rows joined by \n
+    return "\n".join(",".join('"{}"'.format(str(v).replace('"', '""')) for v in r)
+                     for r in rows)
+
+
+def _literals_any(code):
+    return re.findall(r"""['"]([^'"]*)['"]""", code)
+
+
+def submissions_api(text):
+    """What the extract's submissions API shows: {"permission_classes": the viewset's value,
+    "anonymous_filter": the filter of the queryset a GET without login gets (its keyword
+    arguments), "anonymous_prefetch": what that queryset prefetches, "score_fields": the
+    fields of each score a submission shows}."""
+    facts = {"anonymous_filter": [], "anonymous_prefetch": []}
+    where = ""
+    for path, _, code in source_lines(text):
+        if not path.endswith(("views/submissions.py", "serializers/submissions.py",
+                              "submission_leaderboard.py")):
+            continue
+        found = re.match(r"\s*permission_classes = (.*)$", code)
+        if found:
+            facts["permission_classes"] = found.group(1).strip()
+        if "if not self.request.user.is_authenticated:" in code:
+            where = "filter"
+        elif where and "# Check if admin" in code:
+            where = ""
+        elif where == "filter" and ".prefetch_related(" in code:
+            where = "prefetch"
+        elif where == "filter":
+            found = re.match(r"\s*(\w+=[\w.]+),?$", code)
+            if found:
+                facts["anonymous_filter"].append(found.group(1))
+        elif where == "prefetch":
+            facts["anonymous_prefetch"] += _literals(code)
+        found = re.match(r"\s*fields = \((.*)\)", code)
+        if found and path.endswith("submission_leaderboard.py"):
+            facts["score_fields"] = _literals(found.group(1))
+        found = re.match(r"\s*scores = (\w+)\(many=True\)", code)
+        if found and path.endswith("serializers/submissions.py"):
+            facts["submission_scores"] = found.group(1)
+    return facts
 
 
 def committed():

@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional, Tuple
 
 from . import pages, settings as organizer_settings
 from .merged import build_merged
+from .private_part import PrivateShare
 from .parts import Built, TrackParts, build_track, bundle_files, page_context
 from .refusal import Refused, human
 from .reproducible_zip import write_zip
@@ -39,9 +40,11 @@ def build_bundles(build: str, source: Source, schedule: Schedule, references: An
                   say: Say, sample: bool = True, merged: bool = False,
                   confidence_columns: bool = False, settings: Optional[Settings] = None,
                   dev_references: Optional[Dict[str, str]] = None,
-                  development: Optional[Development] = None) -> BuildResult:
+                  development: Optional[Development] = None,
+                  private: Optional[PrivateShare] = None) -> BuildResult:
     """Every bundle of the source (with merged, also the merged Codabench bundle); references
-    maps each track to its reference folder (one folder: every track's)."""
+    maps each track to its reference folder (one folder: every track's); private:
+    --private-share (private_part.py)."""
     dev_references = dev_references or {}
     tracks, settings, defaults, prefix = prepared_tracks(source, schedule, settings,
                                                          bool(dev_references), development)
@@ -49,7 +52,7 @@ def build_bundles(build: str, source: Source, schedule: Schedule, references: An
         references = {t.name: references for t in tracks}
     made: Dict[Any, str] = {}
     parts = [build_track(build, source, track, references[track.name], layout, say, made,
-                         confidence_columns, dev_references.get(track.name, ""))
+                         confidence_columns, dev_references.get(track.name, ""), private)
              for track in tracks]
     built: List[Built] = []
     for part in parts:

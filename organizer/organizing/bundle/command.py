@@ -40,6 +40,7 @@ from .dev_overlap import holds_test_labels
 from .merged import can_merge
 from .outputs import move_bundles, update_kit_manifest, write_kits
 from .plan import plan
+from .private_part import PrivateShare, plan_split, write_splits
 from .refusal import Refused, same_folder, shown
 from .schedule import DEV_DAYS, Development, Schedule, parse_date, with_development
 from .settings import Settings
@@ -62,6 +63,17 @@ def positive_count(text: str) -> int:
         raise argparse.ArgumentTypeError("{!r} is not a whole number".format(text)) from None
     if value < 1:
         raise argparse.ArgumentTypeError("{} is no limit: give 1 or more".format(value))
+    return value
+
+
+def private_share(text: str) -> float:
+    try:
+        value = float(text)
+    except ValueError:
+        raise argparse.ArgumentTypeError("{!r} is not a number".format(text)) from None
+    if not 0 < value < 1:
+        raise argparse.ArgumentTypeError("{} is no share: give a number between 0 and 1 "
+                                         "(e.g. 0.5), both excluded".format(text))
     return value
 
 
@@ -112,6 +124,14 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="add leaderboard columns for the ranking score's 95%% confidence "
                         "interval (<key>_ci_low, <key>_ci_high; off by default: the scorer "
                         "writes them, the leaderboard shows them only with this option)")
+    p.add_argument("--private-share", metavar="X", type=private_share, default=None,
+                   help="keep a share X (0 < X < 1) of the test set's groups (Agriculture-"
+                        "Vision: fields) private: the bundles hold the labels of the public "
+                        "part only, the leaderboard ranks it, and split.json beside the "
+                        "bundles lists both parts for the final ranking (compare.py --split); "
+                        "off by default (docs/bundle.md, \"A private part\")")
+    p.add_argument("--split-seed", metavar="N", type=int, default=0,
+                   help="the seed of the split's rule (default %(default)s)")
     p.add_argument("--merged", action="store_true",
                    help="also build the merged Codabench bundle of a competition whose tracks "
                         "are tasks (one competition running every task on each upload); it "
@@ -288,6 +308,9 @@ def references_asked(args: argparse.Namespace, parser: argparse.ArgumentParser, 
                      "{}".format(", ".join(t for t in tracks if t not in dev_references)))
     if args.dev_start and not dev_references:
         parser.error("--dev-start: the Development phase comes with --dev-reference DIR")
+    if args.merged and args.private_share is not None:
+        parser.error("--merged and --private-share: build the per-track bundles of a split "
+                     "test set")
     if args.merged and dev_references:
         parser.error("--merged and --dev-reference: the merged bundle runs one task per track "
                      "in every phase; build the per-track bundles for a Development phase")
@@ -335,7 +358,9 @@ def build_check_and_write(args: argparse.Namespace, request: Request, build: str
                   for t in tracks)
     result = build_bundles(build, source, request.schedule, request.references, layout, say,
                            samples, args.merged, args.confidence_columns, request.settings,
-                           request.dev_references, request.development)
+                           request.dev_references, request.development,
+                           PrivateShare(args.private_share, args.split_seed)
+                           if args.private_share is not None else None)
     reports, errors = check_all([b.path for b in result.built], say, request.now,
                                 request.open_on, args.allow_closed)
     if errors:
@@ -353,9 +378,11 @@ def build_check_and_write(args: argparse.Namespace, request: Request, build: str
     if request.sample and source.repo_manifest and result.manifest is not None:
         update_kit_manifest(source.repo_manifest, result.manifest, say)
     move_bundles(result.built, args.out, say)
+    written = write_splits(result.parts, args.out, say)
     if args.kits:
         write_kits(result.built, args.out, args.kits, say)
     plan(result, reports, request.now, request.mergeable, say)
+    plan_split(result.parts, written, say)
 
 
 def development_leak(request: Request) -> str:

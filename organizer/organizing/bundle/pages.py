@@ -23,6 +23,9 @@ edition's timeline or test set:
     {{max_params}}        the final submission's parameter limit, as the reference's
                           config.yaml states it (`final_submission: max_params`, 150M by
                           default): "150M", or "123,456,789" when not whole millions
+    {{scored_part}}       what a submission is scored on: "the whole test set", or with
+                          bundle.sh --private-share "the public part of the test set (20 of 40
+                          images (fields 5 of 10)); the final ranking uses the private part..."
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.
@@ -37,13 +40,14 @@ from platforms.dates import Span
 
 TOKEN = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline", "limits",
-          "leaderboard_rule", "fact_sheet", "max_params")
+          "leaderboard_rule", "fact_sheet", "max_params", "scored_part")
 
 
 class TestSet(NamedTuple):
     units: int      # in the bundled reference
     noun: str       # "images", "questions"
     task: str       # the task's name, shown when a bundle runs several
+    part: str = ""  # --private-share: "public part: N of M images (fields F of G)"
 
 
 class Limits(NamedTuple):
@@ -101,7 +105,12 @@ def timeline(ctx: PageContext) -> str:
         if ctx.deadline is not None and challenge(span) and (
                 i + 1 == len(phases) or not challenge(phases[i + 1])):
             items.append("{}: final submission deadline; the {} phase closes and its ranking "
-                         "is final.".format(moment(ctx.deadline), span.label))
+                         "is final.".format(moment(ctx.deadline), span.label)
+                         if not split(ctx) else
+                         "{}: final submission deadline; the {} phase closes. Its leaderboard "
+                         "ranks the public part of the test set; the final ranking uses the "
+                         "private part, scored by the organizers after the deadline.".format(
+                             moment(ctx.deadline), span.label))
     return "<ul>\n" + "".join("  <li>{}</li>\n".format(i) for i in items) + "</ul>"
 
 
@@ -114,7 +123,9 @@ def challenge_period(ctx: PageContext) -> str:
 
 
 def test_set(ctx: PageContext) -> str:
-    parts = ["{:,} {}".format(t.units, t.noun) for t in ctx.test_sets]
+    parts = ["{:,} {}".format(t.units, t.noun) + (
+        " ({}; the final ranking uses the private part, scored by the organizers after the "
+        "deadline)".format(t.part) if t.part else "") for t in ctx.test_sets]
     if len(ctx.test_sets) > 1:
         parts = ["{} ({})".format(p, t.task) for p, t in zip(parts, ctx.test_sets)]
     return " and ".join([", ".join(parts[:-1]), parts[-1]] if len(parts) > 2 else parts)
@@ -162,6 +173,20 @@ def limits(ctx: PageContext) -> str:
     return text
 
 
+def split(ctx: PageContext) -> bool:
+    """bundle.sh --private-share: the bundled reference is the test set's public part."""
+    return any(t.part for t in ctx.test_sets)
+
+
+def scored_part(ctx: PageContext) -> str:
+    if not split(ctx):
+        return "the whole test set"
+    return "the public part of the test set ({}); the final ranking uses the private part, " \
+        "scored by the organizers after the deadline".format(
+            "; ".join(t.part[len("public part: "):] if t.part.startswith("public part: ")
+                      else t.part for t in ctx.test_sets if t.part))
+
+
 def fact_sheet(ctx: PageContext) -> str:
     if not ctx.fact_sheet:
         return ""
@@ -175,7 +200,7 @@ def values(ctx: PageContext) -> Dict[str, str]:
             "timeline": timeline(ctx), "challenge_period": challenge_period(ctx),
             "deadline": moment(ctx.deadline) if ctx.deadline else "none",
             "limits": limits(ctx), "leaderboard_rule": rule, "fact_sheet": fact_sheet(ctx),
-            "max_params": millions(ctx.max_params)}
+            "max_params": millions(ctx.max_params), "scored_part": scored_part(ctx)}
 
 
 def millions(n: int) -> str:
@@ -222,7 +247,7 @@ def render_doc(doc: Any, ctx: PageContext, where: str) -> Any:
 
 
 def context(phases: List[Span], deadline: Optional[datetime.datetime],
-            test_sets: List[Tuple[int, str, str]], limits: Optional[List[Limits]] = None,
+            test_sets: List[Tuple], limits: Optional[List[Limits]] = None,
             rule: str = "", fact_sheet: Optional[List[str]] = None,
             queue: bool = False, max_params: int = 150000000) -> PageContext:
     return PageContext(phases, deadline, [TestSet(*t) for t in test_sets], limits or [], rule,

@@ -12,6 +12,8 @@ from scoring.confidence import CONFIG_KEY, interval_score_keys
 
 from . import pages, placeholder, settings
 from .kit import kit_contents
+from .private_part import PrivateShare, PublicReference, make_public_reference, open_public, \
+    packed_extra, with_public_columns
 from .reference import (final_rules, manifest_bytes, open_reference, reference_entries,
                         reference_manifest, worker_program)
 from .refusal import Refused, human, same_folder, shown
@@ -43,22 +45,33 @@ class TrackParts(NamedTuple):
     kit_entries: List[Tuple[str, str]]   # starting kit files on disk
     kit_data: Dict[str, bytes]           # ... and generated (manifest.json, phase.json)
     manifest: Optional[bytes]
-    test_set: Tuple[int, str, str]       # the bundled reference: (units, noun, task name)
+    test_set: Tuple                      # the test set: (units, noun, task name, public part)
     dev_reference_zip: str = ""          # the Development phase's (--dev-reference), or ""
     max_params: int = 150000000          # the final submission's limit (final_rules)
+    public: Optional[PublicReference] = None   # --private-share: the split, the public part
 
 
 def build_track(build: str, source: Source, track: Track, reference: str, layout: str,
-                say: Say, made: Dict[Any, str], confidence_columns: bool = False,
-                dev_reference: str = "") -> TrackParts:
+                say: Say, made: Dict[Any, Any], confidence_columns: bool = False,
+                dev_reference: str = "", private: Optional[PrivateShare] = None
+                ) -> TrackParts:
     """made: zips already built for an earlier track (tracks sharing a program or reference
-    share its zip); dev_reference: the Development phase's labels (--dev-reference)."""
+    share its zip); dev_reference: the Development phase's labels (--dev-reference); private:
+    --private-share (private_part.py): the bundled reference holds the public part only."""
     data = source.data(track.name)
     setup, ref = open_reference(reference)
     task = setup.task
     max_params = final_rules(setup.ref_config).max_params
     count, noun = ref.size()   # images, or a VQA reference's questions
-    test_set = (count, noun, data.task_name or track.name)
+    public: Optional[PublicReference] = None
+    if private:   # tracks that share the reference share its split (made: key -> its split)
+        public = made.get(("public", reference))
+        if public is None:
+            public = make_public_reference(build, track.name, setup, ref, reference, private,
+                                           say)
+            made[("public", reference)] = public
+    test_set = (count, noun, data.task_name or track.name,
+                public.line if public else "")
     data = with_sample_submission(build, data, track, reference, task, ref, say)
     track = fill_in(track, page_context(track, [test_set], max_params))
     if ("reference", reference) not in made:
@@ -66,14 +79,18 @@ def build_track(build: str, source: Source, track: Track, reference: str, layout
             shown(reference), count, noun, task.name,
             "raw" if task.packing is None else layout))
     track = with_reference_columns(track, data, setup, reference, confidence_columns)
+    if public:
+        track = with_public_columns(track)
     manifest = manifest_bytes(task, ref) if data.kit.manifest else None
     program_zip = program_zip_of(build, data, track, made, say)
-    reference_zip = reference_zip_of(build, track, task, ref, reference, layout, made, say)
+    bundled = open_public(public)[1] if public else ref
+    reference_zip = reference_zip_of(build, track, task, bundled, reference, layout, made, say,
+                                     packed_extra(public))
     dev_zip, dev_manifest = development_zip_of(build, data, track, task, dev_reference, layout,
                                                made, say)
     entries, generated = kit_contents(data, track, reference, ref.root, manifest, dev_manifest)
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
-                      test_set, dev_zip, max_params)
+                      test_set, dev_zip, max_params, public)
 
 
 def with_sample_submission(build: str, data: TrackData, track: Track, reference: str, task: Any,
@@ -138,12 +155,16 @@ def program_zip_of(build: str, data: TrackData, track: Track, made: Dict[Any, st
 
 
 def reference_zip_of(build: str, track: Track, task: Any, ref: Any, reference: str,
-                     layout: str, made: Dict[Any, str], say: Say) -> str:
-    """reference_data.zip (one zip for tracks that share the reference)."""
+                     layout: str, made: Dict[Any, str], say: Say,
+                     extra: Optional[List[Tuple[str, str]]] = None) -> str:
+    """reference_data.zip (one zip for tracks that share the reference); extra: files the
+    packer does not carry (a public part's manifest)."""
     reference_zip = made.get(("reference", reference))
     if reference_zip is None:
         reference_zip = os.path.join(build, "reference_data-{}.zip".format(track.name))
-        size = write_zip(reference_zip, reference_entries(task, ref, layout, build, say))
+        entries = reference_entries(task, ref, layout, build, say)
+        entries += [e for e in extra or [] if e[0] not in dict(entries)]
+        size = write_zip(reference_zip, sorted(entries))
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
         made[("reference", reference)] = reference_zip
     return reference_zip
@@ -176,7 +197,7 @@ def development_zip_of(build: str, data: TrackData, track: Track, task: Any,
 
 # --- a bundle made of parts -------------------------------------------------------------------
 
-def page_context(track: Track, test_sets: List[Tuple[int, str, str]],
+def page_context(track: Track, test_sets: List[Tuple],
                  max_params: int = 150000000) -> pages.PageContext:
     """What the template tokens of a bundle's pages and texts say: its phases as dated, its
     deadline, its bundled test set(s) and the final submission's parameter limit."""

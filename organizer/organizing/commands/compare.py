@@ -12,7 +12,7 @@ import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from scoring import __version__, confidence, engine, reference_setup
-from ..compare import family, outputs, page, paired, submissions
+from ..compare import family, leaderboard_pick, outputs, page, paired, submissions
 from ..compare.floor import floor_sentence
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
@@ -21,6 +21,7 @@ from scoring.registry import add_options as add_task_options
 from scoring.report.text_table import print_table
 from scoring.commands import frame
 from ..ranks import competition_ranks
+from ..split import selection as split_selection, side_by_side
 
 FILES = ("leaderboard.csv", "comparison.json", "comparison.html")
 
@@ -75,10 +76,18 @@ def build_parser() -> argparse.ArgumentParser:
                         "submission against the next one in the ranking and against the "
                         "leader), auto (all up to {} submissions, else neighbours; the "
                         "default)".format(family.MAP_MAX))
+    p.add_argument("--split", metavar="SPLIT_JSON",
+                   help="the split.json bundle.sh --private-share wrote: score each submission "
+                        "on one part of the test set (--part) with the full reference, and "
+                        "show the public and private rankings side by side")
+    p.add_argument("--part", choices=("private", "public", "all"), default=None,
+                   help="with --split: the part scored and ranked (default private: the final "
+                        "ranking)")
     p.add_argument("--progress-every", type=float, default=5.0, metavar="SECONDS")
     p.add_argument("-q", "--quiet", action="store_true", help="print only errors")
     p.add_argument("--version", action="version", version="%(prog)s " + __version__)
     add_task_options(p)
+    leaderboard_pick.add_options(p)
     return p
 
 
@@ -92,19 +101,26 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
     say = io.sayer(args.quiet)
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(args.out))
-    entries = submissions.expand(args.submissions)
     cleanups: List[Callable[[], None]] = []
     try:
+        entries, extra = _entries(args, cleanups)
         setup = reference_setup.unpack(args.ref, cleanups, io.show_as, args.task,
                                        options_of(args))
         task = setup.task
         reference = setup.open()
+        # --split: discovered against every test unit, scored on the part's (split/)
+        part = split_selection.select(args.split, args.part, reference)
         fmt = task.submission_format(setup.settings)
         noun = fmt.words.get("units", "units")
         opened, more = submissions.open_all(
             entries, lambda folder: fmt.discover(folder, reference.ids), fmt.words)
         cleanups += more
         candidates = [o for o in opened if not o.error]
+        if part is not None:
+            full = reference
+            reference = split_selection.restricted(full, part.units)
+            candidates = [o._replace(files=split_selection.files_of(o.files, part.units))
+                          for o in candidates]
         units = len(set(u for o in candidates for u in o.files))
         workers = args.workers or engine.default_workers(units * max(1, len(candidates)),
                                                          task.unit_seconds)
@@ -118,7 +134,8 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         scored = engine.evaluate_many(
             task, reference, fmt, setup.settings,
             [{u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
-              for u, p in o.files.items()} for o in candidates], workers, progress)
+              for u, p in o.files.items()} for o in candidates], workers, progress,
+            agreement_of_pairs=bool(args.leaderboard))
         if scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
 
@@ -138,11 +155,29 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         if not valid:
             raise NothingScored("".join("  - {}: {}\n".format(x["model"], x["error"])
                                         for x in invalid))
+        agreeing = leaderboard_pick.agreement_rows(
+            scored.agreement, [o.model for o in candidates], [m for m, _ in valid])
+        if agreeing is not None:
+            extra["agreement"] = agreeing
+        other = None
+        if part is not None and part.other() is not None:
+            other = _other_part(setup, full, fmt, part, opened, valid, workers)
         return _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
-                       started)
+                       started, extra, part, other)
     finally:
         for cleanup in cleanups:
             cleanup()
+
+
+def _entries(args: argparse.Namespace, cleanups: List[Callable[[], None]]):
+    """The submissions to compare: as given, or the leaderboard's (--leaderboard); and what
+    comparison.json says of them beyond the scores (each model's leaderboard row)."""
+    if not args.leaderboard:
+        return submissions.expand(args.submissions), {}
+    picked = leaderboard_pick.pick(args.submissions, args.leaderboard, args.score_column,
+                                   leaderboard_pick.read_roster(args))
+    cleanups += picked.cleanups
+    return picked.entries, {"leaderboard_rows": picked.rows}
 
 
 class Scored(NamedTuple):
@@ -154,18 +189,35 @@ class Scored(NamedTuple):
     resamplings: List[Any]
 
 
+def _other_part(setup, full, fmt, part, opened, valid, workers):
+    """The complementary part's scores and intervals of the valid submissions (--split)."""
+    files = {o.model: {u: (p, os.path.join(o.model, os.path.relpath(p, o.folder)))
+                       for u, p in o.files.items()} for o in opened if not o.error}
+    models = [model for model, _ in valid]
+    return side_by_side.other_part(setup, full, fmt, part, models, [files[m] for m in models],
+                                   workers, _ranking_key(setup.task, setup.settings))
+
+
 def _report(args, stdout, say, setup, reference, valid, invalid, noun, workers,
-            started) -> int:
+            started, extra=None, part=None, other=None) -> int:
     task, settings = setup.task, setup.settings
     key = _ranking_key(task, settings)
     scored = _in_rank_order(_own_scores(setup, reference, valid, key), key)
     doc = _analyse(task, key, scored, len(reference.ids), noun, args.pairs)
     doc["invalid"] = invalid
+    doc.update(extra or {})
     doc["confidence"] = setup.intervals.enabled
+    if part is not None:
+        doc["split"] = side_by_side.split_doc(part, other, scored.rows, scored.own, key)
     _write(args.out, task, settings, scored, doc, invalid,
            _facts(task, doc, scored, invalid, workers, started))
     if not args.quiet:
         _print_summary(stdout, say, key, scored, doc, invalid)
+    if "kendall_tau" in doc.get("split", {}):
+        tau = doc["split"]["kendall_tau"]
+        say("Scored on the {} part ({}); Kendall's tau between the public and private "
+            "rankings: {}.".format(doc["split"]["part"], args.split,
+                                   "n/a" if tau is None else "{:.3f}".format(tau)))
     say("Wrote {} to {}".format(", ".join(FILES), args.out))
     return frame.EXIT_OK
 
@@ -224,7 +276,11 @@ def _facts(task, doc: Dict[str, Any], scored: Scored, invalid, workers: int,
            started: float) -> List[List[Any]]:
     """The page's run information."""
     finished = datetime.datetime.now(datetime.timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC")
-    return [["Task", task.title], ["Submissions compared", len(scored.rows)],
+    split = doc.get("split")
+    part = [["Part scored", "{} ({}, {:,} of {:,} {})".format(
+        split["part"], split["file"], split["counts"][split["part"]]["units"],
+        split["counts"]["all"]["units"], split.get("unit_noun") or "units")]] if split else []
+    return [["Task", task.title]] + part + [["Submissions compared", len(scored.rows)],
             ["Left out", sum(1 for x in invalid if not x.get("not_a_submission"))],
             ["Not submissions (listed)", sum(1 for x in invalid if x.get("not_a_submission"))],
             ["{} per submission".format(doc["noun"].capitalize()), doc["units"]],
@@ -243,8 +299,10 @@ def _write(out: str, task, settings, scored: Scored, doc: Dict[str, Any], invali
     present += [k for k in confidence.interval_score_keys(task)
                 if any(r["scores"].get(k) is not None for r in rows)]
     shares = [m["rank_shares"] for m in doc["models"]] if doc["resamples"] else None
+    extra = [side_by_side.section(doc["split"], doc["key"])] \
+        if "rows" in doc.get("split", {}) else []
     html_page = page.render("{} - comparison of {} submissions".format(task.title, len(rows)),
-                            doc, scored.own, shares, invalid, facts)
+                            doc, scored.own, shares, invalid, facts, extra)
     outputs.write_text(out, "leaderboard.csv", outputs.leaderboard_csv(present, rows))
     outputs.write_text(out, "comparison.json", outputs.comparison_json(doc))
     outputs.write_text(out, "comparison.html", html_page)
@@ -289,6 +347,8 @@ def _print_summary(stdout, say, key: str, scored: Scored, doc: Dict[str, Any],
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:
     if args.workers is not None and args.workers < 1:
         parser.error("--workers must be at least 1")
+    if args.roster and not args.leaderboard:
+        parser.error("--roster names the leaderboard's rows: give --leaderboard too")
 
 
 COMMAND = frame.Command("compare.py", build_parser, compare, not_blamed="the submissions",

@@ -162,8 +162,9 @@ def blob_plot(names: Sequence[str], shares: List[List[float]],
 
 def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[float, float]]],
            shares: Optional[List[List[float]]], invalid: List[Dict[str, str]],
-           facts: List[List[Any]]) -> str:
-    """doc: comparison.json's content; intervals: model -> its own score interval."""
+           facts: List[List[Any]], extra: Sequence[Tuple[str, str]] = ()) -> str:
+    """doc: comparison.json's content; intervals: model -> its own score interval; extra:
+    sections after the ranking (compare.py --split: the public and private rankings)."""
     models = doc["models"]
     names = [m["model"] for m in models]
     key = doc["key"]
@@ -178,6 +179,7 @@ def render(title: str, doc: Dict[str, Any], intervals: Dict[str, Optional[Tuple[
                             'scores.txt and on the leaderboard).</p>'.format(html.escape(key)) +
                  html.counts_table(["Rank", "Submission", "Score ({})".format(key),
                                     "95% CI of the score", "95% CI of the rank"], rows))]
+    sections += list(extra)
     if shares is not None:
         sections += _comparisons(doc, names, shares)
     elif doc.get("confidence") is False:

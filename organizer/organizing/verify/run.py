@@ -17,7 +17,8 @@ from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError, shown
 from scoring.registry import options_of
 from scoring.report.scores_file import DECIMALS
-from . import images, leaderboard, outputs
+from . import images, leaderboard, outputs, split_parts
+from ..split import selection as split_selection
 from final_package import layout as layout_check, param_check, params, pdf
 from final_package.params import isolated
 from final_package import rules as rules_mod
@@ -124,7 +125,10 @@ def _setup(args, io, cleanups: List[Callable[[], None]]) -> _Setup:
         raise UsageError("verify.py verifies final submissions of image tasks (one "
                          "prediction per image in results/); {} is scored from {}".format(
                              task.name, fmt.words.get("files", "other files")))
-    return _Setup(opened, task, settings, opened.open(), fmt, rules,
+    reference = opened.open()
+    if getattr(args, "split", None):   # a split of another reference: refused before any work
+        split_selection.select(args.split, "public", reference)
+    return _Setup(opened, task, settings, reference, fmt, rules,
                   args.max_params or rules.max_params,
                   rules.tolerance if args.tolerance is None else args.tolerance, key, claim)
 
@@ -165,7 +169,13 @@ def _checks(args, io, setup: _Setup, folder: str,
     result_check, score = states.results()
     census = isolated.count_package(lay.root, _rel(lay.root, lay.models) if lay.models
                                     else None)
-    checks = [lay.check, result_check, _match(score, setup.claim, setup.key),
+    split = []
+    if getattr(args, "split", None) and states.results_files:
+        # the leaderboard showed the public part's score: the match compares that one
+        parts = split_parts.score_parts(setup, args.split, states.results_files, states.workers)
+        score = parts["public"][0]
+        split = [split_parts.check(parts, setup.key)]
+    checks = [lay.check, result_check, _match(score, setup.claim, setup.key)] + split + [
               states.leaderboard_submission(), param_check.check(census, setup.limit),
               states.reproduction(setup.tolerance), pdf.check(lay.report, setup.rules.report)]
     return checks + _jury_checks(setup.rules.report), census, states, score

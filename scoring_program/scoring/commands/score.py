@@ -10,7 +10,7 @@ import os
 import time
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, cast
 
-from .. import __version__, confidence, engine, reference_setup, zips
+from .. import __version__, confidence, engine, public_part, reference_setup, validate, zips
 from ..problems import BrokenReference, ProblemLog, SubmissionError, UsageError
 from ..registry import DEFAULT, TASKS, options_of
 from ..registry import add_options as add_task_options
@@ -134,6 +134,7 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
         setup = reference_setup.unpack(ref_path, cleanups, io.show_as, args.task,
                                        options_of(args))
         reference = setup.open()
+        part = public_part.read(setup, reference)
         fmt = setup.task.submission_format(setup.settings)
         units = fmt.words.get("units", "units")
         # The submission after the task: a zip that cannot be unpacked is told in its words.
@@ -141,12 +142,14 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
         cleanups.append(cleanup)
         io.show_as(res_dir, res_path)
 
-        scored = _score(args, io, setup, reference, fmt, res_dir)
+        scored = _score(args, io, setup, reference, fmt, res_dir, part)
         summary = _summarize(setup, reference, scored.state)
         warnings = scored.log.summary_lines(**fmt.words)
         seconds = time.monotonic() - started
         for w in warnings:
             say("WARNING: " + w)
+        if part is not None:
+            say(part.line()[0].upper() + part.line()[1:] + ".")
         if not args.quiet:
             _print_results(io.stdout, setup, summary)
         if paths["out"]:
@@ -156,7 +159,8 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
                 scorer_version=__version__,
                 finished=datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
-                task_facts=setup.task.report.run_facts(scored.state))
+                task_facts=setup.task.report.run_facts(scored.state) +
+                ([("Test set", part.line()[0].upper() + part.line()[1:])] if part else []))
             _write_outputs(paths["out"], summary,
                            setup.task.report.page(summary, warnings, facts, setup.settings))
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(
@@ -189,18 +193,23 @@ def _prepare_output(out: Optional[str], worker_form: bool) -> bool:
 
 
 def _score(args: argparse.Namespace, io: frame.Io, setup: reference_setup.Setup,
-           reference: Any, fmt: Any, res_dir: str) -> _Scored:
+           reference: Any, fmt: Any, res_dir: str,
+           part: Optional[public_part.PublicPart] = None) -> _Scored:
     """The submission's predictions found and scored by the engine; a broken reference unit
     ends the run as the organizers' problem (exit 3), any fatal problem of the submission as
-    the participant's (exit 1), every one of them listed."""
+    the participant's (exit 1), every one of them listed. With a public part (public_part.py)
+    every id of the test set is expected and checked, the labelled ones scored."""
     task, units = setup.task, fmt.words.get("units", "units")
-    found = fmt.discover(res_dir, reference.ids)
+    found = fmt.discover(res_dir, part.stand_in.ids if part else reference.ids)
     items = [(i, p, os.path.relpath(p, res_dir)) for i, p in sorted(found.files.items())]
     workers = args.workers or engine.default_workers(len(items), task.unit_seconds)
     io.sayer(args.quiet)(
         "{} scoring program {}: {:,} reference {}, {:,} predictions found, {} worker{}".format(
             task.title, __version__, len(reference.ids), units, len(items), workers,
             "s" if workers > 1 else ""))
+    held = set(reference.ids)
+    unlabelled = [item for item in items if item[0] not in held]
+    items = [item for item in items if item[0] in held]
     progress = None if args.quiet else engine.Progress(len(items), io.stdout,
                                                       args.progress_every, noun=units)
     acc = engine.evaluate(task, reference, fmt, setup.settings, items, workers, progress)
@@ -208,6 +217,10 @@ def _score(args: argparse.Namespace, io: frame.Io, setup: reference_setup.Setup,
         raise BrokenReference(acc.reference_log)
     log = found.log
     log.merge(acc.submission_log)
+    if part is not None and unlabelled:   # checked as the kit checks them: no label needed
+        checked = engine.evaluate(validate.CheckOnly(), part.stand_in, part.fmt, None,
+                                  unlabelled, workers, None)
+        log.merge(checked.submission_log)
     if log.fatal:
         raise SubmissionError(log, **fmt.words)
     return _Scored(acc.state, log, acc.units, workers)

@@ -20,11 +20,20 @@ def field_of(unit_id: Any) -> str:
     return text.rsplit("_", 1)[0] if "_" in text else text
 
 
+def cluster_key(by: str):
+    """A tile's cluster under the rule `by` (None: each tile on its own)."""
+    return resample_units.key_of(by, "image", {"field": field_of})
+
+
 class FieldIntervals(Intervals[metric.LabelSetHistogram, CodedReference, Any]):
     """The task's Intervals role: mIoU's interval, by field (default), image or `prefix N`."""
 
     keys = ["miou"]
     resample_by = ("field", "image")
+    split_by = "field"
+
+    def clusters(self, reference: CodedReference, by: str):
+        return sorted(reference.ids), cluster_key(by)
 
     def resampling(self, state: metric.LabelSetHistogram, summary: Summary,
                    reference: CodedReference, settings: Any, by: str) -> Optional[Resampling]:
@@ -38,7 +47,7 @@ class FieldIntervals(Intervals[metric.LabelSetHistogram, CodedReference, Any]):
             [t + p + f for t, p, f in zip(counts.tp, counts.fp, counts.fn)])
         return Resampling("images", state.images, state.unit_table,
                           lambda sums: [metric.miou_of_sums(sums)],
-                          group=resample_units.key_of(by, "image", {"field": field_of}),
+                          group=cluster_key(by),
                           group_noun="fields" if by == "field" else "groups",
                           gradient=metric.miou_gradient,
                           widen=lambda _, ends, __: unseen.open_mean(ends, *blind))

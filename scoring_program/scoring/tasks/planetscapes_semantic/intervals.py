@@ -134,6 +134,9 @@ class SemanticIntervals(Intervals[Any, Any, Any]):
     keys = ["iou_class", "iiou_class"]
     resample_by = ("image",)
 
+    def clusters(self, reference: Any, by: str):
+        return sorted(reference.ids), resample_units.key_of(by, "image")
+
     def resampling(self, state: Any, summary: Summary, reference: Any, settings: Any,
                    by: str) -> Optional[Resampling]:
         """Images, each with its TP, FP, FN per class and its instances' weighted hits; the

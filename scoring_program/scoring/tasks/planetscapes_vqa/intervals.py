@@ -1,7 +1,7 @@
 """The VQA task's confidence interval of the accuracy (docs/confidence.md): the questions
 resampled, each with its accuracy numerator n (accuracy = n / 30), by question (default) or by
 image (the questions of one image together, from questions.json's image ids)."""
-from typing import Any, List, Optional, Sequence
+from typing import Any, List, Optional, Sequence, cast
 
 from ...task_api import Intervals, Reference, Resampling, Summary
 from .metric import STEPS, AccuracyState, percent
@@ -23,6 +23,14 @@ class VQAIntervals(Intervals[AccuracyState, Reference, Any]):
     keys = ["accuracy"]
     resample_by = ("question", "image")
     by_prefix = False   # question ids are numbers, not names
+    split_by = "image"  # questions about one image never on both sides of a split
+
+    def clusters(self, reference: Reference, by: str):
+        """The questions (questions.json: public) and, by image, each one's image."""
+        image_of = read_questions(cast(str, reference.root))
+        if by != "image":
+            return sorted(image_of), None
+        return sorted(image_of), lambda q: str(image_of[q])
 
     def resampling(self, state: AccuracyState, summary: Summary, reference: Reference,
                    settings: Any, by: str) -> Optional[Resampling]:

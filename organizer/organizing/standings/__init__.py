@@ -1,0 +1,1 @@
+"""standings.py's parts: its inputs read, the prize decided, the decision written."""

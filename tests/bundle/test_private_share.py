@@ -1,0 +1,327 @@
+"""bundle.sh --private-share (issue 35): the private part's labels are in no zip the build
+writes, in any form; the worker's scorer scores exactly the public part yet wants every test id;
+split.json is reproducible; the pages, columns and plan say what is public; the dry run predicts
+the platform with a split bundle."""
+import hashlib
+import io
+import json
+import os
+import shutil
+import subprocess
+import sys
+import zipfile
+
+import numpy as np
+import pytest
+import yaml
+from PIL import Image
+
+from conftest import AGRIVISION, AV_REF, ROOT, bundle_in_process, run_score  # noqa: E402
+
+import dry_run  # noqa: E402  (the kit's)
+from scoring.tasks.agrivision import packed as av_packed  # noqa: E402
+from scoring.tasks.agrivision.reference import open_raw  # noqa: E402
+
+BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
+SAMPLE_SUB = os.path.join(AGRIVISION, "starting_kit", "sample_submission")
+NOW = "2026-11-30 20:18:57"
+ARGS = ["--private-share", "0.5", "--start", "2027-03-01", "--end", "2027-05-31"]
+
+
+def run_bundle(*args):
+    env = dict(os.environ, PYTHON=sys.executable, PYTHONDONTWRITEBYTECODE="1", BUNDLE_NOW=NOW)
+    return subprocess.run(["bash", BUNDLE_SH] + [str(a) for a in args], env=env, cwd=ROOT,
+                          capture_output=True, text=True, timeout=300)
+
+
+@pytest.fixture(scope="module")
+def builds(tmp_path_factory):
+    """The sample split at 0.5: the raw layout (bash bundle.sh, with its dry run) and the
+    packed one (in process, no dry run)."""
+    base = tmp_path_factory.mktemp("private")
+    raw = run_bundle("--out", base / "raw", *ARGS)
+    assert raw.returncode == 0, raw.stderr
+    packed = bundle_in_process(["--out", base / "packed", "--layout", "packed", "--no-smoke"]
+                               + ARGS, NOW)
+    assert packed.returncode == 0, packed.stderr
+    return {"raw": (base / "raw", raw.stdout), "packed": (base / "packed", packed.stdout)}
+
+
+def split_of(out):
+    with open(str(out / "split.json")) as f:
+        return json.load(f)
+
+
+def members(data, name=""):
+    """Every file of a zip, recursively into the zips it holds: (path, bytes)."""
+    with zipfile.ZipFile(io.BytesIO(data)) as zf:
+        for info in zf.infolist():
+            if info.is_dir():
+                continue
+            body = zf.read(info)
+            path = name + "/" + info.filename
+            yield path, body
+            if info.filename.lower().endswith(".zip"):
+                yield from members(body, path)
+
+
+def array_hash(array):
+    a = np.ascontiguousarray(array)
+    return hashlib.sha256(str((a.dtype.str, a.shape)).encode() + a.tobytes()).hexdigest()
+
+
+def label_signatures(ids):
+    """Every form a unit's labels take: each raw layer file's bytes, each layer's pixels, the
+    packed PNG's bytes and its pixels (what the packer writes)."""
+    raw = open_raw(AV_REF)
+    blobs, arrays = set(), set()
+    for unit in ids:
+        for rel in raw._layers(unit):
+            with open(os.path.join(AV_REF, rel), "rb") as f:
+                body = f.read()
+            blobs.add(body)
+            arrays.add(array_hash(np.asarray(Image.open(io.BytesIO(body)))))
+        coded = raw.read(unit)
+        packed = av_packed.encode_truth(coded)
+        blobs.add(packed)
+        arrays.add(array_hash(np.asarray(Image.open(io.BytesIO(packed)))))
+        arrays.add(array_hash(coded.table[coded.labels]))
+    return blobs, arrays
+
+
+@pytest.mark.parametrize("layout", ["raw", "packed"])
+def test_no_private_label_is_in_any_zip_the_build_writes(builds, layout):
+    out, _ = builds[layout]
+    split = split_of(out)
+    # What a private unit's labels share with a public unit's (an all-empty layer) tells
+    # nothing about the private part: only the forms no public unit has are looked for.
+    pub_blobs, pub_arrays = label_signatures(split["public"])
+    priv_blobs, priv_arrays = label_signatures(split["private"])
+    blobs, arrays = priv_blobs - pub_blobs, priv_arrays - pub_arrays
+    assert len(blobs) > 3 * len(split["private"]) and arrays
+    zips = sorted(p for p in os.listdir(str(out)) if p.endswith(".zip"))
+    assert len(zips) == 4
+    private = set(split["private"])
+    looked = 0
+    for name in zips:
+        with open(str(out / name), "rb") as f:
+            for path, body in members(f.read(), name):
+                looked += 1
+                stem = os.path.splitext(os.path.basename(path))[0]
+                if "/reference_data.zip/" in path:
+                    assert stem not in private, path
+                for blob in blobs:
+                    assert blob not in body, path
+                if path.lower().endswith(".png"):
+                    try:
+                        pixels = np.asarray(Image.open(io.BytesIO(body)))
+                    except OSError:
+                        continue
+                    assert array_hash(pixels) not in arrays, path
+    assert looked > 100
+
+
+def test_the_bundled_reference_holds_the_public_part_and_the_whole_manifest(builds):
+    out, _ = builds["packed"]
+    split = split_of(out)
+    with zipfile.ZipFile(str(out / "agrivision2027-supervised-codabench.zip")) as zf:
+        ref = zipfile.ZipFile(io.BytesIO(zf.read("reference_data.zip")))
+    names = ref.namelist()
+    assert "test_manifest.json" in names and "packed.json" in names
+    assert json.loads(ref.read("packed.json"))["ids"] == split["public"]
+    manifest = json.loads(ref.read("test_manifest.json"))
+    assert sorted(manifest["images"]) == sorted(split["public"] + split["private"])
+    config = yaml.safe_load(ref.read("config.yaml"))
+    assert config["public_part"] == {"manifest": "test_manifest.json", "units": 20, "of": 40,
+                                     "groups": 5, "group_total": 10, "group_noun": "fields"}
+    assert config["storm_damage"] == "background"    # the organizer's own config kept
+
+
+def test_split_json_is_reproducible_and_splits_by_field(builds, tmp_path):
+    raw = (builds["raw"][0] / "split.json").read_bytes()
+    assert raw == (builds["packed"][0] / "split.json").read_bytes()   # same reference, seed
+    split = json.loads(raw)
+    assert split["seed"] == 0 and split["share"] == 0.5 and split["grouped_by"] == "field"
+    assert split["counts"] == {"public": {"units": 20, "groups": 5},
+                               "private": {"units": 20, "groups": 5},
+                               "all": {"units": 40, "groups": 10}}
+    field = lambda unit: unit.rsplit("_", 1)[0]  # noqa: E731
+    assert sorted(set(map(field, split["public"]))) == split["public_groups"]
+    assert sorted(set(map(field, split["private"]))) == split["private_groups"]
+    assert not set(split["public_groups"]) & set(split["private_groups"])
+    other = bundle_in_process(["--out", tmp_path, "--no-smoke", "--split-seed", "7"] + ARGS,
+                              NOW)
+    assert other.returncode == 0, other.stderr
+    assert json.loads((tmp_path / "split.json").read_text())["private"] != split["private"]
+
+
+def test_plan_pages_and_columns_say_what_is_public(builds):
+    out, stdout = builds["raw"]
+    said = "public part: 20 of 40 images (fields 5 of 10)"
+    assert "Private part (--private-share 0.5, --split-seed 0): " + said + "; the final ranking " \
+        "uses the private part, scored by the organizers after the deadline" in stdout
+    assert "split.json" in stdout
+    with zipfile.ZipFile(str(out / "agrivision2027-supervised-codabench.zip")) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+        pages = b"".join(zf.read(n) for n in zf.namelist() if n.endswith(".html")).decode()
+    titles = [c["title"] for board in doc["leaderboards"] for c in board["columns"]]
+    assert titles[0] == "mIoU (public part)"
+    assert all(len(t) <= 36 and "public" in t for t in titles)
+    assert said + "; the final ranking uses the private part, scored by the organizers after " \
+        "the deadline" in pages
+    assert "scored on the public part of the test set (20 of 40 images (fields 5 of 10))" in pages
+    assert "the Test phase closes. Its leaderboard ranks the public part" in pages
+    assert "whole test set" not in pages and "ranking is final" not in pages
+
+
+def _worker_run(bundle, submission, folder):
+    """The bundle's program and reference run as the Codabench worker runs them."""
+    with zipfile.ZipFile(str(bundle)) as zf:
+        program = zipfile.ZipFile(io.BytesIO(zf.read("scoring_program.zip")))
+        ref = zipfile.ZipFile(io.BytesIO(zf.read("reference_data.zip")))
+        program.extractall(str(folder / "program"))
+        ref.extractall(str(folder / "input" / "ref"))
+    shutil.copytree(str(submission), str(folder / "input" / "res"))
+    return subprocess.run([sys.executable, str(folder / "program" / "score.py"),
+                           str(folder / "input"), str(folder / "output")],
+                          capture_output=True, text=True, timeout=120)
+
+
+def _public_only_reference(split, folder):
+    """The oracle's reference: the raw sample with the public units' files only, no split."""
+    public = set(split["public"])
+    for top, _, files in os.walk(AV_REF):
+        for name in files:
+            stem, ext = os.path.splitext(name)
+            if ext == ".png" and stem not in public:
+                continue
+            rel = os.path.relpath(os.path.join(top, name), AV_REF)
+            os.makedirs(os.path.dirname(str(folder / rel)), exist_ok=True)
+            shutil.copyfile(os.path.join(top, name), str(folder / rel))
+    return folder
+
+
+@pytest.mark.compat   # the worker's program on the oldest versions too
+@pytest.mark.parametrize("layout", ["raw", "packed"])
+def test_the_worker_scores_the_public_part_alone(builds, layout, tmp_path):
+    out, _ = builds[layout]
+    split = split_of(out)
+    run = _worker_run(out / "agrivision2027-supervised-codabench.zip", SAMPLE_SUB, tmp_path)
+    assert run.returncode == 0, run.stderr
+    got = json.loads((tmp_path / "output" / "scores.json").read_text())
+    ref = _public_only_reference(split, tmp_path / "public")
+    sub = tmp_path / "public-sub"
+    sub.mkdir()
+    for unit in split["public"]:
+        shutil.copyfile(os.path.join(SAMPLE_SUB, unit + ".png"), str(sub / (unit + ".png")))
+    alone = run_score("--ref", ref, "--res", sub, "--out", tmp_path / "alone")
+    assert alone.returncode == 0, alone.stderr
+    assert got == json.loads((tmp_path / "alone" / "scores.json").read_text())
+    # nothing written names a private unit or field: only the counts
+    page = (tmp_path / "output" / "detailed_results.html").read_text()
+    assert "public part: 20 of 40 images (fields 5 of 10)" in page.lower()
+    written = page + run.stdout + run.stderr + json.dumps(got)
+    for name in split["private"] + split["private_groups"]:
+        assert name not in written
+
+
+@pytest.mark.compat
+def test_a_submission_without_a_private_id_is_the_usual_named_mistake(builds, tmp_path):
+    out, _ = builds["raw"]
+    split = split_of(out)
+    bundle = out / "agrivision2027-supervised-codabench.zip"
+    for side in ("private", "public"):
+        sub = tmp_path / side / "sub"
+        shutil.copytree(SAMPLE_SUB, str(sub))
+        (sub / (split[side][0] + ".png")).unlink()
+        run = _worker_run(bundle, sub, tmp_path / side)
+        assert run.returncode == 1, run.stderr
+        assert "Traceback" not in run.stderr
+        assert split[side][0] + ".png" in run.stderr
+        if side == "private":
+            message = run.stderr.replace(split[side][0], "ID")
+        else:
+            assert run.stderr.replace(split[side][0], "ID") == message
+        assert not (tmp_path / side / "output" / "scores.json").exists()
+
+
+def test_a_broken_private_prediction_is_refused_too(builds, tmp_path):
+    out, _ = builds["raw"]
+    split = split_of(out)
+    sub = tmp_path / "sub"
+    shutil.copytree(SAMPLE_SUB, str(sub))
+    path = sub / (split["private"][0] + ".png")
+    Image.new("L", (8, 8)).save(str(path))      # the wrong size: the manifest says 512 x 512
+    run = _worker_run(out / "agrivision2027-supervised-codabench.zip", sub, tmp_path)
+    assert run.returncode == 1 and split["private"][0] + ".png" in run.stderr
+
+
+def test_the_dry_run_predicts_the_platform_with_a_split_bundle(builds, tmp_path):
+    out, _ = builds["raw"]
+    split = split_of(out)
+    bundle = str(out / "agrivision2027-supervised-codabench.zip")
+    outcomes = []
+    assert dry_run.main([SAMPLE_SUB, "--bundle", bundle, "--quiet"], outcomes) == dry_run.EXIT_OK
+    run = _worker_run(bundle, SAMPLE_SUB, tmp_path / "w")
+    expected = json.loads((tmp_path / "w" / "output" / "scores.json").read_text())
+    assert outcomes[-1].scores["miou"] == pytest.approx(expected["miou"], abs=1e-9)
+    sub = tmp_path / "sub"
+    shutil.copytree(SAMPLE_SUB, str(sub))
+    (sub / (split["private"][0] + ".png")).unlink()
+    assert dry_run.main([str(sub), "--bundle", bundle, "--quiet"]) == dry_run.EXIT_FAILED
+    assert run.returncode == 0
+
+
+def test_a_reference_that_misstates_its_part_is_the_organizers_error(builds, tmp_path):
+    out, _ = builds["raw"]
+    with zipfile.ZipFile(str(out / "agrivision2027-supervised-codabench.zip")) as zf:
+        zipfile.ZipFile(io.BytesIO(zf.read("reference_data.zip"))).extractall(str(tmp_path / "r"))
+    config = tmp_path / "r" / "config.yaml"
+    text = config.read_text()
+    config.write_text(text.replace("units: 20", "units: 21"))          # counts disagree
+    run = run_score("--ref", tmp_path / "r", "--res", SAMPLE_SUB)
+    assert run.returncode == 3 and "public_part" in run.stderr, run.stderr
+    compare = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "compare.py"),
+                              "--ref", str(tmp_path / "r"), "--out", str(tmp_path / "c"),
+                              SAMPLE_SUB], capture_output=True, text=True, timeout=120)
+    assert compare.returncode == 3 and "public_part" in compare.stderr   # every command alike
+    config.write_text(text.split("\n# bundle.sh --private-share")[0] + "\n")   # no block
+    run = run_score("--ref", tmp_path / "r", "--res", SAMPLE_SUB)
+    assert run.returncode == 3 and "test_manifest.json" in run.stderr, run.stderr
+    config.write_text(text)
+    assert run_score("--ref", tmp_path / "r", "--res", SAMPLE_SUB).returncode == 0
+
+
+def test_bad_shares_and_tasks_are_refused(tmp_path):
+    for share in ("0", "1", "1.5", "half"):
+        got = bundle_in_process(["--out", tmp_path, "--private-share", share], NOW)
+        assert got.returncode == 2 and "--private-share" in got.stderr
+    vqa = bundle_in_process(["--out", tmp_path, "--competition", "planetscapes",
+                             "--private-share", "0.5", "--no-smoke"], NOW)
+    assert vqa.returncode == 1 and "results file" in vqa.stderr, vqa.stderr
+    assert not [p for p in os.listdir(str(tmp_path)) if p.endswith((".zip", ".json"))]
+
+
+def test_why_the_private_labels_never_go_to_the_platform():
+    """The platform code docs/bundle.md cites (codabench at the extract's commit): the
+    submissions API needs no permission, gives anyone without a login every finished
+    leaderboard submission with its scores, and a score carries no visibility of its own
+    (a column's `hidden` is the leaderboard view's): a private score computed there is public."""
+    import codabench_source
+    facts = codabench_source.submissions_api(codabench_source.committed())
+    assert facts["permission_classes"] == "[]"
+    assert facts["anonymous_filter"] == ["leaderboard__isnull=False", "is_soft_deleted=False",
+                                         "status=Submission.FINISHED"]
+    assert "scores" in facts["anonymous_prefetch"]
+    assert facts["submission_scores"] == "SubmissionScoreSerializer"
+    assert facts["score_fields"] == ["id", "index", "score", "column_key"]
+
+
+def test_without_a_split_the_pages_say_the_whole_test_set():
+    from organizing.bundle import pages
+    plain = pages.context([], None, [(40, "images", "agriculture-vision")])
+    assert pages.scored_part(plain) == "the whole test set"
+    part = pages.context([], None, [(40, "images", "agriculture-vision", "public part: 20 of 40 "
+                                     "images (fields 5 of 10)")])
+    assert pages.scored_part(part).startswith(
+        "the public part of the test set (20 of 40 images (fields 5 of 10)); the final ranking")
