@@ -59,15 +59,25 @@ def test_readme_block_runs_as_written_and_again(clone, index):
             .format(index, run, block, proc.stdout[-3000:], proc.stderr[-3000:])
         assert "Traceback" not in proc.stderr
         if "verify.py" in block:
-            with open(os.path.join(clone, "verdict", "verdict.json"), "rb") as f:
-                verdicts.append(f.read())
-    # The verdict of the second run is the first's (nothing nested, nothing left over).
+            verdicts.append(_verdicts(clone))
+            assert verdicts[-1], "a verify.py block writes a verdict"
+    # The verdicts of the second run are the first's (nothing nested, nothing left over).
     assert verdicts[:1] == verdicts[1:]
     # Everything the blocks wrote is ignored by git: `git status` stays clean after them.
     made = new_files(clone)
     ignored = subprocess.run(["git", "check-ignore", "--no-index", "--stdin"], cwd=ROOT,
                              input="\n".join(made), capture_output=True, text=True).stdout
     assert made and not set(made) - set(ignored.splitlines()), set(made) - set(ignored.split())
+
+
+def _verdicts(clone):
+    """{path: bytes} of every verdict.json under the clone."""
+    out = {}
+    for folder, _, files in os.walk(clone):
+        if "verdict.json" in files:
+            with open(os.path.join(folder, "verdict.json"), "rb") as f:
+                out[os.path.relpath(folder, clone)] = f.read()
+    return out
 
 
 def new_files(clone):
