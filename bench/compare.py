@@ -71,15 +71,16 @@ def parse_args(argv):
     p = argparse.ArgumentParser(description="Benchmark compare.py against N runs of score.py.")
     p.add_argument("--images", type=int, default=1000)
     p.add_argument("--seed", type=int, default=2021)
-    p.add_argument("--counts", default="1,5,20", help="submission counts N (default 1,5,20)")
+    p.add_argument("--counts", default="2,5,20", help="submission counts N, 2 or more (compare.py "
+                   "compares two or more; default 2,5,20)")
     p.add_argument("--layout", choices=("packed", "raw"), default="packed")
     p.add_argument("--data", default=os.path.join(HERE, "data", "compare"))
     p.add_argument("--repeat", type=int, default=1, help="runs of each command (best kept)")
     p.add_argument("--report", help="also write the Markdown report here")
     args = p.parse_args(argv)
     counts = sorted({int(c) for c in args.counts.split(",") if c.strip()})
-    if args.images < 1 or not counts or min(counts) < 1 or args.repeat < 1:
-        p.error("--images, --counts and --repeat must be at least 1")
+    if args.images < 1 or not counts or min(counts) < 2 or args.repeat < 1:
+        p.error("--images and --repeat must be at least 1, --counts at least 2")
     return args, counts
 
 

@@ -5,7 +5,8 @@
     python3 dev/page_shots.py --check PAGE.html [PAGE.html ...] [--widths 1400,500]
 
 The first form writes OUT_DIR/<name>-<width>.png for every page and width, <name> being the page's
-folder (score.py --out /tmp/av writes /tmp/av/detailed_results.html: name "av"). The window is
+folder and file name (score.py --out /tmp/av writes /tmp/av/detailed_results.html: name
+"av-detailed_results"), made unique by a number where two pages would share it. The window is
 tall (Chromium's --screenshot takes the window, not the page) and the blank rows under the page
 are cut off, so each PNG is the whole page. Open them and look.
 
@@ -228,6 +229,23 @@ def problems(measured):
     return out
 
 
+def shot_names(pages):
+    # type: (List[str]) -> List[str]
+    """<folder>-<file name without .html> per page, numbered where two would be the same (two
+    pages of one folder, or two folders of one name), so no screenshot overwrites another."""
+    names = []  # type: List[str]
+    for page in pages:
+        path = os.path.abspath(page)
+        base = "%s-%s" % (os.path.basename(os.path.dirname(path)) or "page",
+                          os.path.splitext(os.path.basename(path))[0])
+        name, n = base, 1
+        while name in names:
+            n += 1
+            name = "%s-%d" % (base, n)
+        names.append(name)
+    return names
+
+
 def main(argv=None):
     # type: (Optional[List[str]]) -> int
     ap = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
@@ -235,6 +253,11 @@ def main(argv=None):
     ap.add_argument("paths", nargs="+", help="OUT_DIR then pages; with --check, pages only")
     ap.add_argument("--widths", default="1400,500", help="comma-separated CSS px (default 1400,500)")
     args = ap.parse_args(argv)
+    pages = args.paths if args.check else args.paths[1:]
+    missing = [p for p in pages if not os.path.isfile(p)]
+    if missing:
+        sys.stderr.write("page_shots.py: no such page: %s\n" % ", ".join(missing))
+        return 2
     browser = chromium()
     if browser is None:
         sys.stderr.write("no chromium on PATH: apt-get install -y chromium\n")
@@ -258,10 +281,11 @@ def main(argv=None):
         return 1 if failed else 0
     if len(args.paths) < 2:
         ap.error("give OUT_DIR and at least one page")
-    out_dir, pages = args.paths[0], args.paths[1:]
+    out_dir = args.paths[0]
+    if os.path.isfile(out_dir):
+        ap.error("OUT_DIR %s is a file: give the folder for the screenshots first" % out_dir)
     os.makedirs(out_dir, exist_ok=True)
-    for page in pages:
-        name = os.path.basename(os.path.dirname(os.path.abspath(page))) or "page"
+    for page, name in zip(pages, shot_names(pages)):
         for width in widths:
             png = os.path.join(out_dir, "%s-%d.png" % (name, width))
             shoot(browser, page, png, width)

@@ -292,7 +292,8 @@ def stage(model: Platform, submission: str, reference: str, program: str, folder
         say(note)
     for note in model.prepare_submission(folder):
         say(note)
-    say("input/res: " + worker.describe_res(folder.predictions))
+    say("input/res: " + worker.describe_res(folder.predictions, model.added_to_res,
+                                            model.title))
 
 
 def run_platform(model: Platform, submission: str, reference: str, program: str,
@@ -413,8 +414,8 @@ def row_is_complete(keys: List[str], scores: Dict[str, float], say: Say) -> bool
     if dropped:
         say("Scores dropped (no such leaderboard column): " + ", ".join(dropped))
     if optional:
-        say("Not on the leaderboard (confidence intervals; bundle.py --confidence-columns adds "
-            "columns for them): " + ", ".join(optional))
+        say("Also scored, not shown on this leaderboard: {} (the 95% confidence interval of "
+            "the score, on the detailed results page)".format(", ".join(optional)))
     return not (empty or dropped)
 
 

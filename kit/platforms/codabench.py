@@ -26,6 +26,7 @@ class Codabench(Platform):
     missing_cell = "n/a"
     default_time_limit = 600
     metadata_files = ("metadata.yaml", "metadata")   # metadata.yaml first
+    added_to_res = ("metadata",)    # prepare_submission: the worker's record of the prediction step
     several_tasks = True
     definition = definition   # its reading of a competition.yaml
 
@@ -41,9 +42,11 @@ class Codabench(Platform):
                 "leaderboard_rule": definition.leaderboard_rule(doc),
                 # A queue of the organizer's own runs the phase's time limit uncapped.
                 "queue": bool(doc.get("queue")),
-                # Asked at every upload (competitions/unpackers/v2.py, fact_sheet).
+                # Asked at every upload (competitions/unpackers/v2.py, fact_sheet), in the
+                # order its database keeps the keys (jsonb_key_order).
                 "fact_sheet": [(str(q.get("title", k)), q.get("is_required") == "true")
-                               for k, q in (doc.get("fact_sheet") or {}).items()
+                               for k, q in definition.fact_sheet_in_shown_order(
+                                   doc.get("fact_sheet"))
                                if isinstance(q, dict)],
                 "execution_time_limit": int(phase.get("execution_time_limit") or
                                             self.default_time_limit),

@@ -9,7 +9,7 @@ timestamp becomes midnight of its date: a time of day survives only in a quoted 
 """
 import datetime
 import re
-from typing import Any, Dict, List, NamedTuple, Optional, Tuple
+from typing import Any, Dict, Iterable, List, NamedTuple, Optional, Tuple
 
 from . import codalab_definition as v15
 from . import definition as rules
@@ -90,6 +90,28 @@ FACT_SHEET_TYPES = ("checkbox", "text", "select")
 
 def is_email(value: str) -> bool:
     return len(value) <= EMAIL_MAX and bool(EMAIL.match(value))
+
+
+def jsonb_key_order(keys: Iterable[str]) -> List[str]:
+    """The keys of a JSON object in the order Codabench gives them back, and so shows them: it
+    stores the fact sheet in a JSONField (competitions/models.py:65), a PostgreSQL jsonb, which
+    keeps an object's keys sorted shorter first (in UTF-8 bytes), then bytewise
+    (lengthCompareJsonbString, src/backend/utils/adt/jsonb_util.c), not as written. The
+    upload form (submission_upload.tag:11) and the leaderboard's columns
+    (api/views/competitions.py:777) follow that order."""
+    return sorted(keys, key=_jsonb_rank)
+
+
+def _jsonb_rank(key: str) -> Tuple[int, bytes]:
+    raw = key.encode("utf-8", "surrogatepass")
+    return len(raw), raw
+
+
+def fact_sheet_in_shown_order(sheet: Any) -> List[Tuple[str, Any]]:
+    """(key, question) of a fact sheet in the order Codabench shows them (jsonb_key_order)."""
+    if not isinstance(sheet, dict):
+        return []
+    return sorted(sheet.items(), key=lambda item: _jsonb_rank(str(item[0])))
 
 
 def fact_sheet_problems(sheet: Any) -> List[str]:

@@ -283,12 +283,12 @@ def detailed_page_fate(output: str, exited: float) -> str:
     upload = max([os.path.getmtime(page)] + [t + 1.0 for t in others])
     ahead = exited - upload
     if ahead >= WATCHER_MARGIN:
-        return ("Detailed results on CodaLab v1: reached (the last upload could start {:.1f} s "
-                "before the program exited)".format(ahead))
-    return ("Detailed results on CodaLab v1: AT RISK: the last upload of {} could start only "
-            "{:.1f} s {} the program exited; the worker stops its upload watcher about 1 s "
-            "after the exit and does not upload a non-empty page again, so the site may show "
-            "an older or empty page. The scoring program should write its scores files first, "
-            "the page last, then wait {:.0f} s before exiting".format(
-                WATCHED_PAGE, abs(ahead), "before" if ahead >= 0 else "after",
-                WATCHER_MARGIN + 1))
+        return ("Detailed results on CodaLab v1: shown (the page was complete {:.1f} s before "
+                "the scoring ended, in time for the platform to upload it)".format(ahead))
+    return ("Detailed results on CodaLab v1: AT RISK: {} was complete only {:.1f} s {} the "
+            "scoring ended; CodaLab stops uploading it about 1 s after the end and does not "
+            "upload a non-empty page again, so the site may show an older or empty page. This is "
+            "the scoring program's timing, not the submission's: the scoring program should "
+            "write its scores files first, the page last, then wait {:.0f} s before exiting"
+            .format(WATCHED_PAGE, abs(ahead), "before" if ahead >= 0 else "after",
+                    WATCHER_MARGIN + 1))

@@ -26,6 +26,7 @@ class Platform:
     missing_cell = ""           # what the leaderboard shows in a column without a score
     default_time_limit = 0      # seconds, when a phase gives none
     metadata_files: Tuple[str, ...] = ("metadata",)   # the command file(s), in the order read
+    added_to_res: Tuple[str, ...] = ()   # files the platform itself adds to input/res
     several_tasks = False       # a phase may run several tasks (one child submission each)
     # Its definition's reading (codalab_definition.py, codabench_definition.py): the model
     # answers the definition's questions through it.

@@ -134,15 +134,21 @@ def counted(n: int, noun: str) -> str:
     return "{} {}{}".format(n, noun, "" if n == 1 else "s")
 
 
-def describe_res(res: str) -> str:
-    """What the scoring program finds at the top of input/res."""
+def describe_res(res: str, added: Tuple[str, ...] = (), platform: str = "") -> str:
+    """What the scoring program finds at the top of input/res: the submission's own files
+    counted as the participant sent them, and apart, those the platform added (added: their
+    names; Codabench's `metadata`), so that 40 predictions read "40 files", not 41."""
     entries = sorted(os.listdir(res))
+    extra = [e for e in entries if e in added and os.path.isfile(os.path.join(res, e))]
+    entries = [e for e in entries if e not in extra]
     files = [e for e in entries if os.path.isfile(os.path.join(res, e))]
     folders = [e + "/" for e in entries if os.path.isdir(os.path.join(res, e))]
     shown_entries = ", ".join((folders + files)[:3]) + (", ..." if len(entries) > 3 else "")
-    return "{} and {} at the top: {}".format(counted(len(files), "file"),
-                                            counted(len(folders), "folder"),
-                                            shown_entries or "-")
+    return "{} and {} at the top{}: {}".format(
+        counted(len(files), "file"), counted(len(folders), "folder"),
+        " (+ {}'s own {} file{})".format(platform or "the platform", ", ".join(extra),
+                                         "s" if len(extra) > 1 else "") if extra else "",
+        shown_entries or "-")
 
 
 # --- the program's command ------------------------------------------------------------------

@@ -105,6 +105,18 @@ DUPLICATE = Kind(
     "duplicate", "files that could be the same prediction",
     "keep exactly one file per {unit} id.",
     order=ORDER_FINDING + 6)
+OTHER_IMAGE_FORMAT = Kind(
+    "other_image_format", "predictions saved in another image format than PNG",
+    "convert them to PNG: save each prediction again from its label array, e.g. "
+    "PIL.Image.fromarray(pred.astype(numpy.uint8)).save('<image id>.png'). Converting the files "
+    "themselves would keep what a lossy format (JPEG) changed: wrong class ids along every edge.",
+    order=ORDER_FINDING + 8)
+CANNOT_OPEN = Kind(
+    "cannot_open", "files that the operating system refuses to open",
+    "make the files readable to the user who runs this command (e.g. `chmod -R a+rX` on the "
+    "submission folder, or unzip the submission again), then run it again: their content was "
+    "never seen.",
+    order=ORDER_FINDING + 7)
 EXTRA_PNG = Kind(
     "extra_png", "{files} that match no test {unit} (ignored, not scored)",
     "remove them, or check their names against the test {unit} ids.",
@@ -124,6 +136,12 @@ REF_CONFIG = Kind(
     "correct config.yaml in the reference data: a YAML mapping with the keys the task documents "
     "(e.g. `task: <name>`).",
     order=ORDER_REFERENCE + 1)
+
+REF_CANNOT_OPEN = Kind(
+    "ref_cannot_open", "reference files that the operating system refuses to open",
+    "make the reference files readable to the user who runs this command (e.g. `chmod -R a+rX` on "
+    "the reference folder): their content was never seen.",
+    order=ORDER_REFERENCE + 2)
 
 
 def shown(text: str) -> str:

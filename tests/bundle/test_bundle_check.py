@@ -335,14 +335,14 @@ CASES = [
      "leaderboards[0].submission_rule: Force_Best in a phase of several tasks (Test): Codabench "
      "applies it to each task's child submission"),
     ("v2 fact-sheet question without a key", V2,
-     dict(edit_yaml=_del(["fact_sheet", "method_name", "key"])),
-     "fact_sheet.method_name: a question has exactly the keys key, type, title, selection, "
+     dict(edit_yaml=_del(["fact_sheet", "method", "key"])),
+     "fact_sheet.method: a question has exactly the keys key, type, title, selection, "
      "is_required, is_on_leaderboard; key is missing or extra"),
     ("v2 fact-sheet question with a key of another", V2,
-     dict(edit_yaml=_set(["fact_sheet", "method_name", "key"], "method")),
-     "fact_sheet.method_name: its key must be 'method_name'"),
+     dict(edit_yaml=_set(["fact_sheet", "method", "key"], "name")),
+     "fact_sheet.method: its key must be 'method'"),
     ("v2 fact-sheet flag as a YAML boolean", V2,
-     dict(edit_yaml=_set(["fact_sheet", "method_name", "is_required"], True)),
+     dict(edit_yaml=_set(["fact_sheet", "method", "is_required"], True)),
      "is_required: write the string \"true\" or \"false\", not True"),
     ("v2 fact-sheet question of no known type", V2,
      dict(edit_yaml=_set(["fact_sheet", "parameters", "type"], "number")),
@@ -350,7 +350,7 @@ CASES = [
     ("v2 fact-sheet text question with choices", V2,
      dict(edit_yaml=_set(["fact_sheet", "parameters", "selection"], ["1M", "10M"])),
      "only those answers would pass"),
-    ("v2 fact sheet not a mapping", V2, dict(edit_yaml=_set(["fact_sheet"], ["method_name"])),
+    ("v2 fact sheet not a mapping", V2, dict(edit_yaml=_set(["fact_sheet"], ["method"])),
      "fact_sheet must be a mapping"),
     ("v2 contact that is no address", V2,
      dict(edit_yaml=_set(["contact_email"], "the organizers")),

@@ -7,6 +7,7 @@ One build per option set, shared by the module (a build without the dry run take
 import os
 import pathlib
 import re
+import shutil
 import subprocess
 import sys
 import zipfile
@@ -88,10 +89,58 @@ def page(bundle, path):
         return zf.read(path).decode("utf-8")
 
 
+def change_a_label(reference, name):
+    """Pixel (0, 0) of image `name` valid and its water label flipped: other labels, same
+    image."""
+    from PIL import Image
+    for layer in ("boundaries", "masks", os.path.join("labels", "water")):
+        path = os.path.join(str(reference), layer, name)
+        pixels = np.array(Image.open(path))
+        pixels[0, 0] = (0 if pixels[0, 0] else 255) if layer.startswith("labels") else 255
+        Image.fromarray(pixels).save(path)
+
+
+def validation_set(folder):
+    """Development references that hold no test label (bundle.sh refuses any that does):
+    the Agriculture-Vision sample's images with one boundary pixel changed each (the same ids,
+    so the sample submission is scored in the Development phase too); Planetscapes semantic
+    and VQA samples of another seed, the VQA one with question ids of its own."""
+    av = os.path.join(folder, "av-validation")
+    shutil.copytree(os.path.join(ROOT, AV_REF_REL), av)
+    for name in os.listdir(os.path.join(av, "masks")):
+        change_a_label(av, name)
+    sem, vqa = os.path.join(folder, "ps-semantic"), os.path.join(folder, "ps-vqa")
+    for command in (["make_semantic_sample.py", "--out", sem, "--submission",
+                     os.path.join(folder, "ps-semantic-submission"), "--images", "3"],
+                    ["make_vqa_sample.py", "--out", vqa, "--questions", "30"]):
+        subprocess.run([sys.executable, os.path.join(PLANETSCAPES, command[0])] + command[1:] +
+                       ["--seed", "7"], check=True, capture_output=True, timeout=120)
+    for name in ("questions.json", "annotations.json"):
+        path = os.path.join(vqa, name)
+        with open(path) as f:
+            text = f.read()
+        with open(path, "w") as f:   # question ids the test set does not use
+            f.write(re.sub(r'("question_id": )(\d+)', lambda m: m.group(1) + "9" + m.group(2),
+                           text))
+    return av, sem, vqa
+
+
+def same_scenes_for(semantic, task, folder):
+    """The semantic validation set scored by another Planetscapes pixel task (the three read
+    one reference: labels/, instances/ and the label table), config.yaml's task changed."""
+    out = os.path.join(folder, "ps-" + task)
+    shutil.copytree(semantic, out)
+    path = os.path.join(out, "config.yaml")
+    with open(path) as f:
+        text = f.read()
+    with open(path, "w") as f:
+        f.write(re.sub(r"(?m)^task: .*$", "task: planetscapes-" + task, text))
+    return out
+
+
 def build_all(folder):
     """Every competition's bundles, with the defaults and with every new option."""
     tmp = pathlib.Path(folder)
-    ps_ref = os.path.join(PLANETSCAPES, "reference_data")
     # Another edition's bundle already in the output folder: the build names it (issue 26, 19).
     os.makedirs(str(tmp / "options"))
     (tmp / "options" / OTHER_EDITION).write_bytes(b"not ours")
@@ -101,6 +150,9 @@ def build_all(folder):
         boundary, mask, labels, storm, _ = rawdata.random_image(rng, 48, 40)
         rawdata.write_reference(str(tmp / "own"), "OWN{}_0-0-512-512".format(i), boundary,
                                 mask, labels, storm)
+    av_dev, sem_dev, vqa_dev = validation_set(str(tmp))
+    pixel_dev = {task: same_scenes_for(sem_dev, task, str(tmp)) for task in ("panoptic",
+                                                                               "instance")}
     started = {
         "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
                      "--kits", tmp / "own-kits"),
@@ -112,18 +164,19 @@ def build_all(folder):
         # docs/bundle.md's example, as it says: the sample as the reference, dry-run (the
         # longest build, started first).
         "docs": start(*DOCS_COMMAND[1:], "--out", tmp / "docs", now=DOCS_NOW, as_user=True),
-        # Every new option at once, the Development phase on the sample reference itself.
+        # Every new option at once, the Development phase on validation labels of the
+        # sample's images.
         "options": start("--out", tmp / "options", "--no-smoke", "--leaderboard", "last",
                        "--registration", "auto", "--contact", "organizers@example.org",
-                       "--queue", QUEUE, "--dev-reference", AV_REF_REL,
+                       "--queue", QUEUE, "--dev-reference", av_dev,
                        "--dev-max-submissions", "7", "--dev-max-per-day", "3"),
         "ps-options": start("--competition", "planetscapes", "--out", tmp / "ps-options",
                           "--no-smoke", "--leaderboard", "chosen", "--contact",
                           "organizers@example.org", "--queue", QUEUE,
-                          "--dev-reference", "semantic=" + os.path.join(ps_ref, "semantic"),
-                          "--dev-reference", "vqa=" + os.path.join(ps_ref, "vqa"),
-                          "--dev-reference", "panoptic=" + os.path.join(ps_ref, "panoptic"),
-                          "--dev-reference", "instance=" + os.path.join(ps_ref, "instance")),
+                          "--dev-reference", "semantic=" + sem_dev,
+                          "--dev-reference", "vqa=" + vqa_dev,
+                          "--dev-reference", "panoptic=" + pixel_dev["panoptic"],
+                          "--dev-reference", "instance=" + pixel_dev["instance"]),
         "ps-merged": start("--competition", "planetscapes", "--merged", "--out",
                          tmp / "ps-merged", "--no-smoke", "--leaderboard", "last",
                          "--registration", "auto", "--contact", "organizers@example.org"),
@@ -272,7 +325,7 @@ def test_the_fact_sheet_comes_from_the_source_and_codabench_accepts_it(builds):
     with open(os.path.join(AGRIVISION, "source.json")) as f:
         sheet = json.load(f)["settings"]["fact_sheet"]
     # What the Agriculture-Vision rules ask teams to declare, asked at every submission.
-    assert [q["key"] for q in sheet.values()] == ["method_name", "code_url", "parameters",
+    assert [q["key"] for q in sheet.values()] == ["method", "code_url", "parameters",
                                                   "training_data"]
     assert [q["is_required"] for q in sheet.values()] == ["true", "false", "true", "true"]
 
@@ -411,6 +464,36 @@ def test_bad_options_are_refused_before_anything_is_built(tmp_path):
             bundle_in_process(["--out", tmp_path / "out"] + args, now=NOW)
         assert proc.returncode == 2 and phrase in proc.stderr, (args, proc.stderr)
         assert not os.path.exists(str(tmp_path / "out")), args
+
+
+def test_a_development_reference_holding_test_labels_is_refused(tmp_path):
+    """Issue 32: the Development phase scores every participant against its reference, up to
+    its limits: the test reference itself, a copy of it, or one sharing units (a VQA set:
+    questions) with the same labels would leak the test labels. A usage error that says why,
+    before anything is built."""
+    partial = tmp_path / "partial"
+    shutil.copytree(os.path.join(ROOT, AV_REF_REL), str(partial))
+    change_a_label(partial, sorted(os.listdir(str(partial / "masks")))[0])
+    semantic = tmp_path / "semantic"   # other labels: another seed's
+    subprocess.run([sys.executable, os.path.join(PLANETSCAPES, "make_semantic_sample.py"),
+                    "--out", str(semantic), "--submission", str(tmp_path / "sub"), "--images",
+                    "2", "--seed", "7"], check=True, capture_output=True, timeout=120)
+    vqa = tmp_path / "vqa"
+    shutil.copytree(os.path.join(PLANETSCAPES, "reference_data", "vqa"), str(vqa))
+    cases = [
+        ([], AV_REF_REL, "it is the test reference ({}) itself".format(AV_REF_REL)),
+        ([], partial, "39 of its 40 images ("),
+        (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic)],
+         "vqa=" + str(vqa), "all 300 questions (question 10000, question 10001, question "
+                            "10002, ...) have the same id and the same labels"),
+    ]
+    for i, (args, dev, phrase) in enumerate(cases):
+        argv = ["--out", tmp_path / "out", "--no-smoke"] + args + ["--dev-reference", dev]
+        proc = run(*argv) if i == 0 else bundle_in_process(argv, now=NOW)
+        assert proc.returncode == 2, (dev, proc.stdout + proc.stderr)
+        assert phrase in proc.stderr and "it holds test labels" in proc.stderr, proc.stderr
+        assert proc.stderr.count("\n") == 1 and "Traceback" not in proc.stderr, proc.stderr
+        assert not os.path.exists(str(tmp_path / "out")), dev
 
 
 # --- issue 26: the tools around the scorer, as a new organizer meets them --------------------
@@ -619,7 +702,24 @@ def test_an_organizer_changes_the_fact_sheet_in_the_source(tmp_path):
     with zipfile.ZipFile(v2.path) as zf:
         assert yaml.safe_load(zf.read("competition.yaml"))["fact_sheet"] == sheet
         assert "<li>Team size (required)</li>" in zf.read("pages/overview.html").decode()
-    assert "  Fact sheet (Codabench asks it at every submission): Team size (required)." in lines
+    assert "  Fact sheet (Codabench's upload form asks it at every submission, in this order): "\
+           "Team size (required)." in lines
+    assert not any("WARNING" in line for line in lines)
+    # Keys whose stored order (jsonb: shortest first) is not the source's: the plan warns.
+    lines = []
+    source = source._replace(settings=dict(source.settings, fact_sheet={
+        "team_size": dict(sheet["team_size"]), "role": dict(sheet["team_size"], key="role",
+                                                           title="Role")}))
+    (tmp_path / "again").mkdir()
+    plan.plan_settings(build.build_bundles(str(tmp_path / "again"), source, schedule.Schedule(),
+                                           source.data("supervised").sample_reference, "raw",
+                                           lines.append), lines.append)
+    assert "  Fact sheet (Codabench's upload form asks it at every submission, in this order): "\
+           "Role (required); Team size (required)." in lines
+    assert "    WARNING: Codabench shows these questions in the order of its database, not yours: "\
+           "its PostgreSQL jsonb keeps an object's keys shortest first, then bytewise (role, "\
+           "team_size, not team_size, role); give the keys increasing lengths in the order you "\
+           "want (e.g. method, code_url, parameters)." in lines
 
 
 def test_a_phase_without_limits_is_not_said_to_have_none():
@@ -633,3 +733,59 @@ def test_a_phase_without_limits_is_not_said_to_have_none():
         "At most <strong>2 submissions a day and 20 in total</strong> in the Test phase. The "
         "Development phase: the platform's default limits. A submission's scoring may take up "
         "to 300 s.")
+
+
+# PostgreSQL 15.18 (Debian 15.18-0+deb12u1), measured: SELECT '{"method_name": 1, "code_url": 2,
+# "parameters": 3, "training_data": 4, "method": 5, "zz": 6, "ab": 7, "é": 8, "z": 9}'::jsonb
+# gave back the keys in this order (shortest first in UTF-8 bytes, then bytewise).
+JSONB_WRITTEN = ["method_name", "code_url", "parameters", "training_data", "method", "zz", "ab",
+                 "\u00e9", "z"]
+JSONB_MEASURED = ["z", "ab", "zz", "\u00e9", "method", "code_url", "parameters", "method_name",
+                  "training_data"]
+
+
+def test_the_fact_sheet_in_the_order_codabench_shows_it(builds):
+    """Issue 32: Codabench stores the fact sheet as JSON (a PostgreSQL jsonb, which reorders an
+    object's keys), and its upload form and leaderboard follow the stored order: the leaderboard
+    showed Code link, Number of parameters, Method name. Our keys sort, as jsonb sorts them, in
+    the order the source writes them; the plan and the dry run list them in that order."""
+    import json
+    assert codabench_source.fact_sheet_is_json(EXTRACT)
+    assert codabench_definition.jsonb_key_order(JSONB_WRITTEN) == JSONB_MEASURED
+    # The order that made the issue: the old keys, as Codabench showed them.
+    assert codabench_definition.jsonb_key_order(
+        ["method_name", "code_url", "parameters", "training_data"]) == \
+        ["code_url", "parameters", "method_name", "training_data"]
+    for source in (AGRIVISION, PLANETSCAPES):
+        with open(os.path.join(ROOT, source, "source.json")) as f:
+            sheet = json.load(f)["settings"]["fact_sheet"]
+        assert codabench_definition.jsonb_key_order(list(sheet)) == list(sheet), source
+    stdout = builds["own"][0].stdout
+    line = [x for x in stdout.splitlines() if x.startswith("  Fact sheet (")][0]
+    with open(os.path.join(AGRIVISION, "source.json")) as f:
+        titles = [q["title"] for q in json.load(f)["settings"]["fact_sheet"].values()]
+    positions = [line.index(t) for t in titles]
+    assert positions == sorted(positions), line
+    assert "WARNING: Codabench shows these questions in the order of its database" not in stdout
+    # Keys Codabench would reorder: the plan says so, with the fix.
+    from organizing.bundle import settings as chosen
+    note = chosen.fact_sheet_order_note({"method_name": {}, "code_url": {}})
+    assert note.startswith("Codabench shows these questions in the order of its database") \
+        and "(code_url, method_name, not method_name, code_url)" in note
+    assert chosen.fact_sheet_order_note({"method": {}, "code_url": {}}) == ""
+
+
+def test_what_codabench_does_with_the_last_phase_and_the_answers(builds):
+    """Issue 32, from Codabench's own code: the unpacker marks the last phase final, but
+    PhaseSerializer's is_final_phase is a read-only method field, so with several phases none
+    is stored final; required fact-sheet answers are checked only when answers are sent (the
+    upload form sends them; the API need not). The plan says both."""
+    assert codabench_source.final_phase_is_read_only(EXTRACT)
+    assert codabench_source.answers_checked_only_when_sent(EXTRACT)
+    stdout = builds["own"][0].stdout
+    assert "  On Codabench no phase is marked final (is_final_phase is read-only in its " \
+           "PhaseSerializer): while no phase is open (before Test opens), the competition's " \
+           "page shows the last phase, Post-challenge.\n" in stdout
+    assert "    Only the upload form requires the required answers: a submission made through " \
+           "Codabench's API with no answers is accepted (check them before awarding).\n" in stdout
+    assert "final phase" not in stdout.lower().replace("no phase is marked final", "")

@@ -135,7 +135,7 @@ def test_builds_nine_bundles_checks_and_dry_runs_them(builds):
 
 
 def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_path):
-    first, second, _, b = builds
+    first, second, a, b = builds
     assert sorted(os.listdir(str(b))) == sorted(PER_TRACK)     # without --merged
     assert "Checked: 8 bundles" in second.stdout
     hazard = "WARNING (merged bundle): the merged Codabench bundle ranks a submission with a " \
@@ -143,6 +143,18 @@ def test_the_merged_bundle_is_built_only_when_asked_with_its_hazard(builds, tmp_
     assert hazard in first.stdout and hazard not in second.stdout
     assert "a submission with one task failed ranks above every fully scored one, one with " \
            "every task failed ranks first with no scores" in first.stdout
+    # Participants read it where they read the rules: the merged overview page and the merged
+    # kit's README (issue 32: the page ended "The starting kit says which form you are in").
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+        overview = [p["file"] for p in doc["pages"] if p["title"] == "Overview"]
+        page = " ".join(zf.read(overview[0]).decode("utf-8").split())
+        with zipfile.ZipFile(zf.open("starting_kit.zip")) as kit:
+            readme = " ".join(kit.read("README.md").decode("utf-8").split())
+    assert "<strong>Such a submission ranks first</strong>: Codabench sorts an empty score " \
+           "above every score, so a submission with one task failed is listed above every " \
+           "fully scored one" in page
+    assert "ranks the submission **first**, above every fully scored one" in readme
     # ... and a competition with no merged form refuses --merged (a usage error).
     proc = run(["bash", BUNDLE_SH, "--merged", "--out", tmp_path / "none", "--no-smoke"])
     assert not (tmp_path / "none").exists()

@@ -281,9 +281,11 @@ def test_a_reference_that_misstates_its_part_is_the_organizers_error(builds, tmp
     config.write_text(text.replace("units: 20", "units: 21"))          # counts disagree
     run = run_score("--ref", tmp_path / "r", "--res", SAMPLE_SUB)
     assert run.returncode == 3 and "public_part" in run.stderr, run.stderr
+    shutil.copytree(SAMPLE_SUB, str(tmp_path / "again"))   # compare.py compares two or more
     compare = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "compare.py"),
                               "--ref", str(tmp_path / "r"), "--out", str(tmp_path / "c"),
-                              SAMPLE_SUB], capture_output=True, text=True, timeout=120)
+                              SAMPLE_SUB, str(tmp_path / "again")], capture_output=True,
+                             text=True, timeout=120)
     assert compare.returncode == 3 and "public_part" in compare.stderr   # every command alike
     config.write_text(text.split("\n# bundle.sh --private-share")[0] + "\n")   # no block
     run = run_score("--ref", tmp_path / "r", "--res", SAMPLE_SUB)

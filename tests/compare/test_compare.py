@@ -7,6 +7,7 @@ import csv
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +17,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from organizing.compare import pair_tests
+from organizing.compare import pair_tests, submissions
 import agrivision_oracle as oracle
 import bootstrap_oracle
 import randomization_oracle
@@ -242,20 +243,31 @@ def test_same_files_for_any_worker_count_and_argument_order(challenge, tmp_path)
     assert len(texts) == 1
 
 
-def test_a_single_submission(challenge, tmp_path):
+def test_fewer_than_two_submissions_is_a_usage_error(challenge, tmp_path):
+    """Issue 32: one submission was "compared" (exit 0, "1 submissions"); a comparison needs
+    two. A stray file beside it is named, never counted."""
     root, ref, _, _ = challenge
-    out = tmp_path / "out"
-    proc = run_compare("--ref", ref, "--out", out, root / "subs" / "twin.zip")
-    assert proc.returncode == 0, proc.stderr
-    board, doc = outputs(out)
-    assert [r[:2] for r in board[1:]] == [["twin", "1"]]
-    assert doc["models"][0]["rank_ci"] == [1, 1] and doc["pairs"] == []
+    alone = tmp_path / "alone"
+    alone.mkdir()
+    shutil.copy(str(root / "subs" / "twin.zip"), str(alone / "team_a.zip"))
+    (alone / "notes.txt").write_text("team_a: the last one")
+    for args, named in (([root / "subs" / "twin.zip"], "twin.zip"),
+                        ([alone], "team_a.zip; not submissions: ")):
+        out = tmp_path / "out"
+        proc = run_compare("--ref", ref, "--out", out, *args)
+        assert proc.returncode == 2, proc.stdout + proc.stderr
+        assert "compare.py compares two submissions or more; the arguments hold one: " in \
+            proc.stderr and named in proc.stderr, proc.stderr
+        assert proc.stderr.count("\n") == 1 and not out.exists()
+    assert "notes.txt (not a zip or a folder" in proc.stderr
 
 
 def test_nothing_valid_is_exit_1_and_writes_nothing(challenge, tmp_path):
     root, ref, _, _ = challenge
     out = tmp_path / "out"
-    proc = run_compare("--ref", ref, "--out", out, root / "subs" / "broken")
+    shutil.copytree(str(root / "subs" / "broken"), str(tmp_path / "broken_too"))
+    proc = run_compare("--ref", ref, "--out", out, root / "subs" / "broken",
+                       tmp_path / "broken_too")
     assert proc.returncode == 1
     assert "no submission could be scored" in proc.stderr and "broken" in proc.stderr
     assert "Traceback" not in proc.stderr
@@ -267,7 +279,8 @@ def test_model_names_cannot_inject_formulas(challenge, tmp_path):
     evil = tmp_path / "=HYPERLINK(x).zip"
     shutil.copy(str(root / "subs" / "twin.zip"), str(evil))
     out = tmp_path / "out"
-    assert run_compare("--ref", ref, "--out", out, evil).returncode == 0
+    assert run_compare("--ref", ref, "--out", out, evil, root / "subs" / "broken").returncode \
+        == 0
     text = (out / "leaderboard.csv").read_text(encoding="utf-8")
     assert "\n'=HYPERLINK(x),1," in text
     assert list(csv.reader(io.StringIO(text)))[1][0] == "'=HYPERLINK(x)"
@@ -304,6 +317,50 @@ def test_a_downloads_folder_as_it_comes(challenge, tmp_path):
     assert reasons["team_d"] == "a link: links are not followed"
     page = (out / "comparison.html").read_text()
     assert "team_c.tar.gz" in page and ".DS_Store" not in page + proc.stdout
+
+
+def test_a_downloads_folder_with_a_stray_file(challenge, tmp_path):
+    """Issue 32: unzipped submissions plus a notes.txt were taken for one submission (the whole
+    folder), and zips plus a CSV counted the CSV as a submission. Every folder (every zip) is
+    compared, the stray file listed apart; and with seven submissions over nine fields, the
+    console says where it counts the marked pairs that no pair could be marked."""
+    root, ref, _, _ = challenge
+    unzipped, zipped = tmp_path / "unzipped", tmp_path / "zipped"
+    unzipped.mkdir()
+    zipped.mkdir()
+    for k in range(7):
+        source = root / "subs" / ("noisy_a", "noisy_b", "perfect")[k % 3]
+        shutil.copytree(str(source), str(unzipped / "team_{}".format(k)))
+        if k < 2:
+            shutil.copy(str(root / "subs" / "twin.zip"), str(zipped / "team_{}.zip".format(k)))
+    (unzipped / "notes.txt").write_text("who is who")
+    (zipped / "leaderboard.csv").write_text("model,miou\n")
+    for folder, models, stray in ((unzipped, 7, "notes.txt"), (zipped, 2, "leaderboard.csv")):
+        out = tmp_path / ("out-" + folder.name)
+        proc = run_compare("--ref", ref, "--out", out, folder)
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        board, doc = outputs(out)
+        assert sorted(r[0] for r in board[1:]) == ["team_{}".format(k) for k in range(models)]
+        assert ", {} submissions (0 left out before scoring)".format(models) in proc.stdout
+        assert "Not submissions (1):\n  - {}: not a zip or a folder".format(stray) in \
+            proc.stdout and "Left out" not in proc.stdout
+        assert doc["invalid"] == [{"model": stray, "error": submissions.NOT_A_SUBMISSION,
+                                   "not_a_submission": True}]
+        page = (out / "comparison.html").read_text()
+        facts = re.findall(r"<td>(Left out|Not submissions \(listed\))</td><td[^>]*>(\d+)<",
+                           page)
+        assert facts == [("Left out", "0"), ("Not submissions (listed)", "1")], facts
+    # 7 submissions, 9 fields: 2 / 2^9 = 0.0039 > 0.05 / 21 = 0.0024 (the last run: 2, none).
+    proc = run_compare("--ref", ref, "--out", tmp_path / "again", unzipped)
+    line = [x for x in proc.stdout.splitlines() if "ordered pairs differ" in x][0]
+    assert line.startswith("0 of 42 ordered pairs differ significantly (approximate "
+                           "randomization over 9 fields, Holm-adjusted p <= 0.05). With 9 "
+                           "resampled fields no pair can reach a p-value below 0.0039"), line
+    assert "With 9 resampled fields no pair can reach a p-value below 0.0039" in \
+        (tmp_path / "again" / "comparison.html").read_text()
+    assert "no pair can reach" not in run_compare(
+        "--ref", ref, "--out", tmp_path / "two", root / "subs" / "perfect",
+        root / "subs" / "noisy_a").stdout
 
 
 def test_a_name_given_twice_is_refused(challenge, tmp_path):

@@ -161,13 +161,13 @@ def test_all_is_the_whole_test_set_and_incomplete_submissions_stay_out(setting, 
 def test_a_split_of_another_reference_or_a_part_alone_is_a_usage_error(setting, tmp_path):
     root, split, subs, alone = setting
     wrong = run_compare("--ref", alone["public"], "--split", root / "split.json",
-                        "--out", tmp_path / "x", subs / "sample")
+                        "--out", tmp_path / "x", subs / "sample", subs / "noisy")
     assert wrong.returncode == 2 and "not of this reference" in wrong.stderr, wrong.stderr
     lone = run_compare("--ref", AV_REF, "--part", "private", "--out", tmp_path / "y",
-                       subs / "sample")
+                       subs / "sample", subs / "noisy")
     assert lone.returncode == 2 and "--split" in lone.stderr
     (tmp_path / "bad.json").write_text("[1, 2]")
     bad = run_compare("--ref", AV_REF, "--split", tmp_path / "bad.json", "--out",
-                      tmp_path / "z", subs / "sample")
+                      tmp_path / "z", subs / "sample", subs / "noisy")
     assert bad.returncode == 2 and "bad.json" in bad.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()

@@ -169,8 +169,10 @@ def test_a_task_gets_the_options_given_as_plain_data(tmp_path, ref, monkeypatch)
     monkeypatch.setattr(AgricultureVision, "configure", spy)
     res = str(tmp_path / "res")
     broken_cases.good(res, IDS, SIZE)
+    broken_cases.good(str(tmp_path / "other"), IDS, SIZE)   # compare.py compares two or more
     for main, argv in ((score.main, ["--ref", ref, "--res", res]),
-                       (compare.main, ["--ref", ref, "--out", tmp_path / "cmp", res])):
+                       (compare.main, ["--ref", ref, "--out", tmp_path / "cmp", res,
+                                       tmp_path / "other"])):
         for extra in ([], ["--storm-damage", "ignore"]):
             code, _, err = run_main(main, argv + ["--workers", "1", "-q"] + extra)
             assert code == 0, err

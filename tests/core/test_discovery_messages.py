@@ -1,6 +1,7 @@
 """What a participant is told when the submission holds nothing to score, or predictions of
 another split, through the real commands (issue 26 items 8, 10, 14)."""
 import os
+import shutil
 import subprocess
 import sys
 
@@ -77,3 +78,36 @@ def test_the_fixes_of_a_merged_competition_agree(tmp_path):
     assert av.returncode == 1
     assert "put the PNG files themselves in the submission" in av.stderr
     assert "zip the PNG files themselves" not in av.stderr
+
+
+def test_jpeg_predictions_are_named_and_converted(tmp_path):
+    """Issue 32: JPEG predictions were "No PNG files found ... found 40 other files". Each is
+    named as a JPEG, with the conversion to PNG (from the label arrays: JPEG changed the values);
+    a text file beside them is still only noted."""
+    jpegs = tmp_path / "jpegs"
+    jpegs.mkdir()
+    names = sorted(os.listdir(os.path.join(AV_KIT, "sample_submission")))[:3]
+    for name in names:
+        Image.open(os.path.join(AV_KIT, "sample_submission", name)).save(
+            str(jpegs / (name[:-4] + (".jpeg" if name == names[0] else ".jpg"))))
+    (jpegs / "README.txt").write_text("our predictions")
+    for proc in (_check(jpegs), run_score("--ref", AV_REF, "--res", jpegs)):
+        err = proc.stderr
+        assert proc.returncode == 1, err
+        assert "Predictions saved in another image format than PNG (3):" in err, err
+        assert "  - {}.jpeg: a JPEG file\n".format(names[0][:-4]) in err
+        assert "  - {}.jpg: a JPEG file\n".format(names[1][:-4]) in err
+        assert "Fix: convert them to PNG: save each prediction again from its label array" in err
+        assert "No PNG files found" not in err and "other files" not in err.split("Also")[0]
+        assert "README.txt" in err.split("Also noted")[1]
+
+    # Some of them JPEG beside the PNGs: each missing image says where its JPEG is.
+    mixed = tmp_path / "mixed"
+    shutil.copytree(os.path.join(AV_KIT, "sample_submission"), str(mixed))
+    os.remove(str(mixed / names[0]))
+    Image.open(os.path.join(AV_KIT, "sample_submission", names[0])).save(
+        str(mixed / (names[0][:-4] + ".jpg")))
+    for proc in (_check(mixed), run_score("--ref", AV_REF, "--res", mixed)):
+        assert proc.returncode == 1, proc.stderr
+        assert "  - {}: found {}.jpg instead, a JPEG file: convert it to PNG\n".format(
+            names[0], names[0][:-4]) in proc.stderr, proc.stderr

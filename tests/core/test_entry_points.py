@@ -215,8 +215,10 @@ def test_compare_py_without_a_package(tmp_path, module, pip_name, minimum):
     traceback without PyYAML and an INTERNAL ERROR without numpy or Pillow)."""
     ref, res = sample("agriculture-vision")
     out = tmp_path / "out"
+    other = str(tmp_path / "other")   # compare.py compares two submissions or more
+    shutil.copytree(res, other)
     proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "compare.py"), "--ref", ref,
-                           "--out", str(out), res], capture_output=True, text=True,
+                           "--out", str(out), res, other], capture_output=True, text=True,
                           timeout=120, env=_blocked(tmp_path, module))
     _one_line(proc, pip_name, minimum)
     assert not out.exists()

@@ -107,12 +107,31 @@ def verification(factory):
     return pages
 
 
+def consensus(factory):
+    """consensus.py over two tasks' comparisons (long names, a submission left out)."""
+    import json
+    tmp = factory.mktemp("consensus")
+    names = ["aurora_long_model_name_with_many_parts_v2", "borealis", "cirrus", "dune_lab"]
+    for task, ranks in (("planetscapes-semantic", [1, 2, 3, 4]), ("planetscapes-vqa", [2, 1, 3])):
+        (tmp / task).mkdir()
+        (tmp / task / "comparison.json").write_text(json.dumps(
+            {"task": task, "key": "score", "models": [{"model": n, "rank": r}
+                                                       for n, r in zip(names, ranks)]}))
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "organizer", "consensus.py"),
+                           "--out", str(tmp / "out"), str(tmp / "planetscapes-semantic"),
+                           str(tmp / "planetscapes-vqa")], capture_output=True, text=True,
+                          timeout=120)
+    assert proc.returncode == 0, proc.stderr
+    return [tmp / "out" / "consensus.html"]
+
+
 # kind -> how the real commands make its pages: a function of tmp_path_factory -> the pages.
 PAGES = {
     "detailed results, agriculture-vision": detailed_results(AV_REF, AV_KIT),
     "detailed results, planetscapes-semantic": detailed_results(SEM_REF, SEM_KIT),
     "detailed results, planetscapes-vqa": detailed_results(VQA_REF, VQA_KIT),
     "comparison": comparison,
+    "consensus": consensus,
     "ranking": ranking,
     "competition pages": competition_pages,
     "verification": verification,
@@ -160,3 +179,37 @@ def test_the_check_sees_what_the_old_pages_got_wrong(browser, tmp_path):
     found = page_shots.problems(browser.measure(str(old), 500))
     assert any("without a hint" in f for f in found), found
     assert any("chart texts under 11 px" in f for f in found), found
+
+
+def test_page_shots_names_every_page_apart_and_refuses_a_missing_one(tmp_path):
+    """Issue 32: dev/page_shots.py named each screenshot after the page's folder, so the pages of
+    one folder overwrote each other's; a missing page was a traceback."""
+    pages = []
+    for folder, name, colour in (("out", "comparison.html", "#c00"), ("out", "consensus.html",
+                                                                       "#0c0"),
+                                 ("x/out", "comparison.html", "#00c")):
+        (tmp_path / folder).mkdir(parents=True, exist_ok=True)
+        page = tmp_path / folder / name
+        page.write_text('<!DOCTYPE html><html><body style="margin:0"><div style="background:{};'
+                        'height:200px"></div></body></html>'.format(colour))
+        pages.append(str(page))
+    shots = tmp_path / "shots"
+    proc = subprocess.run([sys.executable, os.path.join(ROOT, "dev", "page_shots.py"),
+                           str(shots)] + pages + ["--widths", "500"], capture_output=True,
+                          text=True, timeout=300)
+    assert proc.returncode == 0, proc.stdout + proc.stderr
+    assert sorted(os.listdir(str(shots))) == ["out-comparison-2-500.png",
+                                              "out-comparison-500.png",
+                                              "out-consensus-500.png"]
+    colours = {n: Image.open(str(shots / n)).convert("RGB").getpixel((10, 10))
+               for n in os.listdir(str(shots))}
+    assert colours == {"out-comparison-500.png": (204, 0, 0),
+                       "out-consensus-500.png": (0, 204, 0),
+                       "out-comparison-2-500.png": (0, 0, 204)}, colours
+    for args in ([str(shots), str(tmp_path / "nowhere.html")],
+                 ["--check", str(tmp_path / "nowhere.html")]):
+        proc = subprocess.run([sys.executable, os.path.join(ROOT, "dev", "page_shots.py")] + args,
+                              capture_output=True, text=True, timeout=60)
+        assert proc.returncode == 2 and "Traceback" not in proc.stderr, proc.stderr
+        assert proc.stderr == "page_shots.py: no such page: {}\n".format(
+            tmp_path / "nowhere.html")

@@ -69,6 +69,7 @@ def _samples():
         BadTable("not codes"),
         bounded_json.LongInteger(5000),
         png.NotPNG("it is empty"),
+        png.CannotOpen("it cannot be read (Permission denied)"),
         Undecodable("image file is truncated"),
         WrongMode("its mode is RGB"),
         NotPacked("not a packed reference image"),

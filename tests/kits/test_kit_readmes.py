@@ -142,3 +142,29 @@ def test_bundle_sh_never_writes_over_a_kit(kits, tmp_path):
     assert "--kits {}: {} exists already".format(kits, os.path.join(kits, "supervised")) \
         in proc.stderr
     assert not (tmp_path / "dist").exists()
+
+
+def test_the_dry_run_speaks_the_participants_language(kits, tmp_path):
+    """Issue 32: the kit's dry run told participants of "bundle.py --confidence-columns",
+    counted Codabench's metadata file among their 40 predictions ("41 files") and said "the
+    last upload could start 2.1 s before". Through the kit's own dry_run.py, as the README runs
+    it."""
+    kit = os.path.join(kits, "supervised")
+    made = subprocess.run([sys.executable, "make_submission.py", "sample_submission", "-o",
+                           str(tmp_path / "s.zip")], cwd=kit, capture_output=True, text=True,
+                          timeout=300)
+    assert made.returncode == 0, made.stdout + made.stderr
+    env = {k: v for k, v in os.environ.items() if k != "SCORING_HTML_SETTLE_SECONDS"}
+    proc = subprocess.run([sys.executable, "dry_run.py", str(tmp_path / "s.zip"), AV_REF],
+                          cwd=kit, capture_output=True, text=True, timeout=300, env=env)
+    out = proc.stdout
+    assert proc.returncode == 0, out + proc.stderr
+    for organizers in ("bundle.py", "bundle.sh", "--confidence-columns", "could start",
+                       "41 files"):
+        assert organizers not in out, organizers
+    assert out.count("input/res: 40 files and 0 folders at the top: ") == 1     # CodaLab
+    assert out.count("input/res: 40 files and 0 folders at the top (+ Codabench's own metadata "
+                     "file): ") == 1
+    assert out.count("Also scored, not shown on this leaderboard: miou_ci_high, miou_ci_low (the "
+                     "95% confidence interval of the score, on the detailed results page)") == 2
+    assert "Detailed results on CodaLab v1: shown (the page was complete " in out

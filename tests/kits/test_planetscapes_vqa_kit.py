@@ -177,3 +177,52 @@ def test_generator_is_deterministic_and_committed_sample_is_current(tmp_path):
             assert f.read() == (tmp_path / "a" / name).read_bytes(), name
     with open(SAMPLE, "rb") as f:
         assert f.read() == (tmp_path / "a" / "results.json").read_bytes()
+
+
+def test_the_vqa_texts_agree_on_decimals(kits, tmp_path):
+    """Issue 32: the kit's README said 10 decimals, the evaluation page 2, the detailed page
+    "unrounded". One rule: ranked unrounded (scores.txt: 10 decimals), shown with the precision
+    the bundle gives the leaderboard's columns; every text says that number and the page and the
+    console show it."""
+    import re
+    import yaml
+    from kits_util import built_bundle
+    folder = built_bundle(kits, "planetscapes", "")
+    shown = set()
+    for name in sorted(n for n in os.listdir(folder) if "vqa" in n or "merged" in n):
+        with zipfile.ZipFile(os.path.join(folder, name)) as zf:
+            doc = yaml.safe_load(zf.read("competition.yaml"))
+            if doc.get("version") == 2:
+                columns = [c for board in doc["leaderboards"] for c in board["columns"]]
+                shown |= {c["precision"] for c in columns if c["key"].startswith("accuracy")}
+                pages = [p["file"] for p in doc["pages"] if p["title"] == "Evaluation"]
+            else:
+                columns = doc["leaderboard"]["columns"]
+                shown |= {c["numeric_format"] for k, c in columns.items()
+                          if k.startswith("accuracy")}
+                pages = [doc["html"]["evaluation"]]
+            evaluation = " ".join(zf.read(pages[0]).decode("utf-8").split())
+        said = re.findall(r"show them with (\d+) decimals", evaluation)
+        assert said, (name, evaluation)
+        shown |= {int(d) for d in said}
+    assert len(shown) == 1, shown
+    decimals = shown.pop()
+    readme = " ".join(open(os.path.join(kits, "vqa", "README.md"), encoding="utf-8")
+                      .read().split())
+    assert "shown with {} decimals, as the official code displays them, on the leaderboard, " \
+           "on the detailed results page and on the console".format(decimals) in readme
+    assert "Ranked unrounded (`scores.txt` holds 10 decimals" in readme
+    out = tmp_path / "out"
+    proc = run_score("--ref", VQA_REF, "--res", os.path.join(VQA_KIT, "sample_submission"),
+                     "--out", out)
+    assert proc.returncode == 0, proc.stderr
+    page = (out / "detailed_results.html").read_text(encoding="utf-8")
+    assert "shown with {} decimals here, on the console and on the leaderboard".format(
+        decimals) in page
+    table = page.split("Accuracy per answer type")[1].split("</table>")[0]
+    cells = re.findall(r'<td class="num">(\d+\.\d+)</td>', table)
+    assert len(cells) == 4 and all(len(c.split(".")[1]) == decimals for c in cells), cells
+    console = re.findall(r"^(overall|yes/no|number|other) +\d+ +(\d+\.\d+)$", proc.stdout, re.M)
+    assert len(console) == 4 and all(len(v.split(".")[1]) == decimals for _, v in console)
+    scores = (out / "scores.txt").read_text()
+    assert re.search(r"^accuracy: \d+\.\d{10}$", scores, re.M), scores

@@ -30,6 +30,16 @@ SOURCES = [
     ("src/apps/api/serializers/leaderboards.py", 47, 60),            # LeaderboardSerializer fields
     ("src/apps/leaderboards/models.py", 5, 28),                      # the submission rules
     ("src/apps/api/serializers/competitions.py", 287, 303),          # a fact sheet's questions
+    # What happens to what the unpacker read (issue 32): the last phase marked final, and the
+    # serializer that drops the mark (a read-only method field); the fact sheet stored as JSON
+    # (PostgreSQL jsonb: its keys reordered), its questions on the leaderboard in that order,
+    # and its answers checked only when some are sent.
+    ("src/apps/competitions/unpackers/base_unpacker.py", 90, 91),
+    ("src/apps/api/serializers/competitions.py", 23, 60),            # PhaseSerializer
+    ("src/apps/competitions/models.py", 65, 65),                     # Competition.fact_sheet
+    ("src/apps/competitions/models.py", 290, 290),                   # Phase.is_final_phase
+    ("src/apps/api/serializers/submissions.py", 135, 149),           # the answers' validation
+    ("src/apps/api/views/competitions.py", 776, 778),                # the leaderboard's questions
     # After the deadline (organizer/organizing/platform_files/, docs/standings.md):
     ("src/settings/base.py", 124, 127),                              # TIME_ZONE = 'UTC'
     ("src/apps/competitions/models.py", 326, 345),                   # the limits, per account
@@ -176,6 +186,39 @@ def fact_sheet_rules(text):
     return sets["expected_keys"], sets["valid_question_types"]
 
 
+def _code(text, path_end):
+    return [code for path, _, code in source_lines(text) if path.endswith(path_end)]
+
+
+def final_phase_is_read_only(text):
+    """True when PhaseSerializer declares is_final_phase a SerializerMethodField (read-only:
+    what the unpacker sets is dropped) and the unpacker sets it on the last phase."""
+    serializer = _code(text, "serializers/competitions.py")
+    marks = _code(text, "unpackers/base_unpacker.py")
+    return (any(re.match(r"\s*is_final_phase = serializers\.SerializerMethodField\(\)", c)
+                for c in serializer) and
+            any("['phases'][-1]['is_final_phase'] = True" in c for c in marks))
+
+
+def fact_sheet_is_json(text):
+    """True when Competition.fact_sheet is a JSONField (on PostgreSQL: jsonb)."""
+    return any(re.match(r"\s*fact_sheet = models\.JSONField\(", c)
+               for c in _code(text, "competitions/models.py"))
+
+
+def answers_checked_only_when_sent(text):
+    """True when the submission serializer checks the fact-sheet answers (required ones among
+    them) only inside `if attrs.get('fact_sheet_answers'):`."""
+    lines = _code(text, "serializers/submissions.py")
+    guard = [i for i, c in enumerate(lines) if c.strip() == "if attrs.get('fact_sheet_answers'):"]
+    required = [i for i, c in enumerate(lines) if "requires an answer" in c]
+    if not guard or not required:
+        return False
+    indent = len(lines[guard[0]]) - len(lines[guard[0]].lstrip())
+    return all(i > guard[0] and len(lines[i]) - len(lines[i].lstrip()) > indent
+               for i in required) and all(
+        len(c) - len(c.lstrip()) > indent for c in lines[guard[0] + 1:required[-1] + 1]
+        if c.strip())
 # ---- After the deadline: the platform's own lines, run on stand-ins for its objects ----------
 
 def _block(text, path, first, last):

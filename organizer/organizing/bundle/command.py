@@ -36,6 +36,7 @@ from platforms.dates import shown_date, utcnow
 from . import settings as organizer_settings
 from .build import build_bundles
 from .check import check_all
+from .dev_overlap import holds_test_labels
 from .merged import can_merge
 from .outputs import move_bundles, update_kit_manifest, write_kits
 from .plan import plan
@@ -384,6 +385,20 @@ def build_check_and_write(args: argparse.Namespace, request: Request, build: str
     plan_split(result.parts, written, say)
 
 
+def development_leak(request: Request) -> str:
+    """Why a --dev-reference holds test labels ("" if none does): a usage error, before
+    anything is built."""
+    for track in request.tracks:
+        dev = request.dev_references.get(track)
+        why = holds_test_labels(request.references[track], dev) if dev else None
+        if dev and why:
+            return ("--dev-reference {}: it holds test labels: {}. The Development phase "
+                    "shows every participant's scores on it, so these labels would leak "
+                    "through its leaderboard. Give validation labels of other images (or "
+                    "questions) than the test set's.".format(shown(dev), why))
+    return ""
+
+
 def main(argv: Optional[List[str]] = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
@@ -397,6 +412,14 @@ def main(argv: Optional[List[str]] = None) -> int:
             if folder and not os.path.isdir(folder):
                 sys.stderr.write("bundle.sh: error: no reference folder {}\n".format(folder))
                 return 2
+    try:
+        leak = development_leak(request)
+    except Refused as exc:
+        sys.stderr.write("bundle.sh: REFUSED, nothing written:\n{}\n".format(exc))
+        return 1
+    if leak:
+        sys.stderr.write("bundle.sh: error: {}\n".format(leak))
+        return 2
     os.makedirs(args.out, exist_ok=True)
     build = tempfile.mkdtemp(prefix=".build-", dir=args.out)
     try:

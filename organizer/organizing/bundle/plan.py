@@ -34,6 +34,7 @@ def plan(result: BuildResult, reports: List[Report], now: datetime.datetime, mer
             say("    {:<44} {} track".format(b.name, b.tracks[0]))
     plan_settings(result, say)
     phase_tables(result, now, say)
+    no_final_phase(result, say)
     # The check's notes on the v1.5 bundles (their phases are the same in every track's).
     early = next((codabench_definition.v15_import_early_ends(r.doc) for r in reports
                   if r.platform == CODALAB.name and r.notes and r.doc is not None), [])
@@ -74,6 +75,19 @@ def phase_tables(result: BuildResult, now: datetime.datetime, say: Say) -> None:
                 span.label, shown_date(span.start) if span.start else "?",
                 "to " + shown_date(span.last) if span.last else "(no end)",
                 phase_state(span, now), limits))
+
+
+def no_final_phase(result: BuildResult, say: Say) -> None:
+    """What Codabench does with the last phase: its unpacker marks it final
+    (base_unpacker.py:91), but `is_final_phase` is a read-only method field of its
+    PhaseSerializer (api/serializers/competitions.py:27, 54-60), so the mark is dropped and,
+    with several phases, every phase is stored with is_final_phase false. Its page then selects
+    the current phase, else (no final one) the last phase (detail/_tabs.tag:347-359)."""
+    spans = CODALAB.spans(result.parts[0].track.v15)
+    if len(spans) > 1:
+        say("  On Codabench no phase is marked final (is_final_phase is read-only in its "
+            "PhaseSerializer): while no phase is open (before {} opens), the competition's "
+            "page shows the last phase, {}.".format(spans[0].label, spans[-1].label))
 
 
 def phase_state(span: Span, now: datetime.datetime) -> str:
@@ -120,8 +134,15 @@ def plan_settings(result: BuildResult, say: Say) -> None:
         registration, organizer_settings.registration_sentence(registration),
         organizer_settings.why_sentence("registration", registration, result.defaults)))
     items = organizer_settings.fact_sheet_items(chosen.fact_sheet)
-    say("  Fact sheet (Codabench asks it at every submission): {}.".format(
-        "; ".join(items) if items else "none"))
+    say("  Fact sheet (Codabench's upload form asks it at every submission, in this order): "
+        "{}.".format("; ".join(items) if items else "none"))
+    if items:
+        # api/serializers/submissions.py:138 checks the answers only when some are sent.
+        say("    Only the upload form requires the required answers: a submission made through "
+            "Codabench's API with no answers is accepted (check them before awarding).")
+        note = organizer_settings.fact_sheet_order_note(chosen.fact_sheet)
+        if note:
+            say("    WARNING: " + note + ".")
     say("  Contact (--contact, Codabench): {}.".format(chosen.contact or "none"))
     say("  Queue (--queue, Codabench): {}.".format(
         "{}: your workers, each phase's own time limit".format(chosen.queue)

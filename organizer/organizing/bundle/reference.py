@@ -12,8 +12,8 @@ from final_package import rules
 from scoring import engine, reference_setup
 from scoring.config import CONFIG_FILE
 from scoring.folders import sole_subfolder
-from scoring.formats.label_png.png import NotPNG
-from scoring.problems import ScoringError
+from scoring.formats.label_png.png import CannotOpen, NotPNG
+from scoring.problems import REF_CANNOT_OPEN, ScoringError
 
 from .refusal import Refused, shown
 from .reproducible_zip import collect
@@ -80,8 +80,10 @@ def reference_manifest(task, reference) -> Dict[str, Any]:
     try:
         return task.manifest.make(reference)
     except NotPNG as exc:   # read before the packing checks every file: a broken one, named
-        raise Refused("the reference {} is broken: {}".format(shown(reference.root), exc)) \
-            from None
+        opening = isinstance(exc, CannotOpen)   # the system's refusal, not the file's content
+        raise Refused("the reference {} is broken: {}{}{}".format(
+            shown(reference.root), REF_CANNOT_OPEN.headline + ": " if opening else "", exc,
+            "\n  Fix: " + REF_CANNOT_OPEN.fix if opening else "")) from None
 
 
 def manifest_bytes(task, reference) -> bytes:

@@ -28,7 +28,8 @@ them. Each setting is written into the platform's own keys, as its code reads th
 from typing import Any, Dict, List, NamedTuple, Optional
 
 from platforms import codabench_definition, codalab_definition
-from platforms.codabench_definition import fact_sheet_problems
+from platforms.codabench_definition import (fact_sheet_in_shown_order, fact_sheet_problems,
+                                             jsonb_key_order)
 from platforms.leaderboard import rule_text
 
 RULES = ("best", "last", "chosen")
@@ -170,12 +171,26 @@ def registration_sentence(registration: str) -> str:
 
 
 def fact_sheet_items(sheet: Optional[Dict[str, Any]]) -> List[str]:
-    """One line per question: its title, and whether it is required and shown."""
+    """One line per question, in the order Codabench shows them (its database reorders the
+    keys: codabench_definition.jsonb_key_order): its title, and whether it is required and
+    shown."""
     items = []
-    for question in (sheet or {}).values():
+    for _, question in fact_sheet_in_shown_order(sheet):
         notes = ["required" if question.get("is_required") == "true" else "optional"]
         if question.get("is_on_leaderboard") == "true":
             notes.append("on the leaderboard")
         items.append("{} ({})".format(question.get("title", question.get("key")),
                                       ", ".join(notes)))
     return items
+
+
+def fact_sheet_order_note(sheet: Optional[Dict[str, Any]]) -> str:
+    """"" when Codabench shows the questions in the order written, else why not and the fix."""
+    written = [str(k) for k in (sheet or {})]
+    shown = jsonb_key_order(written)
+    if shown == written:
+        return ""
+    return ("Codabench shows these questions in the order of its database, not yours: its "
+            "PostgreSQL jsonb keeps an object's keys shortest first, then bytewise ({}, not "
+            "{}); give the keys increasing lengths in the order you want (e.g. method, code_url, "
+            "parameters)".format(", ".join(shown), ", ".join(written)))

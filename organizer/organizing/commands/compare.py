@@ -13,6 +13,7 @@ from typing import Any, Callable, Dict, List, NamedTuple, Optional
 
 from scoring import __version__, confidence, engine, reference_setup
 from ..compare import family, leaderboard_pick, outputs, page, paired, submissions
+from ..compare.floor import floor_sentence
 from scoring.metrics import bootstrap
 from scoring.problems import BrokenReference, ProblemLog, Refusal, UsageError
 from scoring.registry import DEFAULT, TASKS, options_of
@@ -123,9 +124,10 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         units = len(set(u for o in candidates for u in o.files))
         workers = args.workers or engine.default_workers(units * max(1, len(candidates)),
                                                          task.unit_seconds)
+        given = sum(1 for o in opened if o.submission)   # stray files are listed, not counted
         say("{} comparison {}: {:,} reference {}, {} submissions ({} left out before scoring), "
             "{} worker{}".format(task.title, __version__, len(reference.ids), noun,
-                                 len(opened), len(opened) - len(candidates), workers,
+                                 given, given - len(candidates), workers,
                                  "s" if workers > 1 else ""))
         progress = None if args.quiet else engine.Progress(units, stdout, args.progress_every,
                                                           noun=noun)
@@ -137,7 +139,9 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         if scored.reference_log.fatal:
             raise BrokenReference(scored.reference_log)
 
-        invalid = [{"model": o.model, "error": o.error} for o in opened if o.error]
+        invalid = [dict({"model": o.model, "error": o.error},
+                        **({} if o.submission else {"not_a_submission": True}))
+                   for o in opened if o.error]
         valid = []  # (model, state)
         for o, state, log in zip(candidates, scored.states, scored.submission_logs):
             found = ProblemLog()
@@ -277,7 +281,8 @@ def _facts(task, doc: Dict[str, Any], scored: Scored, invalid, workers: int,
         split["part"], split["file"], split["counts"][split["part"]]["units"],
         split["counts"]["all"]["units"], split.get("unit_noun") or "units")]] if split else []
     return [["Task", task.title]] + part + [["Submissions compared", len(scored.rows)],
-            ["Left out", len(invalid)],
+            ["Left out", sum(1 for x in invalid if not x.get("not_a_submission"))],
+            ["Not submissions (listed)", sum(1 for x in invalid if x.get("not_a_submission"))],
             ["{} per submission".format(doc["noun"].capitalize()), doc["units"]],
             ["Resamples", doc["resamples"]], ["Pairs tested", doc["family"]["tested"]],
             ["Worker processes", workers],
@@ -317,21 +322,26 @@ def _print_summary(stdout, say, key: str, scored: Scored, doc: Dict[str, Any],
     stdout.write("\n")
     print_table(["model", "rank", key, "95% CI", "rank 95% CI"], table, stdout)
     stdout.write("\n")
-    if invalid:
-        say("Left out ({}):".format(len(invalid)))
-        for x in invalid:
-            say("  - {}: {}".format(x["model"], x["error"]))
+    for title, listed in (("Left out", [x for x in invalid if not x.get("not_a_submission")]),
+                          ("Not submissions", [x for x in invalid
+                                               if x.get("not_a_submission")])):
+        if listed:
+            say("{} ({}):".format(title, len(listed)))
+            for x in listed:
+                say("  - {}: {}".format(x["model"], x["error"]))
     if not doc["resamples"]:
         return
     marked = len(paired.significant(doc["pairs"]))
     over = "approximate randomization over {:,} {}, Holm-adjusted p <= 0.05".format(
         doc["units"], doc["noun"])
+    floor = floor_sentence(doc)   # the page says it under the map, in the same words
     if doc["family"]["pairs"] == family.ALL:
-        say("{} of {} ordered pairs differ significantly ({}).".format(
-            marked, len(doc["pairs"]), over))
+        say("{} of {} ordered pairs differ significantly ({}).{}".format(
+            marked, len(doc["pairs"]), over, " " + floor if floor else ""))
     else:
         say("{} of the {} pairs tested (each submission against the next one and the leader) "
-            "differ significantly ({}).".format(marked, doc["family"]["tested"], over))
+            "differ significantly ({}).{}".format(marked, doc["family"]["tested"], over,
+                                                  " " + floor if floor else ""))
 
 
 def _check_args(parser: argparse.ArgumentParser, args: argparse.Namespace) -> None:

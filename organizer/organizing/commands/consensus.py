@@ -1,18 +1,20 @@
 """consensus.py: one ranking across the tasks of a competition (the merged Planetscapes
 competition: semantic labeling and VQA) from compare.py's comparison.json of each task, as
 challengeR's consensus(method = "euclidean"): the submissions ranked in every task, by their
-mean rank (compare/challenger.py). Writes consensus.json into --out and prints the table.
+mean rank (compare/challenger.py). Writes consensus.json and consensus.html (the page, as every
+organizer command writes one: compare/page_consensus.py) into --out and prints the table.
 
 exit status: 0 written; 2 bad command line or an input that is not a comparison.json; 4
 internal error.
 """
 import argparse
+import datetime
 import json
 import os
 from typing import Any, Dict, List, Optional
 
-from scoring import regular_file
-from ..compare import challenger, outputs
+from scoring import __version__, regular_file
+from ..compare import challenger, outputs, page_consensus
 from scoring.problems import UsageError, shown
 from scoring.report.text_table import print_table
 from scoring.commands import frame
@@ -32,7 +34,8 @@ def build_parser() -> argparse.ArgumentParser:
                     "(challengeR's Euclidean consensus: the order of the mean ranks).")
     p.add_argument("comparisons", nargs="+", metavar="COMPARISON",
                    help="a comparison.json, or the compare.py --out folder holding it")
-    p.add_argument("--out", required=True, metavar="DIR", help="folder for consensus.json")
+    p.add_argument("--out", required=True, metavar="DIR",
+                   help="folder for consensus.json and consensus.html")
     return p
 
 
@@ -41,7 +44,7 @@ def _read(path: str) -> Dict[str, Any]:
         path = os.path.join(path, "comparison.json")
     try:   # the organizer's own file, yet never a FIFO or a device (regular_file.py)
         doc = json.loads(regular_file.read_bytes(path, MAX_COMPARISON_BYTES, follow_links=True))
-        ranks = {m["model"]: int(m["rank"]) for m in doc["models"]}
+        ranks = {str(m["model"]): int(m["rank"]) for m in doc["models"]}
         task = str(doc["task"])
     except (OSError, ValueError, KeyError, TypeError, regular_file.Refused) as exc:
         raise UsageError("{} is not a comparison.json written by compare.py ({})".format(
@@ -62,14 +65,23 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
     result = challenger.consensus({lab: d["ranks"] for lab, d in zip(labels, docs)})
     if os.path.lexists(args.out) and not os.path.isdir(args.out):
         raise UsageError("the output {} exists and is not a folder".format(args.out))
+    inputs = [dict(d, label=lab) for lab, d in zip(labels, docs)]
+    facts = [["Tasks", len(result["tasks"])], ["Submissions ranked", len(result["ranking"])],
+             ["Left out", len(result["left_out"])], ["Method", result["method"]],
+             ["Scorer version", __version__],
+             ["Finished", datetime.datetime.now(datetime.timezone.utc).strftime(
+                 "%Y-%m-%d %H:%M:%S UTC")]]
     outputs.write_text(args.out, "consensus.json", outputs.comparison_json(result))
-    rows = [[r["model"], str(r["rank"]), "{:.2f}".format(r["mean_rank"])] +
+    outputs.write_text(args.out, "consensus.html", page_consensus.render(result, inputs, facts))
+    # Names come from comparison.json files (file names): shown escaped, as on the page.
+    rows = [[shown(r["model"]), str(r["rank"]), "{:.2f}".format(r["mean_rank"])] +
             [str(r["ranks"][t]) for t in result["tasks"]] for r in result["ranking"]]
-    print_table(["model", "rank", "mean rank"] + result["tasks"], rows, stdout)
+    print_table(["model", "rank", "mean rank"] + [shown(t) for t in result["tasks"]], rows,
+                stdout)
     if result["left_out"]:
         stdout.write("\nNot ranked in every task, left out: {}\n".format(
-            ", ".join(result["left_out"])))
-    stdout.write("\nWrote consensus.json to {}\n".format(args.out))
+            ", ".join(shown(m) for m in result["left_out"])))
+    stdout.write("\nWrote consensus.json and consensus.html to {}\n".format(shown(args.out)))
     return frame.EXIT_OK
 
 

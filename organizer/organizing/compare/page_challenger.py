@@ -6,6 +6,8 @@ from typing import Any, Dict, List
 from scoring.report import html
 from scoring.report.html import _num, _text
 
+from .floor import floor_sentence
+
 NOTES = [
     "Test-then-rank (challengeR's testThenRank): each submission's number of significant wins "
     "(the marked cells of its row), as a share of the other submissions; ranked by that share, "
@@ -68,19 +70,9 @@ def kendall_histogram(summary: Dict[str, Any]) -> str:
 
 
 def floor_note(doc: Dict[str, Any]) -> str:
-    """A line under the map when its test cannot mark any cell: randomization over n units gives
-    no p-value below 2 / 2^n (no unit swapped, or all), and Holm's first step asks for
-    0.05 / pairs."""
-    models = len(doc["models"])
-    pairs = doc["family"]["tested"] if "family" in doc else models * (models - 1) // 2
-    units = doc.get("units") or 0
-    if not pairs or units >= 64 or 2.0 / 2 ** units <= 0.05 / pairs:
-        return ""
-    return ('<p class="na">With {:,} resampled {} no pair can reach a p-value below {:.2g} '
-            '(every unit swapped or none), above Holm\'s first threshold 0.05 / {} = {:.2g}: '
-            'no pair can be marked. Compare fewer submissions, or read the rank '
-            'intervals.</p>'.format(units, html.escape(doc.get("noun", "units")),
-                                    2.0 / 2 ** units, pairs, 0.05 / pairs))
+    """A line under the map when its test cannot mark any cell (compare/floor.py)."""
+    sentence = floor_sentence(doc)
+    return '<p class="na">{}</p>'.format(html.escape(sentence)) if sentence else ""
 
 
 def sections(doc: Dict[str, Any]) -> List[Any]:

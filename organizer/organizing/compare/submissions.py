@@ -1,9 +1,11 @@
 """The submissions named on compare.py's command line: each a zip or a folder (its name is the
 model's name), or a folder holding such submissions (as downloaded from the platform).
 
-A folder is a collection of submissions when it holds a zip, or when it holds no file and at
-least two folders; otherwise it is one submission (whose predictions may sit in a sub-folder, as
-score.py accepts). Hidden entries, __MACOSX/ and the platforms' `metadata` are ignored.
+A folder is a collection of submissions when it holds a zip, or at least two folders and no
+more files than folders (a downloads folder of unzipped submissions with a notes.txt beside
+them); otherwise it is one submission (whose predictions may sit in a sub-folder, as score.py
+accepts, beside thousands of prediction files). Hidden entries, __MACOSX/ and the platforms'
+`metadata` are ignored.
 
 Every other entry of a collection is either compared or listed with the reason it is not (a
 .tar.gz, a bare results file, a link...): nothing is skipped silently. One name is one model:
@@ -11,6 +13,8 @@ Every other entry of a collection is either compared or listed with the reason i
   one submission: the zip is compared, the folder is listed as its copy;
 - otherwise a name given twice (two arguments, or two collections holding the same name) is a
   command-line error (exit 2) naming both paths: rename one.
+What is not a submission (a stray file, a link, a folder that copies a zip) is listed, never
+counted as one. A comparison of fewer than two submissions is a command-line error (exit 2).
 """
 import os
 from typing import Callable, Dict, List, NamedTuple, Tuple
@@ -26,6 +30,7 @@ class Entry(NamedTuple):
     model: str   # the model's name: the zip's or the folder's name
     path: str    # as given (zip or folder)
     error: str = ""  # why it is listed and not compared ("" if it is compared)
+    submission: bool = True   # False: an entry of a collection that is not a submission
 
 
 class Opened(NamedTuple):
@@ -34,6 +39,7 @@ class Opened(NamedTuple):
     files: Dict[str, str]   # unit id -> prediction file (empty if refused)
     log: ProblemLog         # discovery's problems (fatal: the submission is left out)
     error: str              # why it is left out ("" if it is not)
+    submission: bool = True  # False: listed, not a submission (Entry.submission)
 
 
 def _model_name(path: str) -> str:
@@ -51,8 +57,8 @@ def _is_collection(folder: str) -> bool:
     if any(e.name.lower().endswith(".zip") and e.is_file(follow_symlinks=False)
            for e in entries):
         return True
-    folders = [e for e in entries if is_real_dir(e)]
-    return len(folders) >= 2 and len(folders) == len(entries)
+    folders = sum(1 for e in entries if is_real_dir(e))
+    return folders >= 2 and len(entries) - folders <= folders
 
 
 NOT_A_SUBMISSION = ("not a zip or a folder: compare.py reads each submission as the platform "
@@ -71,16 +77,16 @@ def _collection(path: str) -> List[Entry]:
             continue
         name = _model_name(e.path)
         if is_real_dir(e):
-            out.append(Entry(name, e.path, "" if name not in zips else
-                             "a folder of the same name as {}.zip, which is compared (a zip and "
-                             "its unzipped copy are one submission; rename the folder to compare "
-                             "it as another model)".format(name)))
+            out.append(Entry(name, e.path) if name not in zips else Entry(
+                name, e.path, "a folder of the same name as {}.zip, which is compared (a zip "
+                "and its unzipped copy are one submission; rename the folder to compare it as "
+                "another model)".format(name), False))
         elif name in zips and e.name.lower().endswith(".zip"):
             out.append(Entry(name, e.path))
         elif e.is_symlink():
-            out.append(Entry(shown(e.name), e.path, "a link: links are not followed"))
+            out.append(Entry(shown(e.name), e.path, "a link: links are not followed", False))
         else:
-            out.append(Entry(shown(e.name), e.path, NOT_A_SUBMISSION))
+            out.append(Entry(shown(e.name), e.path, NOT_A_SUBMISSION, False))
     return out
 
 
@@ -104,6 +110,14 @@ def expand(paths: List[str]) -> List[Entry]:
             raise UsageError("two submissions named {}: {} and {} (one name per model: rename "
                              "one)".format(entry.model, first[entry.model], entry.path))
         first[entry.model] = entry.path
+    if len(first) < 2:
+        others = [e for e in entries if not e.submission]
+        raise UsageError("compare.py compares two submissions or more; {}{} (score.py scores "
+                         "one)".format(
+                             "the arguments hold one: " + ", ".join(first.values()) if first
+                             else "the arguments hold none",
+                             "" if not others else "; not submissions: {}".format("; ".join(
+                                 "{} ({})".format(e.path, e.error) for e in others))))
     return entries
 
 
@@ -127,7 +141,8 @@ def open_all(entries: List[Entry], discover: Callable[[str], Submission],
     opened, cleanups = [], []
     for entry in entries:
         if entry.error:
-            opened.append(Opened(entry.model, "", {}, ProblemLog(), entry.error))
+            opened.append(Opened(entry.model, "", {}, ProblemLog(), entry.error,
+                                 entry.submission))
             continue
         try:
             folder, cleanup = unpack(entry.path)

@@ -8,7 +8,7 @@ import sys
 from typing import Optional
 
 from .. import regular_file
-from ..problems import Kind
+from ..problems import REF_CANNOT_OPEN, Kind
 from ..task_api import ReferenceProblem
 
 
@@ -20,4 +20,7 @@ def read(path: str, name: str, kind: Kind, missing: Optional[Kind] = None) -> by
     except regular_file.Refused as exc:
         if missing is not None and not os.path.lexists(path):
             raise ReferenceProblem(missing, name, "no such file") from None
-        raise ReferenceProblem(kind, name, exc.detail()) from None
+        # An operating-system refusal (permissions, I/O) says nothing of the file's content: its
+        # fix is the folder's, not a re-export.
+        raise ReferenceProblem(REF_CANNOT_OPEN if exc.kind == regular_file.UNREADABLE else kind,
+                               name, exc.detail()) from None

@@ -15,7 +15,8 @@ from typing import Callable, Dict, Iterable, List, Optional, Set, Tuple
 from .. import regular_file
 from ..folders import ignored, is_real_dir
 from ..problems import (AMBIGUOUS_ROOT, DUPLICATE, EXTRA_FILE, EXTRA_PNG, MISNAMED, MISSING,
-                        NO_PREDICTIONS, NONE_MATCH, Kind, ProblemLog)
+                        NO_PREDICTIONS, NONE_MATCH, OTHER_IMAGE_FORMAT, Kind,
+                        ProblemLog)
 from ..task_api import Submission
 
 # Written by the platform, never by the participant on purpose: ignored silently.
@@ -204,10 +205,16 @@ def _report_missing(res_dir: str, root: str, listing: list, expected: Set[str],
         patterns[before, after] = patterns.get((before, after), 0) + 1
     lower = {k.lower(): k for k in by_id}
     backslashed = _backslashed(res_dir, listing)
+    # Some predictions saved as JPEG (or TIFF...) beside the PNGs: named where each is missing.
+    images = {os.path.splitext(n)[0]: n for d, _, others, _ in listing if d == root
+              for n in others if _image_format(n)} if suffix == ".png" else {}
     for image_id in sorted(expected - set(by_id)):
         near = lower.get(image_id.lower())
         if image_id in backslashed:
             detail = BACKSLASH_HINT.format(backslashed[image_id])
+        elif image_id in images:
+            detail = "found {} instead, a {} file: convert it to PNG".format(
+                images[image_id], _image_format(images[image_id]))
         elif image_id in around:
             stem, before, after = around[image_id]
             n = patterns[before, after]
@@ -239,9 +246,24 @@ def _nothing_found(res_dir: str, listing: list, none: Kind, extra: Kind, noun: s
         detail = "it is empty: it holds no file at all"
     else:
         detail = "found {} other file{}".format(len(others), "" if len(others) == 1 else "s")
-    log.add(none, "submission", detail)
+    images = [o for o in others if _image_format(o)] if none is NO_PREDICTIONS else []
+    if images:   # the likeliest cause, named first: predictions written as JPEG (or TIFF...)
+        for o in images:
+            log.add(OTHER_IMAGE_FORMAT, _rel(res_dir, o), "a {} file".format(_image_format(o)))
+    else:
+        log.add(none, "submission", detail)
     for o in others:
-        log.add(extra, _rel(res_dir, o), _what_else(o))
+        if o not in images:
+            log.add(extra, _rel(res_dir, o), _what_else(o))
+
+
+# Image formats by their usual extensions: predictions saved in one of them instead of PNG.
+_IMAGE_FORMATS = {".jpg": "JPEG", ".jpeg": "JPEG", ".jpe": "JPEG", ".tif": "TIFF", ".tiff": "TIFF",
+                  ".bmp": "BMP", ".gif": "GIF", ".webp": "WebP", ".jp2": "JPEG 2000"}
+
+
+def _image_format(path: str) -> str:
+    return _IMAGE_FORMATS.get(os.path.splitext(path)[1].lower(), "")
 
 
 def discover_one(res_dir: str, suffix: str, unit: str, none: Kind, several: Kind, extra: Kind,

@@ -18,7 +18,7 @@ def image_manifest(task_name: str, ref_root: str, ids, size_layer: str,
         try:
             h = png.read_header(os.path.join(ref_root, rel))
         except png.NotPNG as exc:
-            raise png.NotPNG("{}: {}".format(rel, exc)) from None
+            raise type(exc)("{}: {}".format(rel, exc)) from None   # CannotOpen stays one
         images[image_id] = [h.width, h.height]
     manifest: Dict[str, Any] = {"version": MANIFEST_VERSION, "task": task_name}
     manifest.update(extra)

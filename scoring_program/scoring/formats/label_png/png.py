@@ -30,7 +30,12 @@ class Header(NamedTuple):
 
 
 class NotPNG(Exception):
-    """The file is not a PNG; the message says what it looks like instead."""
+    """The file is not a PNG; the message says what it looks like instead. CannotOpen: the
+    operating system refused to open or read it (its content was never seen)."""
+
+
+class CannotOpen(NotPNG):
+    pass
 
 
 def _sniff(head: bytes) -> str:
@@ -100,12 +105,13 @@ def read_header(path: str) -> Header:
     try:
         fd = regular_file.open_regular(path, follow_links=True)
     except regular_file.Refused as exc:
-        raise NotPNG(exc.detail()) from None
+        raise (CannotOpen if exc.kind == regular_file.UNREADABLE else NotPNG)(
+            exc.detail()) from None
     try:
         with os.fdopen(fd, "rb") as f:
             head = f.read(33)
     except OSError as exc:
-        raise NotPNG("it cannot be read ({})".format(exc.strerror or exc)) from None
+        raise CannotOpen("it cannot be read ({})".format(exc.strerror or exc)) from None
     return parse_header(head)
 
 

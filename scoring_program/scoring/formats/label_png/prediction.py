@@ -21,6 +21,7 @@ from PIL import Image
 
 from . import png
 from ... import regular_file
+from ...problems import CANNOT_OPEN
 from ...metrics.histogram import histogram
 from ...submission import discovery
 from .decode_errors import Undecodable, pillow_call
@@ -138,8 +139,9 @@ def _open_regular(path: str) -> int:
     try:
         return regular_file.open_regular(path, follow_links=False)
     except regular_file.Refused as exc:
-        raise PredictionProblem(NOT_REGULAR if exc.kind == regular_file.NOT_REGULAR else NOT_PNG,
-                                exc.detail()) from None
+        kind = {regular_file.NOT_REGULAR: NOT_REGULAR,
+                regular_file.UNREADABLE: CANNOT_OPEN}.get(exc.kind, NOT_PNG)
+        raise PredictionProblem(kind, exc.detail()) from None
 
 
 def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int) -> np.ndarray:
@@ -160,8 +162,8 @@ def read_prediction(path: str, expected: Optional[Tuple[int, int]], max_id: int)
             # Exactly the size checked (<= cap), whatever the file does meanwhile: asking read()
             # for the cap itself would allocate cap bytes for every file.
             data = head + f.read(max(0, size - len(head)))
-    except OSError as exc:
-        raise PredictionProblem(NOT_PNG, "it cannot be read ({})".format(
+    except OSError as exc:   # the system's refusal (I/O), not the content's: not "re-encode"
+        raise PredictionProblem(CANNOT_OPEN, "it cannot be read ({})".format(
             exc.strerror or type(exc).__name__)) from None
     return check_values(decode(data, header), max_id)
 

@@ -21,7 +21,7 @@ from itertools import chain
 from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
 
 from ... import folders, regular_file
-from ...problems import BrokenReference, ProblemLog
+from ...problems import REF_CANNOT_OPEN, BrokenReference, ProblemLog
 from ...quoting import brief
 from ...readers import bounded_json
 from .problems import REF_ANSWERS, REF_DISAGREE, REF_DUPLICATE, REF_EMPTY, REF_FILE, REF_FORMAT
@@ -73,8 +73,9 @@ def _load(root: str, name: str, key: str, log: ProblemLog) -> Optional[list]:
         # A regular file (a link to one is followed: the organizers' own data); a FIFO or a
         # device is refused, never read.
         doc = bounded_json.load_file(os.path.join(root, name), follow_links=True)
-    except regular_file.Refused as exc:
-        log.add(REF_FILE, name, exc.detail())
+    except regular_file.Refused as exc:   # the system's refusal: the folder's fix, not JSON's
+        log.add(REF_CANNOT_OPEN if exc.kind == regular_file.UNREADABLE else REF_FILE, name,
+                exc.detail())
         return None
     except json.JSONDecodeError as exc:
         log.add(REF_FILE, name, "not valid JSON: line {}, column {}: {}".format(

@@ -18,6 +18,10 @@ ANSWER_TYPES = (("yes/no", "Yes/No"), ("number", "Number"), ("other", "Other"))
 # percent as every accuracy on the page.
 LEVELS = ((0, "0%"), (9, "30%"), (18, "60%"), (27, "90%"), (30, "100%"))
 
+# The accuracies as shown (page, console), as the official VQA code displays them and as the
+# bundle's leaderboard columns show them (tracks/vqa.yaml numeric_format: 2): ranked unrounded.
+SHOWN_DECIMALS = 2
+
 NOTES = [
     "Accuracy of an answer = the mean, over the ten ways of leaving one human answer out, of "
     "min(1, number of the other nine humans who gave that answer / 3): an answer given by k "
@@ -29,14 +33,16 @@ NOTES = [
     "(dont -> don't). For a question all ten humans answered \"yes\", only \"yes\" scores, not "
     "\"Yes\". The starting kit's normalize.py shows what happens to an answer.",
     "Scores are means over questions in percent, computed exactly (each question's accuracy is a "
-    "multiple of 1/30) and shown here with 2 decimals; the leaderboard gets them unrounded.",
+    "multiple of 1/30) and ranked unrounded (scores.txt holds 10 decimals); shown with {} "
+    "decimals here, on the console and on the leaderboard, as the official code displays "
+    "them.".format(SHOWN_DECIMALS),
     "Question types with fewer than {} questions are pooled into one row.".format(
         MIN_TYPE_QUESTIONS),
 ]
 
 
 def _pct(total: Tuple[int, int]) -> str:
-    return "{:.2f}".format(percent(total))
+    return "{:.{}f}".format(percent(total), SHOWN_DECIMALS)
 
 
 def _headline(label: str, value: str, subline_html: str) -> str:
@@ -81,7 +87,8 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
     """intervals: the run's confidence.Confidence (None: not shown)."""
     overall = state.overall()
     by_type = state.totals(0)
-    first = interval_text.headline_parts(intervals, "accuracy", "{:.2f}".format)
+    first = interval_text.headline_parts(intervals, "accuracy",
+                                         "{{:.{}f}}".format(SHOWN_DECIMALS).format)
     # The questions once: the interval's phrase ends with them when there is one.
     questions = "{:,} questions".format(overall[0])
     if not any(p.endswith(" over " + questions) for p in first):
@@ -130,12 +137,10 @@ class VQAReport(Report[AccuracyState, Any]):
     def table(self, summary: Summary) -> Tuple[List[str], List[List[str]]]:
         state = summary.details.state
         by_type = state.totals(0)
-        rows = [["overall", "{:,}".format(state.questions()), "{:.2f}".format(
-            percent(state.overall()))]]
+        rows = [["overall", "{:,}".format(state.questions()), _pct(state.overall())]]
         for label, atype in (("yes/no", "yes/no"), ("number", "number"), ("other", "other")):
             if atype in by_type:
-                rows.append([label, "{:,}".format(by_type[atype][0]),
-                             "{:.2f}".format(percent(by_type[atype]))])
+                rows.append([label, "{:,}".format(by_type[atype][0]), _pct(by_type[atype])])
         return ["answer type", "questions", "accuracy (%)"], rows
 
     def page(self, summary: Summary, warnings: List[str], run: RunFacts, settings: Any) -> str:

@@ -11,7 +11,7 @@ import os
 from typing import AbstractSet, Any, Dict, Optional
 
 from ... import regular_file
-from ...problems import ProblemLog
+from ...problems import CANNOT_OPEN, ProblemLog
 from ...quoting import brief
 from ...readers import bounded_json
 from ...task_api import PredictionProblem
@@ -129,7 +129,8 @@ def read_results(path: str, shown: str, expected_ids: AbstractSet[int],
             log.add(TOO_LARGE, shown, "{}; the limit for {:,} questions is {:,} bytes (1 MiB + "
                     "1,000 bytes a question)".format(_size_of(path), len(expected_ids), cap))
         else:
-            log.add(NOT_REGULAR if exc.kind == regular_file.NOT_REGULAR else NOT_JSON, shown,
+            log.add({regular_file.NOT_REGULAR: NOT_REGULAR,
+                     regular_file.UNREADABLE: CANNOT_OPEN}.get(exc.kind, NOT_JSON), shown,
                     exc.detail())
         raise ResultsProblems(log) from None
     try:
