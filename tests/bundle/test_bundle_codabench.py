@@ -480,12 +480,27 @@ def test_a_development_reference_holding_test_labels_is_refused(tmp_path):
                     "2", "--seed", "7"], check=True, capture_output=True, timeout=120)
     vqa = tmp_path / "vqa"
     shutil.copytree(os.path.join(PLANETSCAPES, "reference_data", "vqa"), str(vqa))
+    pixel = ["--dev-reference", "panoptic=" + same_scenes_for(str(semantic), "panoptic",
+                                                             str(tmp_path)),
+             "--dev-reference", "instance=" + same_scenes_for(str(semantic), "instance",
+                                                             str(tmp_path))]
+    panoptic_test = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
+    other_vqa = tmp_path / "other-vqa"   # question ids the test set does not use
+    shutil.copytree(str(vqa), str(other_vqa))
+    for name in ("questions.json", "annotations.json"):
+        text = (other_vqa / name).read_text()
+        (other_vqa / name).write_text(re.sub(r'("question_id": )(\d+)',
+                                             lambda m: m.group(1) + "9" + m.group(2), text))
     cases = [
         ([], AV_REF_REL, "it is the test reference ({}) itself".format(AV_REF_REL)),
         ([], partial, "39 of its 40 images ("),
-        (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic)],
-         "vqa=" + str(vqa), "all 300 questions (question 10000, question 10001, question "
-                            "10002, ...) have the same id and the same labels"),
+        (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic)] +
+         pixel, "vqa=" + str(vqa), "all 300 questions (question 10000, question 10001, "
+                                   "question 10002, ...) have the same id and the same labels"),
+        # The panoptic track's test reference as its own Development reference.
+        (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic),
+          "--dev-reference", "vqa=" + str(other_vqa)] + pixel[2:],
+         "panoptic=" + panoptic_test, "it is the test reference"),
     ]
     for i, (args, dev, phrase) in enumerate(cases):
         argv = ["--out", tmp_path / "out", "--no-smoke"] + args + ["--dev-reference", dev]
