@@ -36,7 +36,7 @@ is the reference's config.yaml as a mapping (config.py).
 """
 import abc
 import copy
-from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Sequence, \
+from typing import AbstractSet, Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Sequence, \
     Tuple, TypeVar, Union
 
 from .problems import Kind, ProblemLog
@@ -266,6 +266,26 @@ class Reference(abc.ABC):
         """(how many, what) the test set holds, as the pages, pack.py and the bundle count it:
         its images by default (a VQA reference: its questions, not its one results file)."""
         return len(self.ids), "images"
+
+    # --- a part of the test set (public_part.py, the organizer's split) ---
+
+    def split_units(self) -> Sequence[Any]:
+        """The units a public/private split is drawn over and counted in, whose labels this
+        reference holds: its ids by default (a VQA reference: its question ids)."""
+        return list(self.ids)
+
+    def restricted(self, units: AbstractSet[str]) -> "Reference":
+        """This reference scoring only the split units in `units` (as strings), still
+        expecting predictions for the whole test set: by default a copy whose ids are cut."""
+        cut = copy.copy(self)
+        cut.ids = [u for u in self.ids if str(u) in units]
+        return cut
+
+    def covering(self, stand_in: "Reference") -> "Reference":
+        """This reference of a public part checking each held unit's prediction against the
+        whole test set (stand_in: the manifest's): itself by default (a held unit's
+        expectation is its own; the units it lacks are checked on the stand-in)."""
+        return self
 
 
 class SubmissionFormat(abc.ABC):
