@@ -179,8 +179,8 @@ def test_a_tie_at_a_prize_boundary_is_flagged(sample, tmp_path):
                             "score": "0.6132883751"}]
     assert {t["team"]: t.get("tied_with") for t in doc["teams"]}["Echo"] == ["Alpha"]
     line = ("Tie at a prize boundary: Alpha and Echo share leaderboard rank 1 (mIoU "
-            "0.6132883751): their order, and so place 1, place 2, follows the leaderboard "
-            "file's order only; the jury decides")
+            "0.6132883751); only the leaderboard file's order gives Alpha place 1, Echo place 2: "
+            "the jury decides")
     assert line in out.splitlines()
     assert "Tie at a prize boundary: Alpha and Echo" in \
         (tmp_path / "out" / "standings.html").read_text()
@@ -188,7 +188,7 @@ def test_a_tie_at_a_prize_boundary_is_flagged(sample, tmp_path):
     code, out, _ = standings(downloads, root, tmp_path / "one", "--places", "1",
                              leaderboard=board)
     one = json.loads((tmp_path / "one" / "standings.json").read_text())
-    assert one["ties"][0]["places"] == [1, None] and "no place" in out
+    assert one["ties"][0]["places"] == [1, None] and "Alpha place 1, Echo no place" in out
     # a tie between ineligible teams, or away from the places, is not flagged
     (tmp_path / "p").mkdir()
     plain = tied_leaderboard(downloads, tmp_path / "p", 3, "0.5987045973")   # Bravo, charlie-c

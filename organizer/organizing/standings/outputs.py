@@ -76,9 +76,10 @@ def tie_line(doc: Dict[str, Any], tie: Dict[str, Any]) -> str:
     """A tie at a prize boundary: the places it decides follow the leaderboard file's order."""
     rank = "leaderboard rank" if tie["ranked_by"] == "leaderboard_rank" else \
         "{} rank".format(doc["split"]["part"] if doc.get("split") else "")
-    places = ", ".join("place {}".format(p) if p else "no place" for p in tie["places"])
-    return ("Tie at a prize boundary: {} share {} {} ({} {}): their order, and so {}, "
-            "follows the leaderboard file's order only; the jury decides".format(
+    places = ", ".join("{} {}".format(team, "place {}".format(p) if p else "no place")
+                       for team, p in zip(tie["teams"], tie["places"]))
+    return ("Tie at a prize boundary: {} share {} {} ({} {}); only the leaderboard file's "
+            "order gives {}: the jury decides".format(
                 " and ".join(tie["teams"]), rank, tie["rank"], doc["column"], tie["score"],
                 places))
 

@@ -51,7 +51,8 @@ def render(doc: Dict[str, Any]) -> str:
     sections = [("Prize places", _places(doc)),
                 ("Teams in {} order".format("{} part".format(doc["split"]["part"]) if part
                                             else "leaderboard"), html.counts_table(
-                    ["Rank", "Team", "Accounts", doc["column"]] + _part_headers(doc) +
+                    ["Leaderboard rank" if part else "Rank", "Team", "Accounts",
+                     doc["column"]] + _part_headers(doc) +
                     ["Eligible", "Place", "Checks failed"], teams))]
     over = outputs.passed_over(doc)
     for t in doc["teams"]:
