@@ -44,6 +44,12 @@ class PublicPart(NamedTuple):
     group_noun: str
     unit_noun: str
 
+    def scored_on(self) -> str:
+        """What the page's notes say the scores are computed over."""
+        return ("the {:,} {} of the test set's public part (of its {:,}; the private part is "
+                "scored by the organizers after the deadline)".format(
+                    self.units, self.unit_noun, self.of))
+
     def line(self) -> str:
         """What the console and the page say."""
         return ("public part: {:,} of {:,} {} ({} {:,} of {:,}); the final ranking uses the "

@@ -99,6 +99,14 @@ class RunFacts(NamedTuple):
     scorer_version: str
     finished: str              # "YYYY-MM-DD HH:MM:SS UTC"
     task_facts: List[Tuple[str, Any]]  # Report.run_facts(state): e.g. [("Pixels scored", 123)]
+    # What the scores are computed over, for the page's notes: "" = the whole test set; a
+    # public part's reference (public_part.py): "the public part's 20 images (of the test
+    # set's 40; ...)".
+    scored_on: str = ""
+
+    def over(self, noun: str) -> str:
+        """"all test images", or the public part's phrase."""
+        return self.scored_on or "all test {}".format(noun)
 
 
 # --- the metric state -----------------------------------------------------------------------

@@ -3,6 +3,7 @@ writes, in any form; the worker's scorer scores exactly the public part yet want
 split.json is reproducible; the pages, columns and plan say what is public; the dry run predicts
 the platform with a split bundle."""
 import hashlib
+import html
 import io
 import json
 import os
@@ -222,6 +223,11 @@ def test_the_worker_scores_the_public_part_alone(builds, layout, tmp_path):
     # nothing written names a private unit or field: only the counts
     page = (tmp_path / "output" / "detailed_results.html").read_text()
     assert "public part: 20 of 40 images (fields 5 of 10)" in page.lower()
+    # the notes on how the scores are computed say the part, not the whole test set
+    assert "all valid pixels of the 20 images of the test set's public part (of its 40; the " \
+        "private part is scored by the organizers after the deadline) at once" in \
+        html.unescape(page)
+    assert "all test images" not in page
     written = page + run.stdout + run.stderr + json.dumps(got)
     for name in split["private"] + split["private_groups"]:
         assert name not in written
@@ -445,6 +451,8 @@ def test_the_worker_scores_the_public_questions_alone(ps_builds, layout, tmp_pat
     assert got != json.loads((tmp_path / "whole" / "scores.json").read_text())
     page = (tmp_path / "output" / "detailed_results.html").read_text()
     assert "public part: 150 of 300 questions (images 50 of 100)" in page.lower()
+    assert "Scores are means over the 150 questions of the test set's public part (of its 300;" \
+        in html.unescape(page)
     written = page + run.stdout + run.stderr
     assert not [q for q in split["private"] if re.search(r"(?<!\d){}(?!\d)".format(q),
                                                          written)]
