@@ -175,6 +175,8 @@ def test_plan_pages_and_columns_say_what_is_public(builds):
     assert "scored on the public part of the test set (20 of 40 images (fields 5 of 10))" in pages
     assert "the Test phase closes. Its leaderboard ranks the public part" in pages
     assert "whole test set" not in pages and "ranking is final" not in pages
+    assert "computed over all images of the test set's public part at once" in pages
+    assert "all test images" not in pages
 
 
 def _worker_run(bundle, submission, folder):
@@ -336,6 +338,7 @@ def test_without_a_split_the_pages_say_the_whole_test_set():
     from organizing.bundle import pages
     plain = pages.context([], None, [(40, "images", "agriculture-vision")])
     assert pages.scored_part(plain) == "the whole test set"
+    assert pages.scored_images(plain) == "all test images"
     part = pages.context([], None, [(40, "images", "agriculture-vision", "public part: 20 of 40 "
                                      "images (fields 5 of 10)")])
     assert pages.scored_part(part).startswith(
@@ -485,3 +488,7 @@ def test_the_merged_bundle_and_its_plan_say_what_is_public(ps_builds):
     titles = [c["title"] for board in doc["leaderboards"] for c in board["columns"]]
     assert "Accuracy (public part)" in titles and "IoU class (public part)" in titles
     assert all("public" in t for t in titles)
+    with zipfile.ZipFile(str(out / "planetscapes2027-codabench.zip")) as zf:
+        pages = b"".join(zf.read(n) for n in zf.namelist() if n.endswith(".html")).decode()
+    assert "over all images of the test set's public part at once" in pages
+    assert "whole test set" not in pages and "all test images" not in pages
