@@ -44,6 +44,12 @@ class PublicPart(NamedTuple):
     group_noun: str
     unit_noun: str
 
+    def scored_on(self) -> str:
+        """What the page's notes say the scores are computed over."""
+        return ("the {:,} {} of the test set's public part (of its {:,}; the private part is "
+                "scored by the organizers after the deadline)".format(
+                    self.units, self.unit_noun, self.of))
+
     def line(self) -> str:
         """What the console and the page say."""
         return ("public part: {:,} of {:,} {} ({} {:,} of {:,}); the final ranking uses the "
@@ -77,8 +83,8 @@ def _manifest(root: str, name: str) -> Dict[str, Any]:
     try:
         doc = json.loads(regular_file.read_bytes(os.path.join(root, name), MAX_MANIFEST_BYTES,
                                                  follow_links=True))
-        if not isinstance(doc, dict) or not isinstance(doc.get("images"), dict):
-            raise ValueError("no 'images' table")
+        if not isinstance(doc, dict):
+            raise ValueError("not a JSON object")
         return doc
     except (OSError, ValueError, regular_file.Refused) as exc:
         raise _broken("the test set's manifest cannot be read ({})".format(
@@ -103,8 +109,12 @@ def read(setup: Any, reference: Any) -> Optional[PublicPart]:
     if manifest.get("task", setup.task.name) != setup.task.name:
         raise _broken("the manifest is of task {}, the reference of {}".format(
             brief(manifest.get("task")), setup.task.name), block["manifest"])
-    stand_in, fmt = setup.task.manifest.open(manifest)
-    every, held = set(stand_in.ids), set(reference.ids)
+    try:   # the task's own manifest (images and sizes; VQA's question ids)
+        stand_in, fmt = setup.task.manifest.open(manifest)
+    except (KeyError, TypeError, ValueError, AttributeError) as exc:
+        raise _broken("the test set's manifest cannot be read (not a {} manifest: {})".format(
+            setup.task.name, brief(str(exc))), block["manifest"]) from None
+    every, held = set(stand_in.split_units()), set(reference.split_units())
     outside = sorted(held - every)
     if outside:
         raise _broken("{} labelled ids are not in the manifest of the test set (e.g. {})".format(

@@ -27,10 +27,12 @@ class Setup(NamedTuple):
     def open(self) -> Reference:
         """The reference, opened (and cheaply checked) by the task: BrokenReference if it is
         unusable, or if it holds the labels of a part of the test set without saying so
-        correctly (public_part.py: every command refuses it alike)."""
+        correctly (public_part.py: every command refuses it alike). A public part's reference
+        expects predictions for the whole test set (Reference.covering)."""
         reference = self.task.open_reference(self.ref_dir, self.settings)
-        public_part.read(self, reference)
-        return reference
+        part = public_part.read(self, reference)
+        # A public part's predictions are checked against the whole test set (the manifest's).
+        return reference if part is None else reference.covering(part.stand_in)
 
 
 def configure(ref_dir: str, task_name: Optional[str] = None,

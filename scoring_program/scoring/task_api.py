@@ -37,8 +37,8 @@ is the reference's config.yaml as a mapping (config.py).
 import abc
 import copy
 import os
-from typing import Any, Callable, Dict, Generic, List, Mapping, NamedTuple, Optional, Sequence, \
-    Tuple, TypeVar, Union
+from typing import AbstractSet, Any, Callable, Dict, Generic, List, Mapping, NamedTuple, \
+    Optional, Sequence, Tuple, TypeVar, Union
 
 from .problems import Kind, ProblemLog
 
@@ -100,6 +100,14 @@ class RunFacts(NamedTuple):
     scorer_version: str
     finished: str              # "YYYY-MM-DD HH:MM:SS UTC"
     task_facts: List[Tuple[str, Any]]  # Report.run_facts(state): e.g. [("Pixels scored", 123)]
+    # What the scores are computed over, for the page's notes: "" = the whole test set; a
+    # public part's reference (public_part.py): "the public part's 20 images (of the test
+    # set's 40; ...)".
+    scored_on: str = ""
+
+    def over(self, noun: str) -> str:
+        """"all test images", or the public part's phrase."""
+        return self.scored_on or "all test {}".format(noun)
 
 
 # --- the metric state -----------------------------------------------------------------------
@@ -267,6 +275,26 @@ class Reference(abc.ABC):
         """(how many, what) the test set holds, as the pages, pack.py and the bundle count it:
         its images by default (a VQA reference: its questions, not its one results file)."""
         return len(self.ids), "images"
+
+    # --- a part of the test set (public_part.py, the organizer's split) ---
+
+    def split_units(self) -> Sequence[Any]:
+        """The units a public/private split is drawn over and counted in, whose labels this
+        reference holds: its ids by default (a VQA reference: its question ids)."""
+        return list(self.ids)
+
+    def restricted(self, units: AbstractSet[str]) -> "Reference":
+        """This reference scoring only the split units in `units` (as strings), still
+        expecting predictions for the whole test set: by default a copy whose ids are cut."""
+        cut = copy.copy(self)
+        cut.ids = [u for u in self.ids if str(u) in units]
+        return cut
+
+    def covering(self, stand_in: "Reference") -> "Reference":
+        """This reference of a public part checking each held unit's prediction against the
+        whole test set (stand_in: the manifest's): itself by default (a held unit's
+        expectation is its own; the units it lacks are checked on the stand-in)."""
+        return self
 
 
 class SubmissionFormat(abc.ABC):

@@ -3,9 +3,11 @@ writes, in any form; the worker's scorer scores exactly the public part yet want
 split.json is reproducible; the pages, columns and plan say what is public; the dry run predicts
 the platform with a split bundle."""
 import hashlib
+import html
 import io
 import json
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -16,7 +18,8 @@ import pytest
 import yaml
 from PIL import Image
 
-from conftest import AGRIVISION, AV_REF, ROOT, bundle_in_process, run_score  # noqa: E402
+from conftest import (AGRIVISION, AV_REF, ROOT, SEM_REF, VQA_KIT, VQA_REF, bundle_in_process,  # noqa: E402
+                      run_score)
 
 import dry_run  # noqa: E402  (the kit's)
 from scoring.tasks.agrivision import packed as av_packed  # noqa: E402
@@ -172,6 +175,8 @@ def test_plan_pages_and_columns_say_what_is_public(builds):
     assert "scored on the public part of the test set (20 of 40 images (fields 5 of 10))" in pages
     assert "the Test phase closes. Its leaderboard ranks the public part" in pages
     assert "whole test set" not in pages and "ranking is final" not in pages
+    assert "computed over all images of the test set's public part at once" in pages
+    assert "all test images" not in pages
 
 
 def _worker_run(bundle, submission, folder):
@@ -220,6 +225,11 @@ def test_the_worker_scores_the_public_part_alone(builds, layout, tmp_path):
     # nothing written names a private unit or field: only the counts
     page = (tmp_path / "output" / "detailed_results.html").read_text()
     assert "public part: 20 of 40 images (fields 5 of 10)" in page.lower()
+    # the notes on how the scores are computed say the part, not the whole test set
+    assert "all valid pixels of the 20 images of the test set's public part (of its 40; the " \
+        "private part is scored by the organizers after the deadline) at once" in \
+        html.unescape(page)
+    assert "all test images" not in page
     written = page + run.stdout + run.stderr + json.dumps(got)
     for name in split["private"] + split["private_groups"]:
         assert name not in written
@@ -298,10 +308,17 @@ def test_bad_shares_and_tasks_are_refused(tmp_path):
     for share in ("0", "1", "1.5", "half"):
         got = bundle_in_process(["--out", tmp_path, "--private-share", share], NOW)
         assert got.returncode == 2 and "--private-share" in got.stderr
-    vqa = bundle_in_process(["--out", tmp_path, "--competition", "planetscapes",
+    packed = tmp_path / "packed-vqa"
+    from organizing.commands import pack
+    assert pack.main([VQA_REF, str(packed)], stdout=io.StringIO(),
+                     stderr=io.StringIO()) == 0
+    vqa = bundle_in_process(["--out", tmp_path / "out", "--competition", "planetscapes",
+                             "--reference", "vqa={}".format(packed),
+                             "--reference", "semantic={}".format(SEM_REF),
                              "--private-share", "0.5", "--no-smoke"], NOW)
-    assert vqa.returncode == 1 and "results file" in vqa.stderr, vqa.stderr
-    assert not [p for p in os.listdir(str(tmp_path)) if p.endswith((".zip", ".json"))]
+    assert vqa.returncode == 1 and "raw layout" in vqa.stderr, vqa.stderr
+    assert not os.path.exists(str(tmp_path / "out")) or not [
+        p for p in os.listdir(str(tmp_path / "out")) if p.endswith((".zip", ".json"))]
 
 
 def test_why_the_private_labels_never_go_to_the_platform():
@@ -323,7 +340,157 @@ def test_without_a_split_the_pages_say_the_whole_test_set():
     from organizing.bundle import pages
     plain = pages.context([], None, [(40, "images", "agriculture-vision")])
     assert pages.scored_part(plain) == "the whole test set"
+    assert pages.scored_images(plain) == "all test images"
     part = pages.context([], None, [(40, "images", "agriculture-vision", "public part: 20 of 40 "
                                      "images (fields 5 of 10)")])
     assert pages.scored_part(part).startswith(
         "the public part of the test set (20 of 40 images (fields 5 of 10)); the final ranking")
+
+
+# --- Planetscapes VQA: split by image, scored from one results file -------------------------
+
+VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
+PS_ARGS = ["--competition", "planetscapes", "--private-share", "0.5", "--start", "2027-03-01",
+           "--end", "2027-05-31"]
+
+
+@pytest.fixture(scope="module")
+def ps_builds(tmp_path_factory):
+    """The Planetscapes sample split at 0.5: every bundle, the merged one included, in the raw
+    layout (bash bundle.sh, with its dry run) and in the packed one (in process)."""
+    base = tmp_path_factory.mktemp("ps-private")
+    raw = run_bundle("--out", base / "raw", "--merged", *PS_ARGS)
+    assert raw.returncode == 0, raw.stderr
+    packed = bundle_in_process(["--out", base / "packed", "--layout", "packed", "--no-smoke",
+                                "--merged"] + PS_ARGS, NOW)
+    assert packed.returncode == 0, packed.stderr
+    return {"raw": (base / "raw", raw.stdout), "packed": (base / "packed", packed.stdout)}
+
+
+def vqa_json(name):
+    with open(os.path.join(VQA_REF, name), encoding="utf-8") as f:
+        return json.load(f)
+
+
+def vqa_part(ids, folder):
+    """The oracle's reference of some questions alone: the raw files cut, no split."""
+    os.makedirs(str(folder), exist_ok=True)
+    shutil.copyfile(os.path.join(VQA_REF, "config.yaml"), str(folder / "config.yaml"))
+    keep = set(ids)
+    for name, key in (("questions.json", "questions"), ("annotations.json", "annotations")):
+        doc = vqa_json(name)
+        doc[key] = [e for e in doc[key] if e["question_id"] in keep]
+        (folder / name).write_text(json.dumps(doc))
+    return folder
+
+
+def vqa_results(ids, folder, drop=()):
+    """The sample submission's answers to these questions (less drop)."""
+    with open(os.path.join(VQA_SUB, "results.json"), encoding="utf-8") as f:
+        results = json.load(f)
+    keep = set(ids) - set(drop)
+    os.makedirs(str(folder), exist_ok=True)
+    (folder / "results.json").write_text(json.dumps(
+        [r for r in results if r["question_id"] in keep]))
+    return folder
+
+
+def reference_members(out):
+    """(path, bytes) of every file of every reference_data zip in every zip the build wrote."""
+    for name in sorted(p for p in os.listdir(str(out)) if p.endswith(".zip")):
+        with open(str(out / name), "rb") as f:
+            for path, body in members(f.read(), name):
+                if "/reference_data" in path and ".zip/" in path:
+                    yield path, body
+
+
+@pytest.mark.parametrize("layout", ["raw", "packed"])
+def test_no_private_vqa_answer_is_in_any_zip_the_build_writes(ps_builds, layout, tmp_path):
+
+    from scoring import reference_setup
+    out, _ = ps_builds[layout]
+    split = json.loads((out / "split-vqa.json").read_text())
+    assert split["grouped_by"] == "image" and split["counts"]["private"]["units"] == 150
+    images = {q["question_id"]: q["image_id"] for q in vqa_json("questions.json")["questions"]}
+    assert not {images[q] for q in split["public"]} & {images[q] for q in split["private"]}
+    private = set(split["private"])
+    zips = [p for p in os.listdir(str(out)) if p.endswith(".zip")]
+    assert len(zips) == 5                                   # the merged bundle too
+    vqa_refs = 0
+    for path, body in reference_members(out):
+        if not path.endswith(".zip"):
+            continue
+        ref = zipfile.ZipFile(io.BytesIO(body))
+        if "questions.json" not in ref.namelist():
+            continue
+        vqa_refs += 1
+        for name in ref.namelist():
+            if name == "test_manifest.json":               # every id, no answer: the kit's
+                continue
+            text = ref.read(name).decode("latin-1")        # no private id, in any file
+            assert not [q for q in private
+                        if re.search(r"(?<!\d){}(?!\d)".format(q), text)], (path, name)
+        folder = tmp_path / str(vqa_refs)                   # opened as the scorer opens it
+        ref.extractall(str(folder))
+        reference = reference_setup.configure(str(folder)).open()
+        assert sorted(reference.read("results").qids) == split["public"]
+        assert sorted(reference.expect("results", None)) == sorted(images)
+    assert vqa_refs == 3         # the VQA track's two bundles and the merged one
+
+
+@pytest.mark.compat
+@pytest.mark.parametrize("layout", ["raw", "packed"])
+def test_the_worker_scores_the_public_questions_alone(ps_builds, layout, tmp_path):
+    out, _ = ps_builds[layout]
+    split = json.loads((out / "split-vqa.json").read_text())
+    run = _worker_run(out / "planetscapes2027-vqa-codabench.zip", VQA_SUB, tmp_path)
+    assert run.returncode == 0, run.stderr
+    got = json.loads((tmp_path / "output" / "scores.json").read_text())
+    alone = run_score("--ref", vqa_part(split["public"], tmp_path / "public"), "--res",
+                      vqa_results(split["public"], tmp_path / "public-sub"),
+                      "--out", tmp_path / "alone")
+    assert alone.returncode == 0, alone.stderr
+    assert got == json.loads((tmp_path / "alone" / "scores.json").read_text())
+    whole = run_score("--ref", VQA_REF, "--res", VQA_SUB, "--out", tmp_path / "whole")
+    assert whole.returncode == 0, whole.stderr
+    assert got != json.loads((tmp_path / "whole" / "scores.json").read_text())
+    page = (tmp_path / "output" / "detailed_results.html").read_text()
+    assert "public part: 150 of 300 questions (images 50 of 100)" in page.lower()
+    assert "Scores are means over the 150 questions of the test set's public part (of its 300;" \
+        in html.unescape(page)
+    written = page + run.stdout + run.stderr
+    assert not [q for q in split["private"] if re.search(r"(?<!\d){}(?!\d)".format(q),
+                                                         written)]
+
+
+@pytest.mark.compat
+def test_a_results_file_without_a_private_question_is_the_usual_named_mistake(ps_builds,
+                                                                           tmp_path):
+    out, _ = ps_builds["raw"]
+    split = json.loads((out / "split-vqa.json").read_text())
+    bundle = out / "planetscapes2027-vqa-codabench.zip"
+    every = split["public"] + split["private"]
+    messages = []
+    for side in ("private", "public"):
+        sub = vqa_results(every, tmp_path / side / "sub", drop=[split[side][0]])
+        run = _worker_run(bundle, sub, tmp_path / side)
+        assert run.returncode == 1 and "Traceback" not in run.stderr, run.stderr
+        assert str(split[side][0]) in run.stderr
+        messages.append(run.stderr.replace(str(split[side][0]), "ID"))
+        assert not (tmp_path / side / "output" / "scores.json").exists()
+    assert messages[0] == messages[1]      # nothing tells a private question from a public one
+
+
+def test_the_merged_bundle_and_its_plan_say_what_is_public(ps_builds):
+    out, stdout = ps_builds["raw"]
+    assert "public part: 150 of 300 questions (images 50 of 100); the final ranking uses the " \
+        "private part" in stdout
+    with zipfile.ZipFile(str(out / "planetscapes2027-codabench.zip")) as zf:
+        doc = yaml.safe_load(zf.read("competition.yaml"))
+    titles = [c["title"] for board in doc["leaderboards"] for c in board["columns"]]
+    assert "Accuracy (public part)" in titles and "IoU class (public part)" in titles
+    assert all("public" in t for t in titles)
+    with zipfile.ZipFile(str(out / "planetscapes2027-codabench.zip")) as zf:
+        pages = b"".join(zf.read(n) for n in zf.namelist() if n.endswith(".html")).decode()
+    assert "over all images of the test set's public part at once" in pages
+    assert "whole test set" not in pages and "all test images" not in pages

@@ -13,7 +13,7 @@ import numpy as np
 import pytest
 from PIL import Image
 
-from conftest import AV_KIT, AV_REF, ORGANIZER  # noqa: E402
+from conftest import AV_KIT, AV_REF, ORGANIZER, VQA_KIT, VQA_REF  # noqa: E402
 
 from organizing.split import choose, document, grouping  # noqa: E402
 from scoring import reference_setup  # noqa: E402
@@ -171,3 +171,50 @@ def test_a_split_of_another_reference_or_a_part_alone_is_a_usage_error(setting, 
                       tmp_path / "z", subs / "sample", subs / "noisy")
     assert bad.returncode == 2 and "bad.json" in bad.stderr
     assert not (tmp_path / "x").exists() and not (tmp_path / "z").exists()
+
+
+def test_vqa_split_by_image_a_part_on_the_full_reference_equals_its_questions_alone(tmp_path):
+    """VQA is scored from one results file: the split's units are its questions (grouped by
+    image); the private part scored with the full reference equals a reference of the private
+    questions alone, each results file cut to them; a file lacking a public answer stays out."""
+    setup = reference_setup.configure(VQA_REF)
+    split = choose.choose(grouping.grouping_of(setup, setup.open()), 0.5, 3)
+    assert split.grouping.rule == "image" and split.private and split.public
+    (tmp_path / "split.json").write_text(document.to_json(split, "planetscapes-vqa"))
+    with open(os.path.join(VQA_KIT, "sample_submission", "results.json")) as f:
+        sample = json.load(f)
+    spoil = {"sample": set(), "bad_public": set(split.public[::2]),
+             "bad_private": set(split.private[::2]), "lacking": set()}
+    full, alone = tmp_path / "full", tmp_path / "alone"
+    private = set(split.private)
+    for model, spoilt in spoil.items():
+        results = [dict(r, answer="zzz" if r["question_id"] in spoilt else r["answer"])
+                   for r in sample if not (model == "lacking" and r["question_id"] ==
+                                           split.public[0])]
+        for folder, rows in ((full, results),
+                             (alone, [r for r in results if r["question_id"] in private])):
+            (folder / model).mkdir(parents=True)
+            (folder / model / "results.json").write_text(json.dumps(rows))
+    ref = tmp_path / "ref-private"
+    ref.mkdir()
+    shutil.copyfile(os.path.join(VQA_REF, "config.yaml"), str(ref / "config.yaml"))
+    for name, key in (("questions.json", "questions"), ("annotations.json", "annotations")):
+        with open(os.path.join(VQA_REF, name)) as f:
+            doc = json.load(f)
+        doc[key] = [e for e in doc[key] if e["question_id"] in private]
+        (ref / name).write_text(json.dumps(doc))
+    models = ("sample", "bad_public", "bad_private")
+    got = run_compare("--ref", VQA_REF, "--split", tmp_path / "split.json", "--part", "private",
+                      "--out", tmp_path / "split", *[full / m for m in models + ("lacking",)])
+    assert got.returncode == 0, got.stderr
+    want = run_compare("--ref", ref, "--out", tmp_path / "want", *[alone / m for m in models])
+    assert want.returncode == 0, want.stderr
+    board, doc = outputs(tmp_path / "split")
+    board_alone, doc_alone = outputs(tmp_path / "want")
+    assert board == board_alone
+    for key in ("models", "pairs", "noun"):
+        assert doc[key] == doc_alone[key], key
+    assert [x["model"] for x in doc["invalid"]] == ["lacking"]
+    rows = {r["model"]: r for r in doc["split"]["rows"]}
+    assert rows["bad_public"]["private_rank"] < rows["bad_private"]["private_rank"]
+    assert rows["bad_private"]["public_rank"] < rows["bad_public"]["public_rank"]

@@ -308,9 +308,6 @@ def references_asked(args: argparse.Namespace, parser: argparse.ArgumentParser, 
                      "{}".format(", ".join(t for t in tracks if t not in dev_references)))
     if args.dev_start and not dev_references:
         parser.error("--dev-start: the Development phase comes with --dev-reference DIR")
-    if args.merged and args.private_share is not None:
-        parser.error("--merged and --private-share: build the per-track bundles of a split "
-                     "test set")
     if args.merged and dev_references:
         parser.error("--merged and --dev-reference: the merged bundle runs one task per track "
                      "in every phase; build the per-track bundles for a Development phase")

@@ -26,6 +26,9 @@ edition's timeline or test set:
     {{scored_part}}       what a submission is scored on: "the whole test set", or with
                           bundle.sh --private-share "the public part of the test set (20 of 40
                           images (fields 5 of 10)); the final ranking uses the private part..."
+    {{scored_images}}     what a score is computed over, inside a sentence: "all test images",
+                          or with bundle.sh --private-share "all images of the test set's
+                          public part"
 
 Any other {{token}} is refused (a typo would reach participants); the bundle check refuses a
 page with a token left in it, or with a date that is no phase's start or end.
@@ -40,7 +43,7 @@ from platforms.dates import Span
 
 TOKEN = re.compile(r"\{\{\s*([A-Za-z_]+)\s*\}\}")
 TOKENS = ("year", "test_set", "timeline", "challenge_period", "deadline", "limits",
-          "leaderboard_rule", "fact_sheet", "max_params", "scored_part")
+          "leaderboard_rule", "fact_sheet", "max_params", "scored_part", "scored_images")
 
 
 class TestSet(NamedTuple):
@@ -187,6 +190,10 @@ def scored_part(ctx: PageContext) -> str:
                       else t.part for t in ctx.test_sets if t.part))
 
 
+def scored_images(ctx: PageContext) -> str:
+    return "all images of the test set's public part" if split(ctx) else "all test images"
+
+
 def fact_sheet(ctx: PageContext) -> str:
     if not ctx.fact_sheet:
         return ""
@@ -200,7 +207,8 @@ def values(ctx: PageContext) -> Dict[str, str]:
             "timeline": timeline(ctx), "challenge_period": challenge_period(ctx),
             "deadline": moment(ctx.deadline) if ctx.deadline else "none",
             "limits": limits(ctx), "leaderboard_rule": rule, "fact_sheet": fact_sheet(ctx),
-            "max_params": millions(ctx.max_params), "scored_part": scored_part(ctx)}
+            "max_params": millions(ctx.max_params), "scored_part": scored_part(ctx),
+            "scored_images": scored_images(ctx)}
 
 
 def millions(n: int) -> str:

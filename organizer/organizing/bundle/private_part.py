@@ -4,13 +4,16 @@ reference holding the public part's labels only, for the platform.
 
 The public reference is the raw reference with every private unit's label files left out
 (a PNG named `<unit id>.png`, in any folder: Agriculture-Vision's boundaries/, masks/,
-labels/<class>/; Planetscapes' labels/, instances/), its config.yaml with a `public_part:`
+labels/<class>/; Planetscapes' labels/, instances/; for VQA, whose units are questions split
+by image, questions.json and annotations.json rewritten without the private questions), its
+config.yaml with a `public_part:`
 block (scoring/public_part.py) and the whole test set's label-free manifest as
 test_manifest.json; it is then opened, checked and packed as any reference is. The private
 labels stay on the organizer's machine: anything the platform computes, participants can read
 (codabench src/apps/api/views/submissions.py: SubmissionViewSet has permission_classes = [],
 SubmissionSerializer.scores filters nothing).
 """
+import json
 import os
 import shutil
 from typing import Any, Callable, List, NamedTuple, Optional, Tuple
@@ -23,8 +26,14 @@ from .reference import REFERENCE_EXCLUDE, manifest_bytes, open_reference, refere
 from .refusal import Refused, shown
 
 Say = Callable[[str], None]
-# Tasks whose units are label images named by their id (a VQA reference is one file).
+# Tasks whose units are label images named by their id: a private unit's PNGs left out.
 IMAGE_TASKS = ("agriculture-vision", "planetscapes-semantic")
+# Tasks scored from one results file whose split units are questions: the reference's two
+# JSON files (file -> its list) rewritten without the private questions.
+QUESTION_TASKS = ("planetscapes-vqa",)
+# (the VQA reference's file names, docs/vqa.md: the organizer's code names no task
+# module)
+QUESTION_FILES = {"questions.json": "questions", "annotations.json": "annotations"}
 
 
 class PrivateShare(NamedTuple):
@@ -62,6 +71,16 @@ def public_files(root: str, private: set) -> List[Tuple[str, str]]:
     return out
 
 
+def write_public_questions(path: str, out: str, key: str, private: set) -> None:
+    """A VQA reference file (questions.json, annotations.json) with the private questions'
+    entries left out; its other fields (info, license...) as they are."""
+    with open(path, encoding="utf-8") as f:
+        doc = json.load(f)
+    doc[key] = [e for e in doc[key] if e.get("question_id") not in private]
+    with open(out, "w", encoding="utf-8") as f:
+        json.dump(doc, f)
+
+
 def config_text(ref_dir: str, split: choose.Split) -> str:
     """The reference's config.yaml with the public_part block after it."""
     path = reference_config_file(ref_dir)
@@ -84,10 +103,14 @@ def make_public_reference(build: str, track: str, setup: Any, ref: Any, referenc
                           asked: PrivateShare, say: Say) -> PublicReference:
     """The split of the reference and the public part's reference folder (under build)."""
     task = setup.task
-    if task.name not in IMAGE_TASKS:
-        raise Refused("--private-share: the {} track's task ({}) is scored from one results "
-                      "file; a split is built for tasks scored image by image ({})".format(
-                          track, task.name, ", ".join(IMAGE_TASKS)))
+    if task.name not in IMAGE_TASKS + QUESTION_TASKS:
+        raise Refused("--private-share: the {} track's task ({}) has no public part writer; "
+                      "a split is built for {}".format(
+                          track, task.name, ", ".join(IMAGE_TASKS + QUESTION_TASKS)))
+    if task.name in QUESTION_TASKS and ref.layout != "raw":
+        raise Refused("--private-share: give the {} track's reference in the raw layout ({}), "
+                      "not {}: the build cuts the answers to the public questions and packs "
+                      "them itself".format(track, " and ".join(QUESTION_FILES), ref.layout))
     if setup.ref_config.get(public_part.CONFIG_KEY) is not None:
         raise Refused("--private-share: {} is already a public part (its config.yaml has "
                       "{}:): give the full reference".format(shown(reference_dir),
@@ -102,6 +125,10 @@ def make_public_reference(build: str, track: str, setup: Any, ref: Any, referenc
         if name == CONFIG_FILE:
             continue
         os.makedirs(os.path.dirname(os.path.join(folder, name)), exist_ok=True)
+        if task.name in QUESTION_TASKS and name in QUESTION_FILES:
+            write_public_questions(path, os.path.join(folder, name), QUESTION_FILES[name],
+                                   private)
+            continue
         shutil.copyfile(path, os.path.join(folder, name))
     with open(os.path.join(folder, CONFIG_FILE), "w", encoding="utf-8") as f:
         f.write(config_text(reference_dir, split))

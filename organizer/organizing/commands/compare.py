@@ -119,7 +119,7 @@ def compare(args: argparse.Namespace, io: frame.Io) -> int:
         if part is not None:
             full = reference
             reference = split_selection.restricted(full, part.units)
-            candidates = [o._replace(files=split_selection.files_of(o.files, part.units))
+            candidates = [o._replace(files=split_selection.files_of(o.files, reference))
                           for o in candidates]
         units = len(set(u for o in candidates for u in o.files))
         workers = args.workers or engine.default_workers(units * max(1, len(candidates)),

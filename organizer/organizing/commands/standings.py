@@ -8,10 +8,12 @@ exit status: 0 written; 2 bad command line (a --verdict team not on the leaderbo
 input is unusable (a verdict folder without verdict.json, two tracks mixed, a roster whose team
 names clash...); 4 internal error.
 
-The split of the test set (issue 35: compare.py --split FILE --part private|public|all): the
-standings read a comparison of one part as it is and name the part in standings.json
-("comparison_part"); --split/--part are to be passed on to the scoring where standings.py
-scores itself, in `_comparison` below.
+The split of the test set (issue 35): with --split split.json --part private|public|all the
+places are ranked on that part, from the comparison compare.py made with the same --split and
+--part (standings.py scores nothing: a comparison of another part or split is refused); each
+team's submission is the one its leaderboard row shows, its leaderboard rank beside its rank on
+the part (standings/final_part.py). Without --split a comparison of one part only names it
+("comparison_part").
 """
 import argparse
 import os
@@ -24,7 +26,7 @@ from scoring.registry import DEFAULT, TASKS
 from ..compare import leaderboard_pick, outputs as compare_outputs
 from ..platform_files import listing, results_export
 from ..platform_files.problems import PlatformFileProblem
-from ..standings import decide, inputs, outputs, page
+from ..standings import decide, final_part, inputs, outputs, page
 from ..standings.copies import near_identical
 from ..teams import limits
 
@@ -64,6 +66,13 @@ def build_parser() -> argparse.ArgumentParser:
                    help="with --comparison: list the pairs of different teams whose predictions "
                         "agree on at least this share of pixels (or answers), as evidence for "
                         "the jury, never a verdict (default 0.999)")
+    p.add_argument("--split", metavar="SPLIT_JSON",
+                   help="the split.json of bundle.sh --private-share: rank the places on one "
+                        "part (--part), from the --comparison compare.py made with the same "
+                        "--split and --part")
+    p.add_argument("--part", choices=("private", "public", "all"), default=None,
+                   help="with --split: the part the places are ranked on (default private: "
+                        "the final ranking)")
     p.add_argument("--places", type=int, default=3, metavar="N", help="prizes (default 3)")
     p.add_argument("--track", default="", metavar="NAME", help="the track's name")
     p.add_argument("--task", choices=sorted(TASKS), default=None,
@@ -131,6 +140,7 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
         raise UsageError("--verdict names a team twice")
     verdicts = {team: inputs.read_verdict(team, folder) for team, folder in verdict_args}
     comparison = inputs.read_comparison(args.comparison) if args.comparison else None
+    final = final_part.read(args.split, args.part, comparison)
     task = TASKS[_task(args, verdicts, comparison)]
     inputs.check_one_track(verdicts, comparison, rows, lambda o: decide.team_of(o, roster))
     submitted = listing.read(args.submissions) if args.submissions else None
@@ -138,8 +148,10 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
                           args.total) if submitted is not None else None
     teams = decide.decide(decide.Inputs(
         rows, roster, verdicts, counts, args.per_day, args.total, args.places,
-        comparison["pairs"] if comparison else None),
+        comparison["pairs"] if comparison else None,
+        final.scores if final else None, final.part if final else ""),
         _model_of(comparison))
+    key = "part_rank" if final else "leaderboard_rank"
     copies = near_identical(comparison, lambda o: decide.team_of(o, roster),
                             args.identical) if comparison else []
     owners = sorted(set(s.owner for s in submitted or []) | set(r.owner for r in rows))
@@ -148,6 +160,8 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
         "column": export.column.rsplit(")-", 1)[-1], "places": args.places,
         "compared": comparison is not None,
         "comparison_part": comparison["part"] if comparison else None,
+        "split": final.summary() if final else None, "ranked_by": key,
+        "ties": decide.ties(teams, key),
         "limits": {"per_day": args.per_day, "total": args.total, "rule": (
             "Counted as Codabench counts one account's (Phase.can_user_make_submissions), over "
             "all of a team's accounts: top-level submissions, Failed ones not counted, days in "
@@ -177,15 +191,15 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
 
 def _public(t: Dict[str, Any]) -> Dict[str, Any]:
     keys = ("team", "accounts", "leaderboard_rank", "score", "eligible", "reasons",
-            "prize_place", "row", "other_rows", "submissions", "passed_over", "next_eligible",
-            "separation_from_next")
+            "prize_place", "part_score", "part_rank", "tied_with", "row", "other_rows",
+            "submissions", "passed_over", "next_eligible", "separation_from_next")
     return {k: t[k] for k in keys if k in t}
 
 
 def _inputs(args, verdict_args) -> List[Dict[str, str]]:
     given = [("leaderboard", args.leaderboard), ("roster", args.roster),
              ("participants", args.participants), ("submissions", args.submissions),
-             ("comparison", args.comparison)] + [("verdict " + team, os.path.join(
+             ("comparison", args.comparison), ("split", args.split)] + [("verdict " + team, os.path.join(
                  folder, "verdict.json")) for team, folder in verdict_args]
     return [{"role": role, "path": os.path.basename(os.path.normpath(path)) if role ==
              "submissions" else os.path.normpath(path), "sha256": inputs.sha256(path)}

@@ -1,13 +1,12 @@
 """One part of a split test set, selected on the organizer's full reference: what compare.py
 --split FILE --part private|public|all does before scoring, and what the standings will do
-(one call: select(), then restricted() and files_of() for each submission).
+(one call: select(), then restricted() and files_of(files, cut) for each submission).
 
 Scoring a part is scoring a reference that holds those units alone: the reference's unit list
 is cut to the part (restricted), each submission's files to the part (files_of); a submission
 is still discovered and checked against the whole test set, so one that lacks a unit of the
 other part is as incomplete as on the platform.
 """
-import copy
 from typing import Any, Dict, NamedTuple, Optional, Set
 
 from scoring.problems import UsageError
@@ -42,18 +41,20 @@ def select(split_path: Optional[str], part: Optional[str], reference: Any) -> Op
             raise UsageError("--part selects a part of a split: give --split split.json too")
         return None
     doc = document.read(split_path)
-    document.check_reference(doc, list(reference.ids))
+    document.check_reference(doc, list(reference.split_units()))
     chosen = part or "private"
     return Selection(split_path, doc, chosen, document.part_units(doc, chosen))
 
 
 def restricted(reference: Any, units: Set[str]) -> Any:
-    """The reference cut to the units: a shallow copy whose unit list holds only them."""
-    cut = copy.copy(reference)
-    cut.ids = [u for u in reference.ids if str(u) in units]
-    return cut
+    """The reference cut to the units (Reference.restricted: image tasks cut their unit list,
+    VQA the questions it scores)."""
+    return reference.restricted(units)
 
 
-def files_of(files: Dict[Any, Any], units: Set[str]) -> Dict[Any, Any]:
-    """A submission's files (unit -> file) on the part's units only."""
-    return {u: f for u, f in files.items() if str(u) in units}
+def files_of(files: Dict[Any, Any], cut: Any) -> Dict[Any, Any]:
+    """A submission's files (unit -> file) on the units the cut reference (restricted())
+    still scores: an image task's part's images; a VQA results file, the one unit whose
+    questions the cut reference chooses, stays whole."""
+    held = set(cut.ids)
+    return {u: f for u, f in files.items() if u in held}

@@ -87,8 +87,9 @@ def other_part(setup: Any, full: Any, fmt: Any, part: Any, models: List[str],
     its files (unit -> (path, name shown); any part's: they are cut here) with the full
     reference: (that part, model -> score, model -> interval)."""
     other = part.other()
-    points, ends = score_part(setup, selection.restricted(full, other.units), fmt,
-                              [selection.files_of(f, other.units) for f in files], workers, key)
+    cut = selection.restricted(full, other.units)
+    points, ends = score_part(setup, cut, fmt, [selection.files_of(f, cut) for f in files],
+                              workers, key)
     return other, dict(zip(models, points)), dict(zip(models, ends))
 
 

@@ -5,11 +5,12 @@ account's email among the form's members) and keeping "2 submissions per day and
 in total" over all their accounts.
 
 Pure: the inputs as read (leaderboard rows best first, roster, verdicts, limit counts, the
-comparison) -> one row per team in leaderboard order. A team's row is its best leaderboard row
-over its accounts; its rank the standard competition ranking of the teams' best scores. A team
-is eligible when no check fails; the prize places go to the eligible teams in leaderboard order.
-Each check that fails is a reason with its evidence. Near-identical predictions are evidence for
-the jury only and never a reason.
+comparison) -> one row per team in leaderboard order (with --split, final_part.py: in the order
+of each team's leaderboard submission's score on the part, the leaderboard rank beside it). A
+team's row is its best leaderboard row over its accounts; its rank the standard competition
+ranking of the teams' best scores. A team is eligible when no check fails; the prize places go
+to the eligible teams in leaderboard order. Each check that fails is a reason with its evidence.
+Near-identical predictions are evidence for the jury only and never a reason.
 """
 from typing import Any, Dict, List, NamedTuple, Optional
 
@@ -20,6 +21,7 @@ from ..teams.roster import Roster
 
 REGISTRATION, ONE_TEAM, LIMITS, PACKAGE = ("registration", "one team per account",
                                            "submission limits", "final package")
+PART_SCORE = "score on the part"
 
 
 class Verdict(NamedTuple):
@@ -41,6 +43,9 @@ class Inputs(NamedTuple):
     total: Optional[int]
     places: int
     pairs: Optional[Dict[Any, Dict[str, Any]]]   # (model a, model b) -> comparison.json pair
+    # --split/--part (final_part.py): model -> its score on the part the places are ranked on
+    final: Optional[Dict[str, Optional[float]]] = None
+    part: str = ""
 
 
 def team_of(owner: str, roster: Optional[Roster]) -> str:
@@ -132,14 +137,61 @@ def _separation(a: str, b: str, pairs) -> Optional[str]:
     return "separated" if pair.get("significant") else "tied"
 
 
+def _on_part(teams: List[Dict[str, Any]], inputs: Inputs, model_of) -> List[Dict[str, Any]]:
+    """With --split: each team's leaderboard submission's score on the part and its rank
+    there; the teams in that rank's order (ties in leaderboard order)."""
+    final = inputs.final or {}
+    for t in teams:
+        t["part_score"] = final.get(model_of(t))
+    for t, rank in zip(teams, competition_ranks([t["part_score"] for t in teams])):
+        t["part_rank"] = rank
+    return sorted(teams, key=lambda t: (t["part_rank"], t["leaderboard_rank"]))
+
+
+def _part_reason(t: Dict[str, Any], inputs: Inputs) -> List[Dict[str, Any]]:
+    if inputs.final is None or t["part_score"] is not None:
+        return []
+    return [_reason(PART_SCORE, "its leaderboard submission has no score on the {} part".format(
+        inputs.part), ["not in the comparison, or invalid there (compare.py's "
+                       "comparison.json, \"invalid\")"])]
+
+
+def rank_key(inputs: Inputs) -> str:
+    """The rank the places follow: the leaderboard's, or the part's with --split."""
+    return "leaderboard_rank" if inputs.final is None else "part_rank"
+
+
+def ties(teams: List[Dict[str, Any]], key: str) -> List[Dict[str, Any]]:
+    """Eligible teams sharing a rank where a prize place is decided: two winners of one rank
+    (their places follow the leaderboard file's order only), or a winner and an eligible team
+    left without a place. Each is marked with the teams it is tied with."""
+    groups: Dict[int, List[Dict[str, Any]]] = {}
+    for t in teams:
+        if t["eligible"]:
+            groups.setdefault(t[key], []).append(t)
+    out = []
+    for rank, group in sorted(groups.items()):
+        if len(group) > 1 and any(t["prize_place"] for t in group):
+            for t in group:
+                t["tied_with"] = [o["team"] for o in group if o is not t]
+            first = group[0]
+            out.append({"rank": rank, "ranked_by": key, "teams": [t["team"] for t in group],
+                        "places": [t["prize_place"] for t in group],
+                        "score": (first["row"]["shown"] or "no score")
+                        if key == "leaderboard_rank" else "{:.4f}".format(first["part_score"])})
+    return out
+
+
 def decide(inputs: Inputs, model_of) -> List[Dict[str, Any]]:
-    """The teams in leaderboard order, each with its checks and place. model_of(team row) ->
-    its model's name in the comparison."""
+    """The teams in leaderboard order (with --split: in the part's rank order), each with its
+    checks and place. model_of(team row) -> its model's name in the comparison."""
     teams = _team_rows(inputs)
+    if inputs.final is not None:
+        teams = _on_part(teams, inputs, model_of)
     place = 0
     winners: List[Dict[str, Any]] = []
     for k, t in enumerate(teams):
-        t["reasons"] = _checks(t, inputs)
+        t["reasons"] = _checks(t, inputs) + _part_reason(t, inputs)
         t["eligible"] = not t["reasons"]
         t["prize_place"] = None
         if t["eligible"] and place < inputs.places:

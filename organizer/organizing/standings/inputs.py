@@ -106,10 +106,13 @@ def read_comparison(path: str) -> Dict[str, Any]:
     except (KeyError, TypeError):
         raise PlatformFileProblem("{} is not compare.py's comparison.json".format(
             shown(path))) from None
-    # issue 35's --split/--part: a comparison of one part of the test set says which; the
-    # standings name it (and will pass --part on to the scoring when they score themselves).
+    # issue 35's --split/--part: a comparison of one part of the test set says which
+    # (comparison.json's "split"); its models' scores are that part's (final_part.py).
+    split = doc.get("split") if isinstance(doc.get("split"), dict) else None
+    scores = {m["model"]: m.get("score") for m in doc["models"]
+              if isinstance(m.get("score"), (int, float)) or m.get("score") is None}
     return {"path": path, "pairs": pairs, "models": models, "task": task,
-            "part": doc.get("part"), "split": doc.get("split"),
+            "part": split.get("part") if split else None, "split": split, "scores": scores,
             "agreement": doc.get("agreement"), "rows": doc.get("leaderboard_rows")}
 
 

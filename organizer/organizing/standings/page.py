@@ -13,31 +13,47 @@ SHORT_HASH = 16      # hex digits of an input's SHA-256 shown (standings.json ha
 
 def _places(doc: Dict[str, Any]) -> str:
     winners = {t["prize_place"]: t for t in doc["teams"] if t["prize_place"]}
+    part = bool(doc.get("split"))
     rows: List[List[Any]] = []
     notes: List[str] = []
     for place in range(1, doc["places"] + 1):
         t = winners.get(place)
         if t is None:
-            rows.append([place, "not awarded", "", ""])
+            rows.append([place, "not awarded", "", ""] + ["", ""] * part)
             notes.append("Place {}: not awarded, no further eligible team.".format(place))
             continue
-        rows.append([place, t["team"], t["leaderboard_rank"], outputs.score_text(t)])
+        rows.append([place, t["team"], t["leaderboard_rank"], outputs.score_text(t)] +
+                    ([t["part_rank"], outputs.part_score_text(t)] if part else []))
         for text in (outputs.moved_up(t), outputs.separation(t) if doc["compared"] else ""):
             if text:
                 notes.append("Place {}, {}: {}.".format(place, t["team"], text))
-    return html.counts_table(["Place", "Team", "Leaderboard rank", doc["column"]], rows) + \
+    notes += [outputs.tie_line(doc, tie) + "." for tie in doc.get("ties") or []]
+    if part:
+        notes.insert(0, outputs.split_line(doc) + ".")
+    return html.counts_table(["Place", "Team", "Leaderboard rank", doc["column"]] +
+                             _part_headers(doc), rows) + \
         (html.notes_list(notes) if notes else "")
 
 
+def _part_headers(doc: Dict[str, Any]) -> List[str]:
+    part = doc["split"]["part"].capitalize() if doc.get("split") else ""
+    return ["{} rank".format(part), "{} {}".format(part, doc["column"])] if part else []
+
+
 def render(doc: Dict[str, Any]) -> str:
+    part = bool(doc.get("split"))
     teams = [[t["leaderboard_rank"], t["team"], ", ".join(t["accounts"]),
-              outputs.score_text(t), "yes" if t["eligible"] else "no",
-              t["prize_place"] or "", ", ".join(r["check"] for r in t["reasons"]) or "none"]
+              outputs.score_text(t)] + ([t["part_rank"], outputs.part_score_text(t)] if part
+                                        else []) +
+             ["yes" if t["eligible"] else "no", t["prize_place"] or "",
+              ", ".join(r["check"] for r in t["reasons"]) or "none"]
              for t in doc["teams"]]
     sections = [("Prize places", _places(doc)),
-                ("Teams in leaderboard order", html.counts_table(
-                    ["Rank", "Team", "Accounts", doc["column"], "Eligible", "Place",
-                     "Checks failed"], teams))]
+                ("Teams in {} order".format("{} part".format(doc["split"]["part"]) if part
+                                            else "leaderboard"), html.counts_table(
+                    ["Leaderboard rank" if part else "Rank", "Team", "Accounts",
+                     doc["column"]] + _part_headers(doc) +
+                    ["Eligible", "Place", "Checks failed"], teams))]
     over = outputs.passed_over(doc)
     for t in doc["teams"]:
         if t["reasons"]:

@@ -19,7 +19,7 @@ def score_parts(setup: Any, split_path: str, files: Dict[str, str], workers: int
     for part in (chosen, chosen.other()):
         assert part is not None   # public's other part is private
         cut = selection.restricted(setup.reference, part.units)
-        mine = {u: (p, p) for u, p in selection.files_of(files, part.units).items()}
+        mine = {u: (p, p) for u, p in selection.files_of(files, cut).items()}
         points, ends = side_by_side.score_part(setup.opened, cut, setup.fmt, [mine], workers,
                                                setup.key)
         out[part.part] = (points[0], ends[0])

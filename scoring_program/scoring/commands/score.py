@@ -160,7 +160,8 @@ def run(args: argparse.Namespace, io: frame.Io) -> int:
                 finished=datetime.datetime.now(datetime.timezone.utc).strftime(
                     "%Y-%m-%d %H:%M:%S UTC"),
                 task_facts=setup.task.report.run_facts(scored.state) +
-                ([("Test set", part.line()[0].upper() + part.line()[1:])] if part else []))
+                ([("Test set", part.line()[0].upper() + part.line()[1:])] if part else []),
+                scored_on=part.scored_on() if part else "")
             _write_outputs(paths["out"], summary,
                            setup.task.report.page(summary, warnings, facts, setup.settings))
             say("Wrote scores.txt, scores.json and detailed_results.html to {}".format(

@@ -10,9 +10,10 @@ from ...task_api import Report, RunFacts, Summary
 from .classes import CLASSES
 from .metric import LabelSetHistogram
 
+FIRST_NOTE = ("IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of {} at "
+              "once; mIoU is the mean over the 9 classes, background included.")
 NOTES = [
-    "IoU_c = TP_c / (TP_c + FP_c + FN_c), computed over all valid pixels of all test images at "
-    "once; mIoU is the mean over the 9 classes, background included.",
+    FIRST_NOTE.format("all test images"),
     "Valid pixels are inside the field boundary and not masked; other pixels are not evaluated.",
     "A pixel may carry several reference labels. If the prediction is one of them, every label of "
     "the pixel is counted as a true positive; otherwise the pixel counts once against each of its "
@@ -92,7 +93,9 @@ class AVReport(Report[LabelSetHistogram, Any]):
         return render(self.title + " - detailed results", values["miou"],
                       [values["iou_" + c] for c in CLASSES],
                       (counts.tp, counts.fp, counts.fn), counts.confusion,
-                      warnings, run, settings_rows(settings), intervals=summary.confidence)
+                      warnings, run, settings_rows(settings),
+                      notes=[FIRST_NOTE.format(run.over("images"))] + NOTES[1:],
+                      intervals=summary.confidence)
 
     def run_facts(self, state: LabelSetHistogram) -> List[Tuple[str, Any]]:
         return [("Pixels scored", state.pixels)]

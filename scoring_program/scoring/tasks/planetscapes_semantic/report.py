@@ -11,9 +11,11 @@ from ...task_api import Report, RunFacts, Summary
 from .labels import LabelTable
 from .metric import Result, SemanticState
 
+FIRST_NOTE = ("Scores are computed as cityscapesScripts' evalPixelLevelSemanticLabeling "
+              "computes them, over all pixels of {} at once (one confusion matrix, rows = "
+              "reference).")
 NOTES = [
-    "Scores are computed as cityscapesScripts' evalPixelLevelSemanticLabeling computes them, "
-    "over all pixels of all test images at once (one confusion matrix, rows = reference).",
+    FIRST_NOTE.format("all test images"),
     "IoU = TP / (TP + FP + FN) per class. Pixels whose reference label is ignored in evaluation "
     "never count. Predicting an ignored id on an evaluated pixel is a false negative for the "
     "reference class and a false positive for no class. A class with TP + FP + FN = 0 has no "
@@ -98,7 +100,8 @@ def render(title: str, result: Result, table: LabelTable, warnings: List[str], r
     sections.append(("Average instance sizes used for iIoU", sizes))
 
     sections.append(("Warnings", html.warnings_list(warnings)))
-    sections.append(("How the scores are computed", html.notes_list(NOTES)))
+    sections.append(("How the scores are computed", html.notes_list(
+        [FIRST_NOTE.format(run.over("images"))] + NOTES[1:])))
     sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 

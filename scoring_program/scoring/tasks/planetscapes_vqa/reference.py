@@ -18,7 +18,8 @@ import json
 import operator
 import os
 from itertools import chain
-from typing import Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set, Tuple
+from typing import (AbstractSet, Any, Callable, Dict, List, NamedTuple, Optional, Sequence, Set,
+                    Tuple)
 
 from ... import folders, regular_file
 from ...problems import REF_CANNOT_OPEN, BrokenReference, ProblemLog
@@ -180,6 +181,16 @@ def _read_fast(entries: list, questions: Dict[int, Any], norm: Normalizer) -> Op
             if classes is not None:
                 twins[i] = classes
     return Truth(qids, forms, disagree, atypes, qtypes, twins, norm)
+
+
+def only(truth: Truth, keep: AbstractSet[int]) -> Truth:
+    """The truth of the questions in `keep` (a part of the test set), in the same order."""
+    index = [i for i, q in enumerate(truth.qids) if q in keep]
+    new_of = {i: k for k, i in enumerate(index)}
+    return Truth([truth.qids[i] for i in index], [truth.forms[i] for i in index],
+                 [truth.disagree[i] for i in index], [truth.answer_types[i] for i in index],
+                 [truth.question_types[i] for i in index],
+                 {new_of[i]: c for i, c in truth.twins.items() if i in new_of}, truth.norm)
 
 
 def _read_checking(entries: list, questions: Dict[int, Any], norm: Normalizer,

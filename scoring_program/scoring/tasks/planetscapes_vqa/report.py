@@ -32,10 +32,10 @@ NOTES = [
     "number words to digits (two -> 2), articles (a, an, the) dropped, contractions restored "
     "(dont -> don't). For a question all ten humans answered \"yes\", only \"yes\" scores, not "
     "\"Yes\". The starting kit's normalize.py shows what happens to an answer.",
-    "Scores are means over questions in percent, computed exactly (each question's accuracy is a "
-    "multiple of 1/30) and ranked unrounded (scores.txt holds 10 decimals); shown with {} "
-    "decimals here, on the console and on the leaderboard, as the official code displays "
-    "them.".format(SHOWN_DECIMALS),
+    "Scores are means over {} in percent, computed exactly (each question's accuracy is a "
+    "multiple of 1/30) and ranked unrounded (scores.txt holds 10 decimals); shown with " +
+    str(SHOWN_DECIMALS) + " decimals here, on the console and on the leaderboard, as the "
+    "official code displays them.",
     "Question types with fewer than {} questions are pooled into one row.".format(
         MIN_TYPE_QUESTIONS),
 ]
@@ -123,7 +123,8 @@ def render(title: str, state: AccuracyState, warnings: List[str], run: RunFacts,
          overall[0] - state.disagreeing],
     ])))
     sections.append(("Warnings", html.warnings_list(warnings)))
-    sections.append(("How the scores are computed", html.notes_list(NOTES)))
+    sections.append(("How the scores are computed", html.notes_list(
+        [n.format(run.scored_on or "questions") if "{}" in n else n for n in NOTES])))
     sections.append(run_info.section(run, []))
     return html.page(title, sections, run_info.footer(run, "question"))
 

@@ -6,8 +6,10 @@ at; scoring is then one pass over the questions in the process that opened it. T
 raw (questions.json + annotations.json) or packed by pack.py (packed.py: packed.json marks it),
 detected from the folder; both give the same Truth, so the same scores.
 """
+import copy
 import os
-from typing import Any, Dict, FrozenSet, Mapping, NamedTuple, Optional, Sequence, Tuple
+from typing import (AbstractSet, Any, Dict, FrozenSet, List, Mapping, NamedTuple, Optional,
+                    Sequence, Tuple, cast)
 
 from ...task_api import Manifest, Options, Reference, Submission, SubmissionFormat, Summary, Task
 from . import packed
@@ -15,7 +17,7 @@ from .files import UNIT, WORDS, find_results
 from .intervals import VQAIntervals
 from .metric import AccuracyState, summary_scores
 from .normalize import Normalizer
-from .reference import Truth, find_root, read_annotations, read_questions
+from .reference import Truth, find_root, only, read_annotations, read_questions
 from .report import VQAReport
 from .results import read_results
 
@@ -28,7 +30,8 @@ class VQAReference(Reference):
     def __init__(self, root: Optional[str], question_ids: FrozenSet[int],
                  truth: Optional[Truth], layout: str = "raw") -> None:
         self.root = root
-        self.question_ids = question_ids
+        self.question_ids = question_ids   # the questions scored (whose answers it holds)
+        self.expected = question_ids       # the ids a results file must answer
         self._truth = truth
         self.layout = layout  # "raw", "packed", or "manifest" for the label-free check
 
@@ -42,14 +45,35 @@ class VQAReference(Reference):
                 self._truth = packed.read_packed(self.root, questions)
             else:
                 self._truth = read_annotations(self.root, questions, Normalizer())
+            if len(self.question_ids) < len(questions):   # restricted(): read again in a worker
+                self._truth = only(self._truth, self.question_ids)
         return self._truth
 
     def expect(self, unit_id: str, truth: Any) -> FrozenSet[int]:
-        return self.question_ids
+        return self.expected
 
     def size(self) -> Tuple[int, str]:
         """The questions (the engine's unit is the results file)."""
         return len(self.question_ids), "questions"
+
+    def split_units(self) -> List[int]:
+        """A split is drawn over the questions (grouped by image)."""
+        return sorted(self.question_ids)
+
+    def restricted(self, units: AbstractSet[str]) -> "VQAReference":
+        """Only the questions in `units` scored; a results file still answers every one."""
+        cut = copy.copy(self)
+        cut.question_ids = frozenset(q for q in self.question_ids if str(q) in units)
+        if self._truth is not None:
+            cut._truth = only(self._truth, cut.question_ids)
+        return cut
+
+    def covering(self, stand_in: Reference) -> "VQAReference":
+        """The public part's answers scored, a results file checked against every test
+        question (the manifest's)."""
+        whole = copy.copy(self)
+        whole.expected = cast(VQAReference, stand_in).question_ids
+        return whole
 
 
 class ResultsFormat(SubmissionFormat):
