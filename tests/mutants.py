@@ -1620,6 +1620,11 @@ MUTATIONS = [
      '        folder = (folders or {}).get(part.track.name, "")\n',
      '        folder = ""\n',
      'tests/bundle/test_planetscapes_bundle.py -k merged_kit_holds'),
+    ("merged leaderboard: the columns' titles without their task's name",
+     ORG + 'bundle/to_codabench.py',
+     '            column["title"] = "{}: {}".format(prefix, column.get("title") or column["key"])\n',
+     '            column["title"] = column.get("title") or column["key"]\n',
+     'tests/bundle/test_planetscapes_bundle.py -k names_each'),
 ]
 
 

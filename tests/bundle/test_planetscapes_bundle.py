@@ -20,6 +20,8 @@ import yaml
 from conftest import PAN_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
 
+import codabench_source  # noqa: E402  (tests/support)
+
 import dry_run  # noqa: E402  (the kit's)
 from organizing.bundle import build as bundle_build  # noqa: E402
 from organizing.bundle import check as bundle_check  # noqa: E402
@@ -288,6 +290,35 @@ def test_semantic_columns_are_the_label_tables_keys(builds):
             TASKS["planetscapes-vqa"].score_keys
 
 
+def test_the_merged_leaderboard_names_each_tasks_columns(builds):
+    """Codabench shows a phase one leaderboard, the first (a second would be shown by no phase),
+    with every column under each task's name: so each column's title starts with its task's
+    name, as the task's own bundle titles it after that, and the leaderboard's title names the
+    tasks."""
+    text = codabench_source.committed()
+    assert codabench_source.phases_use_the_first_leaderboard(text)
+    assert codabench_source.every_column_under_each_task(text)
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        (board,) = yaml.safe_load(zf.read("competition.yaml"))["leaderboards"]
+    assert board["title"] == "Semantic, Instance, Panoptic, VQA"
+    titles = {c["key"]: c["title"] for c in board["columns"]}
+    for track, ref, prefix in (("semantic", SEM_REF, "Semantic"), ("instance", INST_REF,
+                                                                   "Instance"),
+                               ("panoptic", PAN_REF, "Panoptic"), ("vqa", VQA_REF, "VQA")):
+        with zipfile.ZipFile(str(a / "{}-{}-codabench.zip".format(PREFIX, track))) as zf:
+            own = {c["key"]: c["title"] for c in
+                   yaml.safe_load(zf.read("competition.yaml"))["leaderboards"][0]["columns"]}
+        with open(os.path.join(ref, "config.yaml")) as f:
+            config = yaml.safe_load(f)
+        task = TASKS[config["task"]]
+        keys = task.keys(task.configure({}, config))  # the keys its scorer writes
+        assert keys and set(keys) <= set(own), track
+        for key in keys:
+            assert titles[key] == "{}: {}".format(prefix, own[key]), key
+            assert len(titles[key]) <= 36, key
+
+
 def test_columns_follow_the_organizers_table(tmp_path):
     """Another label table, another leaderboard: a class renamed in config.yaml is a column
     renamed in every bundle, without touching competition.yaml."""
@@ -372,7 +403,12 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
            "labeling, Panoptic segmentation, VQA empty" \
         in proc.stdout
     row = proc.stdout.split("(an empty score sorts first):\n", 1)[1]
-    assert "Accuracy  Yes/No  Number  Other" in row and "n/a     n/a     n/a    n/a" in row
+    # each column under its task's name (the merged leaderboard's titles), the failed ones n/a
+    assert "VQA: Accuracy  VQA: Yes/No" in row and "VQA: Number  VQA: Other" in row
+    assert "Semantic: IoU class" in row and "Panoptic: PQ" in row and "Instance: AP" in row
+    lines = row.splitlines()
+    vqa = next(i for i, line in enumerate(lines) if "VQA: Number  VQA: Other" in line)
+    assert lines[vqa + 1].split() == ["n/a", "n/a"]
     assert "RESULT: Codabench would mark it Finished with task(s) Instance labeling, Panoptic "\
            "segmentation, VQA failed, and on the " \
            "leaderboard rank it FIRST, above every fully scored submission, with their columns " \

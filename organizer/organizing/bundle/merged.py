@@ -117,9 +117,17 @@ def merged_definition(source: Source, parts: List[TrackParts], files: List[Dict[
         return merge_v2([p.track for p in parts], [p.data.task_name for p in parts], files,
                         pages.render(source.merged.get("title") or parts[0].track.v15["title"],
                                      ctx, source.path),
-                        pages.render(source.merged.get("description", ""), ctx, source.path))
+                        pages.render(source.merged.get("description", ""), ctx, source.path),
+                        column_prefixes(source, parts))
     except ValueError as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
+
+
+def column_prefixes(source: Source, parts: List[TrackParts]) -> List[str]:
+    """Each task's name at the start of its columns' titles (source.json merged.column_prefix,
+    short as a column title is at most 36 characters; else the task's name)."""
+    short = source.merged.get("column_prefix") or {}
+    return [short.get(p.track.name) or p.data.task_name or p.track.name for p in parts]
 
 
 def merged_kit(build: str, source: Source, parts: List[TrackParts], both: str,
