@@ -20,6 +20,8 @@ import yaml
 from conftest import PAN_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
 
+import codabench_source  # noqa: E402  (tests/support)
+
 import dry_run  # noqa: E402  (the kit's)
 from organizing.bundle import build as bundle_build  # noqa: E402
 from organizing.bundle import check as bundle_check  # noqa: E402
@@ -41,9 +43,9 @@ VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
 PAN_SUB = os.path.join(os.path.dirname(VQA_KIT), "panoptic", "sample_submission")
 PREFIX = "planetscapes2027"
 TRACKS = ("semantic", "instance", "panoptic", "vqa")
-# The merged bundle's tracks (source.json merged.tracks): the instance task's masks cannot yet
-# share the merged zip.
-MERGED_TRACKS = ("semantic", "panoptic", "vqa")
+# The merged bundle's tracks (source.json merged.tracks), every one: the instance task's .txt
+# files and masks in a folder of their own in the merged zip.
+MERGED_TRACKS = ("semantic", "instance", "panoptic", "vqa")
 PER_TRACK = ["{}-{}-{}.zip".format(PREFIX, track, platform)
              for track in TRACKS for platform in ("codalab", "codabench")]
 MERGED = PREFIX + "-codabench.zip"
@@ -80,10 +82,12 @@ def dry(argv, real):
 
 
 def combined(tmp):
-    """A submission for a phase running every task: the PNGs, the results file and the
-    panoptic JSON beside its folder, together."""
+    """A submission for a phase running every task: the PNGs, the results file, the
+    panoptic JSON beside its folder and the instance .txt files with their masks in a folder of
+    their own, together."""
     folder = os.path.join(str(tmp), "both")
     shutil.copytree(SEM_SUB, folder)
+    shutil.copytree(INST_SUB, os.path.join(folder, "instance_out"))
     for name in os.listdir(VQA_SUB):
         shutil.copy(os.path.join(VQA_SUB, name), folder)
     shutil.copy(os.path.join(PAN_SUB, "predictions.json"), folder)
@@ -120,7 +124,7 @@ def direct(tmp_path_factory):
     """Each task's scores of its sample, from score.py run directly on the repository."""
     tmp = tmp_path_factory.mktemp("ps-direct")
     return (scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp),
-            scores_of(PAN_REF, PAN_SUB, tmp))
+            scores_of(PAN_REF, PAN_SUB, tmp), scores_of(INST_REF, INST_SUB, tmp))
 
 
 def test_builds_nine_bundles_checks_and_dry_runs_them(builds):
@@ -277,10 +281,42 @@ def test_semantic_columns_are_the_label_tables_keys(builds):
             assert columns(zf)[0] == expected
     assert "iou_class_boulder" in expected and "iiou_category_object" in expected
     with zipfile.ZipFile(str(a / MERGED)) as zf:
-        pan = TASKS["planetscapes-panoptic"]
+        pan, inst = TASKS["planetscapes-panoptic"], TASKS["planetscapes-instance"]
         with open(os.path.join(PAN_REF, "config.yaml")) as f:
             pan_keys = pan.keys(pan.configure({}, yaml.safe_load(f)))
-        assert columns(zf)[0] == expected + pan_keys + TASKS["planetscapes-vqa"].score_keys
+        with open(os.path.join(INST_REF, "config.yaml")) as f:
+            inst_keys = inst.keys(inst.configure({}, yaml.safe_load(f)))
+        assert columns(zf)[0] == expected + inst_keys + pan_keys + \
+            TASKS["planetscapes-vqa"].score_keys
+
+
+def test_the_merged_leaderboard_names_each_tasks_columns(builds):
+    """Codabench shows a phase one leaderboard, the first (a second would be shown by no phase),
+    with every column under each task's name: so each column's title starts with its task's
+    name, as the task's own bundle titles it after that, and the leaderboard's title names the
+    tasks."""
+    text = codabench_source.committed()
+    assert codabench_source.phases_use_the_first_leaderboard(text)
+    assert codabench_source.every_column_under_each_task(text)
+    _, _, a, _ = builds
+    with zipfile.ZipFile(str(a / MERGED)) as zf:
+        (board,) = yaml.safe_load(zf.read("competition.yaml"))["leaderboards"]
+    assert board["title"] == "Semantic, Instance, Panoptic, VQA"
+    titles = {c["key"]: c["title"] for c in board["columns"]}
+    for track, ref, prefix in (("semantic", SEM_REF, "Semantic"), ("instance", INST_REF,
+                                                                   "Instance"),
+                               ("panoptic", PAN_REF, "Panoptic"), ("vqa", VQA_REF, "VQA")):
+        with zipfile.ZipFile(str(a / "{}-{}-codabench.zip".format(PREFIX, track))) as zf:
+            own = {c["key"]: c["title"] for c in
+                   yaml.safe_load(zf.read("competition.yaml"))["leaderboards"][0]["columns"]}
+        with open(os.path.join(ref, "config.yaml")) as f:
+            config = yaml.safe_load(f)
+        task = TASKS[config["task"]]
+        keys = task.keys(task.configure({}, config))  # the keys its scorer writes
+        assert keys and set(keys) <= set(own), track
+        for key in keys:
+            assert titles[key] == "{}: {}".format(prefix, own[key]), key
+            assert len(titles[key]) <= 36, key
 
 
 def test_columns_follow_the_organizers_table(tmp_path):
@@ -316,7 +352,7 @@ def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
     """Each task's sample through its own bundles on CodaLab's and Codabench's worker, and the
     scores equal the scorer's run on the repository."""
     _, _, a, _ = builds
-    sem, vqa, pan = direct
+    sem, vqa, pan, _ = direct
     for track, sub, expected in (("semantic", SEM_SUB, sem), ("vqa", VQA_SUB, vqa),
                                  ("panoptic", PAN_SUB, pan)):
         for platform in ("codalab", "codabench"):
@@ -332,15 +368,15 @@ def test_dry_run_scores_each_task_on_both_platforms(builds, direct, tmp_path):
 
 
 def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
-    """Codabench, a phase listing tasks [0, 1, 2]: one child run per task on the same zip; the
-    row holds every task's scores, equal to each scorer's own."""
+    """Codabench, a phase listing tasks [0, 1, 2, 3]: one child run per task on the same zip;
+    the row holds every task's scores, equal to each scorer's own."""
     _, _, a, _ = builds
-    sem, vqa, pan = direct
+    sem, vqa, pan, inst = direct
     with zipfile.ZipFile(str(a / MERGED)) as zf:
         doc = yaml.safe_load(zf.read("competition.yaml"))
-    assert [p["tasks"] for p in doc["phases"]] == [[0, 1, 2], [0, 1, 2]]
-    assert [t["name"] for t in doc["tasks"]] == ["Semantic labeling", "Panoptic segmentation",
-                                                 "VQA"]
+    assert [p["tasks"] for p in doc["phases"]] == [[0, 1, 2, 3], [0, 1, 2, 3]]
+    assert [t["name"] for t in doc["tasks"]] == ["Semantic labeling", "Instance labeling",
+                                                 "Panoptic segmentation", "VQA"]
     board = doc["leaderboards"][0]
     assert board["columns"][board["primary_index"]]["key"] == "iou_class"
     outcomes = []
@@ -348,8 +384,8 @@ def test_merged_bundle_runs_both_tasks_on_one_zip(builds, direct, tmp_path):
     assert code == dry_run.EXIT_OK
     (outcome,) = outcomes
     assert outcome.platform == "codabench" and outcome.complete
-    assert set(outcome.scores) == set(sem) | set(vqa) | set(pan)
-    for key, value in list(sem.items()) + list(vqa.items()) + list(pan.items()):
+    assert set(outcome.scores) == set(sem) | set(vqa) | set(pan) | set(inst)
+    for key, value in [kv for task in (sem, vqa, pan, inst) for kv in task.items()]:
         assert outcome.scores[key] == pytest.approx(value, abs=1e-9), key
 
 
@@ -361,15 +397,20 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
     proc = run([sys.executable, DRY_RUN, SEM_SUB, "--bundle", a / MERGED, "--quiet"])
     assert proc.returncode == 3, proc.stdout
     assert "No .json results file" in proc.stdout
-    assert "Task(s) Panoptic segmentation, VQA failed. Status on Codabench: Finished" \
-        in proc.stdout
-    assert "ranked FIRST, above every fully scored submission, with the columns of Panoptic "\
-           "segmentation, VQA empty" \
+    assert "Task(s) Instance labeling, Panoptic segmentation, VQA failed. Status on Codabench: " \
+        "Finished" in proc.stdout
+    assert "ranked FIRST, above every fully scored submission, with the columns of Instance "\
+           "labeling, Panoptic segmentation, VQA empty" \
         in proc.stdout
     row = proc.stdout.split("(an empty score sorts first):\n", 1)[1]
-    assert "Accuracy  Yes/No  Number  Other" in row and "n/a     n/a     n/a    n/a" in row
-    assert "RESULT: Codabench would mark it Finished with task(s) Panoptic segmentation, VQA "\
-           "failed, and on the " \
+    # each column under its task's name (the merged leaderboard's titles), the failed ones n/a
+    assert "VQA: Accuracy  VQA: Yes/No" in row and "VQA: Number  VQA: Other" in row
+    assert "Semantic: IoU class" in row and "Panoptic: PQ" in row and "Instance: AP" in row
+    lines = row.splitlines()
+    vqa = next(i for i, line in enumerate(lines) if "VQA: Number  VQA: Other" in line)
+    assert lines[vqa + 1].split() == ["n/a", "n/a"]
+    assert "RESULT: Codabench would mark it Finished with task(s) Instance labeling, Panoptic "\
+           "segmentation, VQA failed, and on the " \
            "leaderboard rank it FIRST, above every fully scored submission, with their columns " \
            "empty (n/a)." in proc.stdout
     # Nothing either task can score: Finished too, first, with no scores.
@@ -378,7 +419,8 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
     # (the real command above; this one through its main, in process)
     code, out, _ = dry([tmp_path / "empty", "--bundle", a / MERGED, "--quiet"], real=False)
     assert code == 3, out
-    assert "Task(s) Semantic labeling, Panoptic segmentation, VQA failed. Status on " \
+    assert "Task(s) Semantic labeling, Instance labeling, Panoptic segmentation, VQA failed. " \
+           "Status on " \
            "Codabench: Finished" in out
     assert "rank it FIRST, above every fully scored submission, with no scores." in out
 
@@ -387,7 +429,7 @@ def test_merged_bundle_with_one_tasks_files_predicts_what_the_site_shows(builds,
 def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, layout):
     """The combined zip, through each task's real command: same scores as its own sample,
     exit 0, the other task's files only warned about."""
-    sem, vqa, pan = direct
+    sem, vqa, pan, inst = direct
     res = tmp_path / "res"
     if layout == "flat":
         shutil.copytree(combined(tmp_path), str(res))
@@ -400,8 +442,8 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
     # Codabench adds its own metadata file beside the participant's files.
     (res / "metadata").write_text("elapsedTime: null\n")
     runs = [(SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")]
-    if layout == "flat":  # the panoptic JSON beside its folder too
-        runs.append((PAN_REF, pan, "results.json"))
+    if layout == "flat":  # the panoptic JSON beside its folder, the instance folder too
+        runs += [(PAN_REF, pan, "results.json"), (INST_REF, inst, "results.json")]
     for ref, expected, other in runs:
         out = tmp_path / "out-{}".format(os.path.basename(ref))
         # The semantic task through the real score.py, VQA through its main in process.
@@ -411,6 +453,35 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
         with open(str(out / "scores.txt")) as f:
             got = {k.strip(): float(v) for k, v in (line.split(":") for line in f)}
         assert got == expected
+        assert other in stdout + stderr  # listed as ignored, not scored
+
+
+def test_instance_masks_named_like_test_images_are_never_label_pngs(tmp_path, direct):
+    """The instance folder's masks may be named like test images (masks/<id>.png): the
+    semantic scorer still takes the label PNGs at the root (not an ambiguous pair of folders),
+    and the instance scorer scores its folder as alone, listing the label PNGs as not its."""
+    sem = direct[0]
+    alone = tmp_path / "instance_out"
+    shutil.copytree(INST_SUB, str(alone))
+    for txt in sorted(alone.glob("*.txt")):
+        lines = txt.read_text().splitlines()
+        if lines:  # its first mask renamed after the image
+            first = lines[0].split()
+            new = "masks/{}.png".format(txt.stem)
+            (alone / first[0]).rename(alone / new)
+            txt.write_text("\n".join([" ".join([new] + first[1:])] + lines[1:]) + "\n")
+    inst = scores_of(INST_REF, str(alone), tmp_path)
+    res = tmp_path / "res"
+    shutil.copytree(SEM_SUB, str(res))
+    shutil.copytree(str(alone), str(res / "instance_out"))
+    for ref, expected, other in ((SEM_REF, sem, "instance_out/ (the instance task's"),
+                                 (INST_REF, inst, "site00_sol0100_000.png")):
+        out = tmp_path / "out-{}".format(os.path.basename(ref))
+        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
+                                            real=False)
+        assert code == 0, stderr + stdout
+        with open(str(out / "scores.txt")) as f:
+            assert {k.strip(): float(v) for k, v in (line.split(":") for line in f)} == expected
         assert other in stdout + stderr  # listed as ignored, not scored
 
 
@@ -459,7 +530,12 @@ def test_merged_kit_holds_both_kits_and_the_combined_sample(builds, tmp_path):
             "vqa/check_results.py", "vqa/questions.json", "sample_submission/results.json",
             "semantic/scoring_program/score.py", "vqa/scoring_program/score.py",
             "panoptic/check_submission.py", "panoptic/manifest.json",
-            "sample_submission/predictions.json"} <= names
+            "sample_submission/predictions.json", "instance/check_submission.py",
+            "instance/manifest.json", "sample_submission/instance/site00_sol0100_000.txt",
+            "sample_submission/instance/masks/site00_sol0100_000_0.png"} <= names
+    # the instance sample in its folder of the merged zip (source.json merged.folders)
+    assert not any(n.startswith("sample_submission/") and n.endswith(".txt") and
+                   n.count("/") == 1 for n in names)
     # the semantic PNGs at the root, the panoptic ones in the folder named after its JSON
     assert sum(n.startswith("sample_submission/") and n.endswith(".png") and n.count("/") == 1
                for n in names) == 12
@@ -530,4 +606,4 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
                          real=True)
     assert code == 0, out + err
     assert "RESULT: the submission would be scored on Codabench." in out
-    assert out.count("--- child submission") == 3
+    assert out.count("--- child submission") == 4

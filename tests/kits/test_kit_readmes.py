@@ -80,6 +80,16 @@ def participant_files(kit, track, home):
         for name in os.listdir(sample):
             os.makedirs(both, exist_ok=True)
             shutil.copyfile(os.path.join(sample, name), os.path.join(both, name))
+    if track == "merged":  # the instance and panoptic parts: instance_out/, panoptic_out/
+        shutil.copytree(os.path.join(kit, "instance", "sample_submission"),
+                        os.path.join(kit, "instance_out"))
+        shutil.copytree(os.path.join(kit, "panoptic", "sample_submission"),
+                        os.path.join(kit, "panoptic_out"))
+        shutil.copytree(os.path.join(kit, "instance_out"), os.path.join(both, "instance_out"))
+        shutil.copytree(os.path.join(kit, "panoptic_out", "predictions"),
+                        os.path.join(both, "predictions"))
+        shutil.copyfile(os.path.join(kit, "panoptic_out", "predictions.json"),
+                        os.path.join(both, "predictions.json"))
     for where, ref in VALIDATION.items():
         shutil.copytree(ref, os.path.join(home, where),
                         ignore=shutil.ignore_patterns("config.yaml"))

@@ -60,6 +60,10 @@ SOURCES = [
     ("src/apps/api/views/submissions.py", 106, 166),                 # its serializer, queryset
     # SubmissionSerializer.scores: in the lines 22-59 above
     ("src/apps/api/serializers/submission_leaderboard.py", 8, 14),   # a score's fields
+    # How a phase of several tasks shows its leaderboard (the merged bundle's column titles)
+    ("src/apps/competitions/unpackers/base_unpacker.py", 321, 324),  # every phase: the first
+    ("src/apps/api/views/competitions.py", 854, 865),                # each task: every column
+    ("src/static/riot/competitions/detail/leaderboards.tag", 29, 39),  # task row, titles
 ]
 
 # In each reading function, the variable that holds one item of a kind ("" the top level,
@@ -351,6 +355,25 @@ def submissions_api(text):
         if found and path.endswith("serializers/submissions.py"):
             facts["submission_scores"] = found.group(1)
     return facts
+
+
+def phases_use_the_first_leaderboard(text):
+    """True when the unpacker attaches every phase to the yaml's first leaderboard (the others
+    are saved, and shown by no phase)."""
+    code = _code(text, "unpackers/base_unpacker.py")
+    return any(re.search(r"for phase in self\.competition\['phases'\]", c) for c in code) and \
+        any("phase['leaderboard'] = self.competition['leaderboards'][0].id" in c for c in code)
+
+
+def every_column_under_each_task(text):
+    """True when the leaderboard page gives each task of the phase a group of every column of
+    the leaderboard, titled with the task's name, each column by its own title."""
+    view = _code(text, "api/views/competitions.py")
+    tag = _code(text, "detail/leaderboards.tag")
+    return any("'colWidth': len(columns)," in c for c in view) and \
+        any("for col in columns:" in c for c in view) and \
+        any('colspan="{ task.colWidth }">{ task.name }</th>' in c for c in tag) and \
+        any("{column.title}</th>" in c for c in tag)
 
 
 def committed():

@@ -4,7 +4,7 @@ holds every track's.
 """
 import os
 import shutil
-from typing import Any, Callable, Dict, List, Tuple
+from typing import Any, Callable, Dict, List, Optional, Tuple
 
 from platforms import codabench_definition
 from platforms.codalab import CODALAB
@@ -22,15 +22,20 @@ from .to_codabench import PAGE_TITLES, codabench_rule, merge_v2, merged_v2_text
 Say = Callable[[str], None]
 
 
-def combined_submission(build: str, parts: List[TrackParts]) -> str:
+def combined_submission(build: str, parts: List[TrackParts],
+                        folders: Optional[Dict[str, str]] = None) -> str:
     """The tracks' sample submissions in one folder: what a participant uploads to a phase
-    that runs every task (each task's scorer ignores the other's files)."""
+    that runs every task (each task's scorer ignores the other's files). folders: track ->
+    the folder of the zip its sample goes in (source.json merged.folders: the instance task's
+    .txt files with their masks), else at the root."""
     out = os.path.join(build, "sample-submission-all")
     seen: Dict[str, str] = {}
     for part in parts:
         if not (part.data.sample_submission and os.path.isdir(part.data.sample_submission)):
             return ""
-        for name, path in collect(part.data.sample_submission):
+        folder = (folders or {}).get(part.track.name, "")
+        for name, path in collect(part.data.sample_submission,
+                                  prefix=folder + "/" if folder else ""):
             if name in seen:
                 raise Refused("the {} and {} tracks' sample submissions both hold {}: one "
                               "submission cannot serve both".format(seen[name], part.track.name,
@@ -63,8 +68,7 @@ def can_merge(source: Source, tracks: List[str]) -> bool:
 
 def merged_parts(source: Source, parts: List[TrackParts]) -> List[TrackParts]:
     """The tracks the merged bundle runs: source.json's merged "tracks" (in that order), else
-    every track. (A task whose files a participant cannot yet add to the merged kit's zip, the
-    instance task's masks, stays out until the kit can.)"""
+    every track."""
     names = source.merged.get("tracks")
     if not names:
         return parts
@@ -84,7 +88,7 @@ def build_merged(build: str, source: Source, parts: List[TrackParts], sample: bo
     ctx = ctx._replace(rule=rule_text(merged_rule, CODALAB.phase_info(
         parts[0].track.v15, utcnow())["ranking"]))
     doc = merged_definition(source, parts, files, ctx)
-    both = combined_submission(build, parts)  # in the kit, as each track's sample is
+    both = combined_submission(build, parts, source.merged.get("folders"))  # in the kit too
     zips = [("starting_kit.zip", merged_kit(build, source, parts, both, say))]
     for part, names in zip(parts, files):
         zips += [(names["scoring_program"], part.program_zip),
@@ -113,9 +117,17 @@ def merged_definition(source: Source, parts: List[TrackParts], files: List[Dict[
         return merge_v2([p.track for p in parts], [p.data.task_name for p in parts], files,
                         pages.render(source.merged.get("title") or parts[0].track.v15["title"],
                                      ctx, source.path),
-                        pages.render(source.merged.get("description", ""), ctx, source.path))
+                        pages.render(source.merged.get("description", ""), ctx, source.path),
+                        column_prefixes(source, parts))
     except ValueError as exc:
         raise Refused("{}: {}".format(source.name, exc)) from None
+
+
+def column_prefixes(source: Source, parts: List[TrackParts]) -> List[str]:
+    """Each task's name at the start of its columns' titles (source.json merged.column_prefix,
+    short as a column title is at most 36 characters; else the task's name)."""
+    short = source.merged.get("column_prefix") or {}
+    return [short.get(p.track.name) or p.data.task_name or p.track.name for p in parts]
 
 
 def merged_kit(build: str, source: Source, parts: List[TrackParts], both: str,

@@ -12,7 +12,7 @@ from .refusal import Refused, shown
 
 # The scores the dry-run summary shows per bundle: the known tasks' ranking keys (a merged
 # bundle shows each of its tasks'), else the first score.
-RANKING_KEYS = ("miou", "iou_class", "accuracy")
+RANKING_KEYS = ("miou", "iou_class", "ap", "pq", "accuracy")
 
 
 def smoke(built: List[Built], override: Optional[str], say: Callable[[str], None]) -> None:

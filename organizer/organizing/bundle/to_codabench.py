@@ -144,7 +144,8 @@ def v2_text(track: Track) -> str:
 # --- one Codabench competition for several tracks ----------------------------------------------
 
 def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, str]],
-             title: str, description: str = "") -> Dict[str, Any]:
+             title: str, description: str = "",
+             prefixes: Optional[List[str]] = None) -> Dict[str, Any]:
     """One Codabench v2 definition running every track's task in every phase.
 
     Codabench's phases are sequential (its unpacker refuses overlapping ones), so two tasks
@@ -153,7 +154,8 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
     writing its keys into the one leaderboard (competitions/tasks.py, _run_submission;
     api/views/submissions.py, upload_submission_scores). The tracks must have the same phases
     (dates, limits): they are one competition. files[i] renames track i's data zips (two
-    tracks' reference_data.zip must not collide in one bundle).
+    tracks' reference_data.zip must not collide in one bundle). prefixes[i]: the short name
+    of track i's task that starts its columns' titles and names the leaderboard (_named).
     """
     docs = [to_v2(t.v15, t.codabench) for t in tracks]
     _same_phases(tracks, docs)
@@ -164,7 +166,26 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
     out["tasks"] = _one_task_per_track(tracks, docs, task_names, files)
     _every_phase_runs_every_task(out, docs, files)
     out["leaderboards"] = [_one_leaderboard(out["leaderboards"][0], docs)]
+    if prefixes:
+        _named(out["leaderboards"][0], docs, prefixes)
     return out
+
+
+def _named(board: Dict[str, Any], docs: List[Dict[str, Any]], prefixes: List[str]) -> None:
+    """Each task's columns titled with its name: Codabench attaches every phase to the first
+    leaderboard (competitions/unpackers/base_unpacker.py, _save_competition: a second one is
+    saved but shown nowhere), and its page repeats every column under each task's name
+    (api/views/competitions.py, get_leaderboard: colWidth = len(columns); leaderboards.tag), a
+    task's cells filled only under its own columns: "Panoptic: PQ" says whose column it is, and
+    the page's column filter finds a task's columns by its name. The leaderboard's title, shown
+    above the table, names the tasks."""
+    index = 0
+    for doc, prefix in zip(docs, prefixes):
+        for _ in doc["leaderboards"][0]["columns"]:
+            column = board["columns"][index]
+            column["title"] = "{}: {}".format(prefix, column.get("title") or column["key"])
+            index += 1
+    board["title"] = ", ".join(prefixes)
 
 
 def _same_phases(tracks: List[Track], docs: List[Dict[str, Any]]) -> None:

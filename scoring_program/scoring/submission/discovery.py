@@ -84,6 +84,31 @@ def is_json_pair(path: str) -> bool:
                for e in (".json", ".JSON", ".Json"))
 
 
+def instance_folders(res_dir: str, listing: list, expected: Optional[Set[str]]) -> List[str]:
+    """The folders (never res_dir itself) holding the instance task's `<image id>.txt` files
+    (any .txt without expected ids): in a submission that several tasks score (the merged
+    Planetscapes competition), such a folder and everything under it (its masks) is the instance
+    task's, never another task's PNG predictions."""
+    return [d for d, _, others, _ in listing if d != res_dir and any(
+        has_suffix(n, ".txt") and (expected is None or os.path.splitext(n)[0] in expected)
+        for n in others)]
+
+
+def _other_tasks_folders(res_dir: str, listing: list, expected: Optional[Set[str]],
+                         suffix: str) -> List[str]:
+    """The folders another task of a merged submission owns: a panoptic pair's folder of PNGs
+    (is_json_pair) and, unless .txt files are looked for, the instance task's folders
+    (instance_folders)."""
+    pairs = [d for d, _, _, _ in listing if d != res_dir and is_json_pair(d)]
+    if suffix == ".txt":
+        return pairs
+    return pairs + instance_folders(res_dir, listing, expected)
+
+
+def _under(path: str, folders: List[str]) -> bool:
+    return any(path == f or path.startswith(f + os.sep) for f in folders)
+
+
 def is_real_dir_path(path: str) -> bool:
     return os.path.isdir(path) and not os.path.islink(path)
 
@@ -98,7 +123,8 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
     """Locate one prediction file `<unit id><suffix>` per unit in res_dir; expected_ids None
     means 'any name ending in suffix is a prediction'. expected_other(name): True for the other
     files a format expects beside its predictions (the instance format's mask PNGs), which are
-    then not listed as extra files."""
+    then not listed as extra files when they sit in the prediction folder or under it (where
+    the format reads them; elsewhere they are another task's)."""
     expected: Optional[Set[str]] = None if expected_ids is None else set(expected_ids)
     noun = suffix.lstrip(".").upper() + " files"  # ".png" -> "PNG files"
     log = ProblemLog()
@@ -119,7 +145,8 @@ def discover(res_dir: str, expected_ids: Optional[Iterable[str]], suffix: str = 
         around = named_around(expected - set(by_id),
                               [s for s in by_id if s not in expected and "\\" not in s])
     files = _matched(res_dir, root, by_id, expected, around, log)
-    _list_the_rest(res_dir, root, listing, log, expected_other)
+    _list_the_rest(res_dir, root, listing, log, expected_other,
+                   _other_tasks_folders(res_dir, listing, expected, suffix))
     if expected is not None:
         _report_missing(res_dir, root, listing, expected, by_id, around, suffix, log)
         lower = {k.lower() for k in by_id}
@@ -138,8 +165,10 @@ def _prediction_folder(res_dir: str, listing: list, expected: Optional[Set[str]]
             return len(names)
         return sum(1 for n in names if os.path.splitext(n)[0] in expected)
 
-    # A panoptic pair's folder of PNGs is not this task's (is_json_pair).
-    with_pngs = [(d, p) for d, p, _, _ in listing if p and not (d != res_dir and is_json_pair(d))]
+    # A panoptic pair's folder of PNGs is not this task's (is_json_pair), nor the instance
+    # task's folder of .txt files with its masks (instance_folders), when PNGs are looked for.
+    theirs = _other_tasks_folders(res_dir, listing, expected, suffix)
+    with_pngs = [(d, p) for d, p, _, _ in listing if p and not _under(d, theirs)]
     candidates = [(d, p) for d, p in with_pngs if matches(p)]
     if not candidates and len(with_pngs) == 1:
         candidates = with_pngs  # PNGs in one place, none named right: report them by name
@@ -182,15 +211,24 @@ def _matched(res_dir: str, root: str, by_id: Dict[str, List[str]],
 
 
 def _list_the_rest(res_dir: str, root: str, listing: list, log: ProblemLog,
-                   expected_other: Optional[Callable[[str], bool]] = None) -> None:
+                   expected_other: Optional[Callable[[str], bool]] = None,
+                   theirs: Optional[List[str]] = None) -> None:
     """Predictions outside the prediction folder and every other file (but those the format
-    expects): listed, not scored."""
+    expects in the prediction folder or under it): listed, not scored. Another task's folder
+    (theirs) is listed once, as that folder: not its every mask or PNG."""
+    outer = [f for f in theirs or [] if not _under(os.path.dirname(f), theirs or [])]
+    for f in sorted(outer):
+        log.add(EXTRA_FILE, _rel(res_dir, f) + "/", (
+            "the panoptic task's: the PNGs of the .json beside it" if is_json_pair(f) else
+            "the instance task's: <image id>.txt files and their masks"))
     for d, p, others, _ in listing:
+        if _under(d, outer):
+            continue
         if d != root:
             for n in p:
                 log.add(EXTRA_PNG, _rel(res_dir, os.path.join(d, n)))
         for n in others:
-            if expected_other is not None and expected_other(n):
+            if expected_other is not None and expected_other(n) and _under(d, [root]):
                 continue
             log.add(EXTRA_FILE, _rel(res_dir, os.path.join(d, n)), _what_else(os.path.join(d, n)))
 
