@@ -531,3 +531,94 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
     assert code == 0, out + err
     assert "RESULT: the submission would be scored on Codabench." in out
     assert out.count("--- child submission") == 3
+
+
+# --- one reference for the three pixel tasks (issue 34, section 1) ------------------------------
+
+def _member(zip_path, *names):
+    """The bytes of a member of a zip inside a zip (names: the path of zips)."""
+    data = pathlib.Path(str(zip_path)).read_bytes()
+    for name in names:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            data = zf.read(name)
+    return data
+
+
+def test_one_pixel_reference_serves_the_semantic_instance_and_panoptic_tracks(tmp_path):
+    """One organizer folder (task: planetscapes-semantic) for the three pixel tracks: each
+    track's bundled reference and kit say its own task (source.json), every other setting is
+    the organizer's, and the worker's score.py on the instance bundle's reference scores as
+    score.py --task planetscapes-instance on the folder."""
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    refs = {"semantic": SEM_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": VQA_REF}
+    built = bundle_build.build_bundles(str(build), source, Schedule(), refs, "raw",
+                                       lambda line: None, sample=False).built
+    with open(os.path.join(SEM_REF, "config.yaml")) as f:
+        organizers = yaml.safe_load(f)
+    assert organizers["task"] == "planetscapes-semantic"
+    for track, task in (("semantic", "planetscapes-semantic"),
+                        ("instance", "planetscapes-instance"),
+                        ("panoptic", "planetscapes-panoptic")):
+        bundle = next(b.path for b in built if b.tracks == (track,) and
+                      b.platform == "codabench")
+        for config in (_member(bundle, "reference_data.zip", "config.yaml"),
+                       _member(bundle, "starting_kit.zip", "reference_config.yaml")):
+            assert yaml.safe_load(config) == dict(organizers, task=task), track
+        report = bundle_check.check_bundle(bundle)
+        assert not report.errors, report.lines()
+    instance = next(b.path for b in built if b.tracks == ("instance",))
+    ref = tmp_path / "worker-ref"
+    with zipfile.ZipFile(io.BytesIO(_member(instance, "reference_data.zip"))) as zf:
+        zf.extractall(str(ref))
+    worker = scores_of(str(ref), INST_SUB, tmp_path)
+    out = tmp_path / "with-task"
+    code, _, err = score_either(["--ref", SEM_REF, "--res", INST_SUB, "--out", str(out),
+                                 "--quiet", "--task", "planetscapes-instance"], False)
+    assert code == 0, err
+    assert "ap" in worker and worker == {
+        k.strip(): float(v) for k, v in (line.split(":") for line in
+                                         (out / "scores.txt").read_text().splitlines() if line)}
+
+
+def test_a_reference_the_tracks_task_cannot_read_is_refused(tmp_path):
+    """A VQA reference given to the instance track (or a pixel one to the VQA track): one
+    message naming the track, the folder and the two tasks; nothing written."""
+    out = tmp_path / "out"
+    proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", out, "--no-smoke",
+                "--reference", "semantic=" + SEM_REF, "--reference", "instance=" + VQA_REF,
+                "--reference", "panoptic=" + SEM_REF, "--reference", "vqa=" + VQA_REF])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "the instance track's reference" in proc.stderr
+    assert "task: planetscapes-vqa" in proc.stderr
+    assert "planetscapes-instance cannot read" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not [n for n in os.listdir(str(out)) if not n.startswith(".")]
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    with pytest.raises(bundle_build.Refused, match="the vqa track's reference .*task: "
+                       "planetscapes-semantic.*planetscapes-vqa cannot read"):
+        bundle_build.build_bundles(str(build), source, Schedule(), {
+            "semantic": SEM_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": SEM_REF},
+            "raw", lambda line: None, sample=False)
+
+
+@pytest.mark.parametrize("config, why", [
+    # no `task:` line: the scorer's default task, another kind of reference
+    ("labels: cityscapes\n", "task: agriculture-vision"),
+    # `task:` not on a line of its own: not rewritten behind the organizer's back
+    ("{task: planetscapes-semantic, labels: cityscapes}\n", "a line of its own"),
+])
+def test_a_config_yaml_the_track_cannot_retask_is_refused(tmp_path, config, why):
+    ref = tmp_path / "ref"
+    shutil.copytree(SEM_REF, str(ref))
+    (ref / "config.yaml").write_text(config)
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    with pytest.raises(bundle_build.Refused, match=why):
+        bundle_build.build_bundles(str(build), source, Schedule(), {
+            "semantic": SEM_REF, "instance": str(ref), "panoptic": SEM_REF, "vqa": VQA_REF},
+            "raw", lambda line: None, sample=False)
