@@ -17,7 +17,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import PAN_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
+from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
 
 import dry_run  # noqa: E402  (the kit's)
@@ -34,7 +34,6 @@ BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
-INST_REF = os.path.join(ROOT, "competitions", "planetscapes", "reference_data", "instance")
 INST_SUB = os.path.join(ROOT, "competitions", "planetscapes", "starting_kit", "instance",
                         "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
@@ -56,11 +55,13 @@ def run(argv, **kw):
                           text=True, timeout=600, **kw)
 
 
-def scores_of(ref, res, tmp):
+def scores_of(ref, res, tmp, task=None):
     """The scorer's own scores.txt for a reference and a submission, as {key: float} (score.py's
-    main in this process: the tests that compare with it run the real commands)."""
+    main in this process: the tests that compare with it run the real commands); task: --task
+    (the pixel tasks share one reference, whose config.yaml names the semantic task)."""
     out = os.path.join(str(tmp), "out-{}".format(len(os.listdir(str(tmp)))))
-    code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--quiet"], False)
+    code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--quiet"] +
+                                (["--task", task] if task else []), False)
     assert code == 0, err
     with open(os.path.join(out, "scores.txt")) as f:
         return {k.strip(): float(v) for k, v in (line.split(":") for line in f if line.strip())}
@@ -120,7 +121,7 @@ def direct(tmp_path_factory):
     """Each task's scores of its sample, from score.py run directly on the repository."""
     tmp = tmp_path_factory.mktemp("ps-direct")
     return (scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp),
-            scores_of(PAN_REF, PAN_SUB, tmp))
+            scores_of(SEM_REF, PAN_SUB, tmp, "planetscapes-panoptic"))
 
 
 def test_builds_nine_bundles_checks_and_dry_runs_them(builds):
@@ -278,14 +279,15 @@ def test_semantic_columns_are_the_label_tables_keys(builds):
     assert "iou_class_boulder" in expected and "iiou_category_object" in expected
     with zipfile.ZipFile(str(a / MERGED)) as zf:
         pan = TASKS["planetscapes-panoptic"]
-        with open(os.path.join(PAN_REF, "config.yaml")) as f:
+        with open(os.path.join(SEM_REF, "config.yaml")) as f:   # the one label table
             pan_keys = pan.keys(pan.configure({}, yaml.safe_load(f)))
         assert columns(zf)[0] == expected + pan_keys + TASKS["planetscapes-vqa"].score_keys
 
 
 def test_columns_follow_the_organizers_table(tmp_path):
-    """Another label table, another leaderboard: a class renamed in config.yaml is a column
-    renamed in every bundle, without touching competition.yaml."""
+    """Another label table, another leaderboard: a class renamed in the one config.yaml of the
+    pixel tracks is a column renamed in every bundle of the three, without touching
+    competition.yaml."""
     ref = tmp_path / "ref"
     shutil.copytree(SEM_REF, str(ref))
     config = (ref / "config.yaml").read_text().replace("name: boulder,", "name: big boulder,")
@@ -295,8 +297,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build.mkdir()
     built = bundle_build.build_bundles(str(build), source, Schedule(),
                                        {"semantic": str(ref), "vqa": VQA_REF,
-                                        "panoptic": PAN_REF, "instance": INST_REF}, "raw",
-                                       lambda line: None, sample=False, merged=True).built
+                                        "panoptic": str(ref), "instance": str(ref)}, "raw",
+                                       lambda line: None, sample=False).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
         assert not report.errors, report.lines()
@@ -305,9 +307,10 @@ def test_columns_follow_the_organizers_table(tmp_path):
         if "vqa" in b.name:
             assert keys == TASKS["planetscapes-vqa"].score_keys
         elif "panoptic" in b.name:
-            assert keys[0] == "pq" and "pq_big_boulder" not in keys  # its own reference
-        elif "instance" in b.name:   # its own reference: its own table
-            assert keys[:2] == ["ap", "ap50"] and "ap_boulder" in keys
+            assert keys[0] == "pq" and "pq_big_boulder" in keys and "pq_boulder" not in keys
+        elif "instance" in b.name:
+            assert keys[:2] == ["ap", "ap50"] and "ap_big_boulder" in keys \
+                and "ap_boulder" not in keys
         else:
             assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
 
@@ -399,14 +402,14 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
         shutil.copy(os.path.join(VQA_SUB, "results.json"), str(target))
     # Codabench adds its own metadata file beside the participant's files.
     (res / "metadata").write_text("elapsedTime: null\n")
-    runs = [(SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")]
+    runs = [(SEM_REF, [], sem, "results.json"), (VQA_REF, [], vqa, ".png")]
     if layout == "flat":  # the panoptic JSON beside its folder too
-        runs.append((PAN_REF, pan, "results.json"))
-    for ref, expected, other in runs:
-        out = tmp_path / "out-{}".format(os.path.basename(ref))
-        # The semantic task through the real score.py, VQA through its main in process.
-        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
-                                            real=ref == SEM_REF)
+        runs.append((SEM_REF, ["--task", "planetscapes-panoptic"], pan, "results.json"))
+    for ref, task, expected, other in runs:
+        out = tmp_path / "out-{}{}".format(os.path.basename(ref), len(task))
+        # The semantic task through the real score.py, the others through its main in process.
+        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out] + task,
+                                            real=ref == SEM_REF and not task)
         assert code == 0, stderr + stdout
         with open(str(out / "scores.txt")) as f:
             got = {k.strip(): float(v) for k, v in (line.split(":") for line in f)}
@@ -479,11 +482,32 @@ def test_merging_tracks_with_different_phases_or_shared_keys_is_refused():
 
 
 def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp_path):
+    """A bare DIR is the reference of the three pixel tracks (their sample reference is the
+    base track's): only the VQA track's is missing."""
     proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
                 "--reference", SEM_REF])
     assert proc.returncode == 2
-    assert "--reference TRACK=DIR for instance, panoptic, vqa" in proc.stderr
+    assert "--reference TRACK=DIR for vqa\n" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_the_pixel_folder_given_once_is_the_three_tracks_reference(tmp_path):
+    """bundle.sh --reference DIR --reference vqa=DIR2: the same tracks and references as
+    every track named; the instance track given another folder (TRACK=DIR wins over the bare
+    DIR, in either order) gets that one."""
+    from organizing.bundle import command
+    parser = command.build_parser()
+    other = str(tmp_path)
+    for argv in (["--reference", SEM_REF, "--reference", "vqa=" + VQA_REF],
+                 ["--reference", "vqa=" + VQA_REF, "--reference", SEM_REF,
+                  "--reference", "instance=" + other],
+                 ["--reference", "instance=" + other, "--reference", "vqa=" + VQA_REF,
+                  "--reference", SEM_REF]):
+        args = parser.parse_args(["--competition", "planetscapes"] + argv)
+        request = command.read_request(args, parser)
+        assert request.references == {
+            "semantic": SEM_REF, "panoptic": SEM_REF, "vqa": VQA_REF,
+            "instance": other if "instance=" + other in argv else SEM_REF}
 
 
 def _with_yaml(src, dst, edit):
