@@ -3,6 +3,7 @@
 # CodaLab v1.5; every track) in dist/.
 #   bash bundle.sh [--reference DIR] [--out DIR] [--no-smoke]     (see --help, docs/bundle.md)
 #   bash bundle.sh --competition planetscapes [--reference semantic=DIR --reference vqa=DIR2]
+#   (a bare --reference DIR: the semantic, instance and panoptic tracks' one folder)
 #   bash bundle.sh --start 2027-03-01 --end 2027-05-31     the organizer's dates (UTC); by default
 #   the 2021 dates are kept and an open-ended post-challenge phase added, so the bundle accepts
 #   submissions on the day it is built (--no-post-challenge, --open-on DATE, --allow-closed).

@@ -24,7 +24,9 @@ a reference given as a folder is linked, not copied.
 Labels of your own (a validation split) are given as the dataset distributes them, without the
 reference's config.yaml: in a starting kit, the kit's reference_config.yaml (the test reference's
 config.yaml: task, label table, options) is theirs, so they are scored as the test set is. A
-config.yaml in the folder given is used as it is.
+config.yaml in the folder given is used as it is, unless --task NAME: one folder read by several
+tasks (the Planetscapes pixel tasks' labels/, instances/ and label table) is then staged with
+`task: NAME` in its config.yaml (the folder itself is never changed).
 
 Needs Python 3.7+, platforms/ and the scoring program (scoring_program/) beside it, as the
 starting kit ships them; the scoring program it runs needs numpy, Pillow and PyYAML. PyYAML is
@@ -189,6 +191,7 @@ class GivenReference(NamedTuple):
     bundle's: the scorer's "reference broken" is then about these files, not the organizers'."""
     path: str
     config: Optional[bytes] = None   # config.yaml for one without it: the kit's reference_config
+    task: str = ""                   # --task: the task that scores it ("" = its config.yaml's)
 
 
 def kit_reference_config() -> Optional[bytes]:
@@ -205,6 +208,33 @@ def config_task(config: bytes) -> str:
     """The `task:` a config.yaml names (the scorer's default without one), for messages."""
     match = re.search(rb"^task:[ \t]*[\"']?([A-Za-z0-9_.-]+)", config, re.M)
     return match.group(1).decode("ascii") if match else DEFAULT_TASK
+
+
+TASK_LINE = re.compile(rb"^task[ \t]*:.*$", re.M)
+
+
+def with_task(config: bytes, task: str) -> bytes:
+    """config.yaml with its `task:` line naming task (added at the top without one): one
+    reference folder read by several tasks (the Planetscapes pixel tasks) scored by another
+    than its config.yaml names."""
+    line = "task: {}   # dry_run.py --task".format(task).encode("ascii")
+    if len(TASK_LINE.findall(config)) == 1:
+        return TASK_LINE.sub(lambda _: line, config)
+    return line + b"\n" + config
+
+
+def retask(dest: str, task: str, default: Optional[bytes]) -> None:
+    """input/ref's config.yaml (else default, the kit's reference_config.yaml) naming task. The
+    staged file is replaced, never written through: a mirrored folder's files are hard links
+    to the user's own."""
+    path = config_path(dest) or os.path.join(dest, CONFIG_FILE)
+    text = default or b""
+    if os.path.lexists(path):
+        with open(path, "rb") as f:
+            text = f.read()
+        os.unlink(path)
+    with open(path, "wb") as f:
+        f.write(with_task(text, task))
 
 
 def mirror(source: str, dest: str, top: bool = True) -> None:
@@ -233,7 +263,9 @@ def stage_reference(source: str, dest: str, model: Platform,
     reference without config.yaml (where the scorer reads one) gets the kit's. Returns notes on
     what was done."""
     config = given.config if given else None
-    add = config is not None and os.path.isdir(source) and not config_path(source)
+    task = given.task if given else ""
+    add = (config is not None and not config_path(source) or bool(task)) and \
+        os.path.isdir(source)
     if os.path.isdir(source):
         try:
             if add:
@@ -248,6 +280,10 @@ def stage_reference(source: str, dest: str, model: Platform,
             model.unpack(source, dest, "reference data")
         except ZipProblem as exc:
             raise UsageError("the reference data: {}".format(exc)) from None
+    if task and given is not None:
+        retask(dest, task, config)
+        return ["input/ref: {} scored by task {} (--task): staged with `task: {}` in its "
+                "config.yaml (the folder itself unchanged)".format(given.path, task, task)]
     if config is None or given is None:
         return []
     if config_path(dest):
@@ -561,6 +597,12 @@ def build_parser() -> argparse.ArgumentParser:
                    help="scoring program (default: the one beside this script)")
     p.add_argument("--time-limit", type=positive_seconds, metavar="SECONDS",
                    help="execution time limit (default: the phase's)")
+    p.add_argument("--task", metavar="NAME",
+                   help="score the reference given with this task instead of the one its "
+                        "config.yaml names: one folder read by several tasks, e.g. the "
+                        "Planetscapes labels/ and instances/ with --task planetscapes-instance "
+                        "or planetscapes-panoptic (its config.yaml, never changed, is staged "
+                        "with `task: NAME`)")
     p.add_argument("--keep", metavar="DIR", help="keep each platform's run folder under DIR")
     p.add_argument("--quiet", action="store_true", help="do not echo the scoring program's output")
     return p
@@ -598,8 +640,14 @@ def setup(args: argparse.Namespace, workdir: str) -> Setup:
         check_packages(program)
     # Labels of the user's own (a validation set) are scored with the kit's copy of the test
     # reference's config.yaml when they have none: the dataset's layout has no config.yaml.
-    given = GivenReference(args.reference, None if args.bundle else
-                           kit_reference_config()) if args.reference else None
+    if args.task and not args.reference:
+        raise UsageError("--task {}: give the reference labels it scores (a bundle's reference "
+                         "already names its task)".format(args.task))
+    if args.task and not re.match(r"^[a-z0-9][a-z0-9-]*$", args.task):
+        raise UsageError("--task {!r} is no task name (e.g. planetscapes-instance)".format(
+            args.task))
+    given = GivenReference(args.reference, None if args.bundle else kit_reference_config(),
+                           args.task or "") if args.reference else None
     return Setup(phase, source, program, reference, given, platforms_to_run(args, phase))
 
 

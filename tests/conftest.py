@@ -39,7 +39,6 @@ PLANETSCAPES = os.path.join(ROOT, "competitions", "planetscapes")
 SEM_REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
 SEM_KIT = os.path.join(PLANETSCAPES, "starting_kit", "semantic")
 VQA_REF = os.path.join(PLANETSCAPES, "reference_data", "vqa")
-PAN_REF = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
 PAN_KIT = os.path.join(PLANETSCAPES, "starting_kit", "panoptic")
 VQA_KIT = os.path.join(PLANETSCAPES, "starting_kit", "vqa")
 # The scoring program, the tests' shared helpers (oracles, data builders) and this folder (for

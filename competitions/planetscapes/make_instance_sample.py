@@ -1,18 +1,14 @@
 #!/usr/bin/env python3
 """Deterministic synthetic sample of the Planetscapes instance-level semantic labeling task.
 
-The reference is the semantic sample's own (the same scenes from the same seeds, by
-make_semantic_sample.py's functions): one reference folder serves the semantic, instance and
-panoptic tasks, only config.yaml's `task:` differs. Writes, under --out DIR (default
-competitions/planetscapes/reference_data/instance):
-
-    config.yaml             task: planetscapes-instance and the semantic sample's EXAMPLE table
-    labels/<id>.png         8-bit label ids (not read by the instance task)
-    instances/<id>.png      16-bit: class_id * 1000 + k on instance pixels, the label id elsewhere
-
-and under --submission DIR (default competitions/planetscapes/starting_kit/instance/
-sample_submission) per image <id>.txt, one line `masks/<id>_<n>.png <label id> <confidence>`
-per predicted instance, and the binary masks (0/255 grayscale PNGs) in masks/: the ground-truth
+The reference is the semantic sample's own, made by make_semantic_sample.py: one reference
+folder (competitions/planetscapes/reference_data/semantic) serves the semantic, instance and
+panoptic tasks (score.py --task planetscapes-instance on it; the bundle gives the instance
+track its task). From its instances/<id>.png (class_id * 1000 + k on instance pixels, the label
+id elsewhere; --reference DIR) this tool writes under --submission DIR (default
+competitions/planetscapes/starting_kit/instance/sample_submission) per image <id>.txt, one
+line `masks/<id>_<n>.png <label id> <confidence>` per predicted instance, and the binary masks
+(0/255 grayscale PNGs) in masks/: the ground-truth
 instances shifted, grown or shrunk, some missed, some predicted twice, some with the wrong
 class, plus false positives, a prediction of the ignored class (skipped by the metric) and
 confidences with ties.
@@ -33,16 +29,6 @@ import make_semantic_sample as semantic  # noqa: E402
 COMPETITION = semantic.COMPETITION
 THINGS = [row[1] for row in semantic.EXAMPLE_TABLE if row[3] and not row[4]]
 IGNORED_THINGS = [row[1] for row in semantic.EXAMPLE_TABLE if row[3] and row[4]]
-
-
-def config_text() -> str:
-    text = semantic.config_text()
-    text = text.replace("task: planetscapes-semantic", "task: planetscapes-instance")
-    return text.replace("# Planetscapes pixel-level semantic labeling: SAMPLE reference made by\n"
-                        "# competitions/planetscapes/make_semantic_sample.py.",
-                        "# Planetscapes instance-level semantic labeling: SAMPLE reference made by\n"
-                        "# competitions/planetscapes/make_instance_sample.py (the semantic "
-                        "sample's scenes).", 1)
 
 
 def predict(rng, inst):
@@ -73,31 +59,29 @@ def predict(rng, inst):
 
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
-    p.add_argument("--out", default=os.path.join(COMPETITION, "reference_data", "instance"))
+    p.add_argument("--reference", default=os.path.join(COMPETITION, "reference_data", "semantic"),
+                   help="the semantic sample's reference (make_semantic_sample.py)")
     p.add_argument("--submission", default=os.path.join(COMPETITION, "starting_kit", "instance",
                                                         "sample_submission"))
     p.add_argument("--images", type=int, default=12)
-    p.add_argument("--width", type=int, default=256)
-    p.add_argument("--height", type=int, default=128)
     p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--force", action="store_true", help="replace existing output folders")
+    p.add_argument("--force", action="store_true", help="replace an existing output folder")
     args = p.parse_args(argv)
-    for folder in (args.out, args.submission):
-        if os.path.exists(folder):
-            if not args.force:
-                sys.exit("{} exists (use --force to replace it)".format(folder))
-            shutil.rmtree(folder)
-    for folder in (os.path.join(args.out, "labels"), os.path.join(args.out, "instances"),
-                   os.path.join(args.submission, "masks")):
-        os.makedirs(folder)
-    with open(os.path.join(args.out, "config.yaml"), "w") as f:
-        f.write(config_text())
-    for k in range(args.images):
-        image_id = "site{:02d}_sol{:04d}_{:03d}".format(k % 3, 100 + 7 * k, k)
-        lab, inst = semantic.sample_scene(np.random.RandomState([args.seed, k, 0]), args.height,
-                                          args.width)
-        Image.fromarray(lab).save(os.path.join(args.out, "labels", image_id + ".png"))
-        semantic.save_16bit(inst, os.path.join(args.out, "instances", image_id + ".png"))
+    # The semantic generator's image names, in its order (each image's seed is its index).
+    ids = ["site{:02d}_sol{:04d}_{:03d}".format(k % 3, 100 + 7 * k, k) for k in range(args.images)]
+    missing = [i for i in ids if not os.path.isfile(os.path.join(args.reference, "instances",
+                                                                 i + ".png"))]
+    if missing:
+        sys.exit("{}: no instances/{}.png: make the semantic sample first "
+                 "(make_semantic_sample.py, the same --images)".format(args.reference, missing[0]))
+    if os.path.exists(args.submission):
+        if not args.force:
+            sys.exit("{} exists (use --force to replace it)".format(args.submission))
+        shutil.rmtree(args.submission)
+    os.makedirs(os.path.join(args.submission, "masks"))
+    for k, image_id in enumerate(ids):
+        inst = np.asarray(Image.open(os.path.join(args.reference, "instances",
+                                                  image_id + ".png"))).astype(np.int64)
         lines = []
         for n, (mask, label, conf) in enumerate(predict(np.random.RandomState([args.seed, k, 2]),
                                                         inst)):
@@ -106,7 +90,7 @@ def main(argv=None):
             lines.append("{} {} {}\n".format(rel, label, conf))
         with open(os.path.join(args.submission, image_id + ".txt"), "w") as f:
             f.writelines(lines)
-    print("wrote {} images to {} and {}".format(args.images, args.out, args.submission))
+    print("wrote {} images' predictions to {}".format(args.images, args.submission))
 
 
 if __name__ == "__main__":

@@ -2,11 +2,11 @@
 """Deterministic synthetic sample of the Planetscapes panoptic segmentation task.
 
 The panoptic task scores the semantic task's reference (one reference folder for the pixel
-tasks): this tool copies the semantic sample's reference (competitions/planetscapes/
-reference_data/semantic, made by make_semantic_sample.py) to --out DIR (default
-competitions/planetscapes/reference_data/panoptic) with `task: planetscapes-panoptic` in its
-config.yaml, and writes under --submission DIR (default competitions/planetscapes/
-starting_kit/panoptic/sample_submission) an imperfect prediction in COCO's panoptic format:
+tasks: competitions/planetscapes/reference_data/semantic, made by make_semantic_sample.py;
+score.py --task planetscapes-panoptic on it, and the bundle gives the panoptic track its task).
+From that reference (--semantic DIR) this tool writes under --submission DIR (default
+competitions/planetscapes/starting_kit/panoptic/sample_submission) an imperfect prediction in
+COCO's panoptic format:
 
     predictions.json        {"annotations": [{"image_id", "file_name", "segments_info"}, ...]}
     predictions/<id>.png    8-bit RGB, segment id = R + 256 G + 256^2 B (0: void)
@@ -85,38 +85,25 @@ def rgb(seg):
 def main(argv=None):
     p = argparse.ArgumentParser(description=__doc__.split("\n\n")[0])
     p.add_argument("--semantic", default=SEMANTIC, help="the semantic sample's reference")
-    p.add_argument("--out", default=os.path.join(COMPETITION, "reference_data", "panoptic"))
     p.add_argument("--submission", default=os.path.join(COMPETITION, "starting_kit", "panoptic",
                                                         "sample_submission"))
     p.add_argument("--seed", type=int, default=2026)
-    p.add_argument("--force", action="store_true", help="replace existing output folders")
+    p.add_argument("--force", action="store_true", help="replace an existing output folder")
     args = p.parse_args(argv)
-    for folder in (args.out, args.submission):
-        if os.path.exists(folder):
-            if not args.force:
-                sys.exit("{} exists (use --force to replace it)".format(folder))
-            shutil.rmtree(folder)
+    if os.path.exists(args.submission):
+        if not args.force:
+            sys.exit("{} exists (use --force to replace it)".format(args.submission))
+        shutil.rmtree(args.submission)
     with open(os.path.join(args.semantic, "config.yaml")) as f:
         config = f.read()
     evaluated, _, ignored = table(config)
-    config = config.replace("# Planetscapes pixel-level semantic labeling: SAMPLE reference made by\n"
-                            "# competitions/planetscapes/make_semantic_sample.py.",
-                            "# Planetscapes panoptic segmentation: SAMPLE reference, the semantic "
-                            "sample's\n# (make_semantic_sample.py) copied by "
-                            "competitions/planetscapes/make_panoptic_sample.py.")
-    config = config.replace("task: planetscapes-semantic", "task: planetscapes-panoptic")
-    os.makedirs(args.out)
-    with open(os.path.join(args.out, "config.yaml"), "w") as f:
-        f.write(config)
-    for sub in ("labels", "instances"):
-        shutil.copytree(os.path.join(args.semantic, sub), os.path.join(args.out, sub))
     folder = os.path.join(args.submission, "predictions")
     os.makedirs(folder)
-    ids = sorted(n[:-4] for n in os.listdir(os.path.join(args.out, "instances"))
+    ids = sorted(n[:-4] for n in os.listdir(os.path.join(args.semantic, "instances"))
                  if n.endswith(".png"))
     annotations = []
     for k, image_id in enumerate(ids):
-        inst = np.asarray(Image.open(os.path.join(args.out, "instances", image_id + ".png")))
+        inst = np.asarray(Image.open(os.path.join(args.semantic, "instances", image_id + ".png")))
         seg, cats = predict(np.random.RandomState([args.seed, k, 2]), inst.astype(np.int64),
                             evaluated, ignored)
         Image.fromarray(rgb(seg), "RGB").save(os.path.join(folder, image_id + ".png"))
@@ -125,7 +112,7 @@ def main(argv=None):
                                               for s, c in sorted(cats.items())]})
     with open(os.path.join(args.submission, "predictions.json"), "w") as f:
         json.dump({"annotations": annotations}, f, indent=1)
-    print("wrote {} images to {} and {}".format(len(ids), args.out, args.submission))
+    print("wrote {} images' predictions to {}".format(len(ids), args.submission))
 
 
 if __name__ == "__main__":

@@ -29,6 +29,20 @@ _ENTRIES: Dict[str, Tuple[str, str]] = {
 
 DEFAULT = "agriculture-vision"
 
+# One reference serves several tasks (issue 34): the Planetscapes instance and panoptic tasks read
+# the semantic task's reference (labels/, instances/, the label table). task -> the task whose
+# reference it reads; a task not named reads its own. The bundle gives such a reference to each
+# of its tasks' tracks, and refuses one another task cannot read.
+READS_REFERENCE_OF: Dict[str, str] = {
+    "planetscapes-instance": "planetscapes-semantic",
+    "planetscapes-panoptic": "planetscapes-semantic",
+}
+
+
+def reference_kind(name: str) -> str:
+    """Which kind of reference the task `name` reads, named by the task whose it is."""
+    return READS_REFERENCE_OF.get(name, name)
+
 
 def _package(package: str, module: str = ""):
     return importlib.import_module(".tasks." + package + ("." + module if module else ""),

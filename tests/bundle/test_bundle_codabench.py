@@ -125,19 +125,6 @@ def validation_set(folder):
     return av, sem, vqa
 
 
-def same_scenes_for(semantic, task, folder):
-    """The semantic validation set scored by another Planetscapes pixel task (the three read
-    one reference: labels/, instances/ and the label table), config.yaml's task changed."""
-    out = os.path.join(folder, "ps-" + task)
-    shutil.copytree(semantic, out)
-    path = os.path.join(out, "config.yaml")
-    with open(path) as f:
-        text = f.read()
-    with open(path, "w") as f:
-        f.write(re.sub(r"(?m)^task: .*$", "task: planetscapes-" + task, text))
-    return out
-
-
 def build_all(folder):
     """Every competition's bundles, with the defaults and with every new option."""
     tmp = pathlib.Path(folder)
@@ -151,8 +138,6 @@ def build_all(folder):
         rawdata.write_reference(str(tmp / "own"), "OWN{}_0-0-512-512".format(i), boundary,
                                 mask, labels, storm)
     av_dev, sem_dev, vqa_dev = validation_set(str(tmp))
-    pixel_dev = {task: same_scenes_for(sem_dev, task, str(tmp)) for task in ("panoptic",
-                                                                               "instance")}
     started = {
         "own": start("--reference", tmp / "own", "--out", tmp / "own-out", "--no-smoke",
                      "--kits", tmp / "own-kits"),
@@ -175,8 +160,9 @@ def build_all(folder):
                           "organizers@example.org", "--queue", QUEUE,
                           "--dev-reference", "semantic=" + sem_dev,
                           "--dev-reference", "vqa=" + vqa_dev,
-                          "--dev-reference", "panoptic=" + pixel_dev["panoptic"],
-                          "--dev-reference", "instance=" + pixel_dev["instance"]),
+                          # One validation folder for the three pixel tracks.
+                          "--dev-reference", "panoptic=" + sem_dev,
+                          "--dev-reference", "instance=" + sem_dev),
         "ps-merged": start("--competition", "planetscapes", "--merged", "--out",
                          tmp / "ps-merged", "--no-smoke", "--leaderboard", "last",
                          "--registration", "auto", "--contact", "organizers@example.org"),
@@ -480,11 +466,9 @@ def test_a_development_reference_holding_test_labels_is_refused(tmp_path):
                     "2", "--seed", "7"], check=True, capture_output=True, timeout=120)
     vqa = tmp_path / "vqa"
     shutil.copytree(os.path.join(PLANETSCAPES, "reference_data", "vqa"), str(vqa))
-    pixel = ["--dev-reference", "panoptic=" + same_scenes_for(str(semantic), "panoptic",
-                                                             str(tmp_path)),
-             "--dev-reference", "instance=" + same_scenes_for(str(semantic), "instance",
-                                                             str(tmp_path))]
-    panoptic_test = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
+    pixel = ["--dev-reference", "panoptic=" + str(semantic),
+             "--dev-reference", "instance=" + str(semantic)]
+    panoptic_test = os.path.join(PLANETSCAPES, "reference_data", "semantic")
     other_vqa = tmp_path / "other-vqa"   # question ids the test set does not use
     shutil.copytree(str(vqa), str(other_vqa))
     for name in ("questions.json", "annotations.json"):
@@ -497,7 +481,8 @@ def test_a_development_reference_holding_test_labels_is_refused(tmp_path):
         (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic)] +
          pixel, "vqa=" + str(vqa), "all 300 questions (question 10000, question 10001, "
                                    "question 10002, ...) have the same id and the same labels"),
-        # The panoptic track's test reference as its own Development reference.
+        # The panoptic track's test reference (the pixel tracks' one) as its Development
+        # reference.
         (["--competition", "planetscapes", "--dev-reference", "semantic=" + str(semantic),
           "--dev-reference", "vqa=" + str(other_vqa)] + pixel[2:],
          "panoptic=" + panoptic_test, "it is the test reference"),

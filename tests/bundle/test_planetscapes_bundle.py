@@ -17,7 +17,7 @@ import zipfile
 import pytest
 import yaml
 
-from conftest import PAN_REF, ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
+from conftest import ROOT, SEM_KIT, SEM_REF, VQA_KIT, VQA_REF  # noqa: E402
 from conftest import built_twice, completed, score_either  # noqa: E402
 
 import codabench_source  # noqa: E402  (tests/support)
@@ -36,7 +36,6 @@ BUNDLE_SH = os.path.join(ROOT, "bundle.sh")
 DRY_RUN = os.path.join(ROOT, "kit", "dry_run.py")
 SCORE = os.path.join(ROOT, "scoring_program", "score.py")
 SEM_SUB = os.path.join(SEM_KIT, "sample_submission")
-INST_REF = os.path.join(ROOT, "competitions", "planetscapes", "reference_data", "instance")
 INST_SUB = os.path.join(ROOT, "competitions", "planetscapes", "starting_kit", "instance",
                         "sample_submission")
 VQA_SUB = os.path.join(VQA_KIT, "sample_submission")
@@ -58,11 +57,13 @@ def run(argv, **kw):
                           text=True, timeout=600, **kw)
 
 
-def scores_of(ref, res, tmp):
+def scores_of(ref, res, tmp, task=None):
     """The scorer's own scores.txt for a reference and a submission, as {key: float} (score.py's
-    main in this process: the tests that compare with it run the real commands)."""
+    main in this process: the tests that compare with it run the real commands); task: --task
+    (the pixel tasks share one reference, whose config.yaml names the semantic task)."""
     out = os.path.join(str(tmp), "out-{}".format(len(os.listdir(str(tmp)))))
-    code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--quiet"], False)
+    code, _, err = score_either(["--ref", ref, "--res", res, "--out", out, "--quiet"] +
+                                (["--task", task] if task else []), False)
     assert code == 0, err
     with open(os.path.join(out, "scores.txt")) as f:
         return {k.strip(): float(v) for k, v in (line.split(":") for line in f if line.strip())}
@@ -124,7 +125,8 @@ def direct(tmp_path_factory):
     """Each task's scores of its sample, from score.py run directly on the repository."""
     tmp = tmp_path_factory.mktemp("ps-direct")
     return (scores_of(SEM_REF, SEM_SUB, tmp), scores_of(VQA_REF, VQA_SUB, tmp),
-            scores_of(PAN_REF, PAN_SUB, tmp), scores_of(INST_REF, INST_SUB, tmp))
+            scores_of(SEM_REF, PAN_SUB, tmp, "planetscapes-panoptic"),
+            scores_of(SEM_REF, INST_SUB, tmp, "planetscapes-instance"))
 
 
 def test_builds_nine_bundles_checks_and_dry_runs_them(builds):
@@ -282,9 +284,9 @@ def test_semantic_columns_are_the_label_tables_keys(builds):
     assert "iou_class_boulder" in expected and "iiou_category_object" in expected
     with zipfile.ZipFile(str(a / MERGED)) as zf:
         pan, inst = TASKS["planetscapes-panoptic"], TASKS["planetscapes-instance"]
-        with open(os.path.join(PAN_REF, "config.yaml")) as f:
+        with open(os.path.join(SEM_REF, "config.yaml")) as f:   # the one label table
             pan_keys = pan.keys(pan.configure({}, yaml.safe_load(f)))
-        with open(os.path.join(INST_REF, "config.yaml")) as f:
+        with open(os.path.join(SEM_REF, "config.yaml")) as f:
             inst_keys = inst.keys(inst.configure({}, yaml.safe_load(f)))
         assert columns(zf)[0] == expected + inst_keys + pan_keys + \
             TASKS["planetscapes-vqa"].score_keys
@@ -303,15 +305,15 @@ def test_the_merged_leaderboard_names_each_tasks_columns(builds):
         (board,) = yaml.safe_load(zf.read("competition.yaml"))["leaderboards"]
     assert board["title"] == "Semantic, Instance, Panoptic, VQA"
     titles = {c["key"]: c["title"] for c in board["columns"]}
-    for track, ref, prefix in (("semantic", SEM_REF, "Semantic"), ("instance", INST_REF,
+    for track, ref, prefix in (("semantic", SEM_REF, "Semantic"), ("instance", SEM_REF,
                                                                    "Instance"),
-                               ("panoptic", PAN_REF, "Panoptic"), ("vqa", VQA_REF, "VQA")):
+                               ("panoptic", SEM_REF, "Panoptic"), ("vqa", VQA_REF, "VQA")):
         with zipfile.ZipFile(str(a / "{}-{}-codabench.zip".format(PREFIX, track))) as zf:
             own = {c["key"]: c["title"] for c in
                    yaml.safe_load(zf.read("competition.yaml"))["leaderboards"][0]["columns"]}
         with open(os.path.join(ref, "config.yaml")) as f:
             config = yaml.safe_load(f)
-        task = TASKS[config["task"]]
+        task = TASKS["planetscapes-vqa" if track == "vqa" else "planetscapes-" + track]
         keys = task.keys(task.configure({}, config))  # the keys its scorer writes
         assert keys and set(keys) <= set(own), track
         for key in keys:
@@ -320,8 +322,9 @@ def test_the_merged_leaderboard_names_each_tasks_columns(builds):
 
 
 def test_columns_follow_the_organizers_table(tmp_path):
-    """Another label table, another leaderboard: a class renamed in config.yaml is a column
-    renamed in every bundle, without touching competition.yaml."""
+    """Another label table, another leaderboard: a class renamed in the one config.yaml of the
+    pixel tracks is a column renamed in every bundle of the three, without touching
+    competition.yaml."""
     ref = tmp_path / "ref"
     shutil.copytree(SEM_REF, str(ref))
     config = (ref / "config.yaml").read_text().replace("name: boulder,", "name: big boulder,")
@@ -331,8 +334,8 @@ def test_columns_follow_the_organizers_table(tmp_path):
     build.mkdir()
     built = bundle_build.build_bundles(str(build), source, Schedule(),
                                        {"semantic": str(ref), "vqa": VQA_REF,
-                                        "panoptic": PAN_REF, "instance": INST_REF}, "raw",
-                                       lambda line: None, sample=False, merged=True).built
+                                        "panoptic": str(ref), "instance": str(ref)}, "raw",
+                                       lambda line: None, sample=False).built
     for b in built:
         report = bundle_check.check_bundle(b.path)
         assert not report.errors, report.lines()
@@ -341,9 +344,10 @@ def test_columns_follow_the_organizers_table(tmp_path):
         if "vqa" in b.name:
             assert keys == TASKS["planetscapes-vqa"].score_keys
         elif "panoptic" in b.name:
-            assert keys[0] == "pq" and "pq_big_boulder" not in keys  # its own reference
-        elif "instance" in b.name:   # its own reference: its own table
-            assert keys[:2] == ["ap", "ap50"] and "ap_boulder" in keys
+            assert keys[0] == "pq" and "pq_big_boulder" in keys and "pq_boulder" not in keys
+        elif "instance" in b.name:
+            assert keys[:2] == ["ap", "ap50"] and "ap_big_boulder" in keys \
+                and "ap_boulder" not in keys
         else:
             assert "iou_class_big_boulder" in keys and "iou_class_boulder" not in keys
 
@@ -441,14 +445,15 @@ def test_each_tasks_discovery_ignores_the_other_tasks_files(tmp_path, direct, la
         shutil.copy(os.path.join(VQA_SUB, "results.json"), str(target))
     # Codabench adds its own metadata file beside the participant's files.
     (res / "metadata").write_text("elapsedTime: null\n")
-    runs = [(SEM_REF, sem, "results.json"), (VQA_REF, vqa, ".png")]
+    runs = [(SEM_REF, [], sem, "results.json"), (VQA_REF, [], vqa, ".png")]
     if layout == "flat":  # the panoptic JSON beside its folder, the instance folder too
-        runs += [(PAN_REF, pan, "results.json"), (INST_REF, inst, "results.json")]
-    for ref, expected, other in runs:
-        out = tmp_path / "out-{}".format(os.path.basename(ref))
-        # The semantic task through the real score.py, VQA through its main in process.
-        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
-                                            real=ref == SEM_REF)
+        runs += [(SEM_REF, ["--task", "planetscapes-panoptic"], pan, "results.json"),
+                 (SEM_REF, ["--task", "planetscapes-instance"], inst, "results.json")]
+    for ref, task, expected, other in runs:
+        out = tmp_path / "out-{}{}".format(os.path.basename(ref), "".join(task[1:]))
+        # The semantic task through the real score.py, the others through its main in process.
+        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out] + task,
+                                            real=ref == SEM_REF and not task)
         assert code == 0, stderr + stdout
         with open(str(out / "scores.txt")) as f:
             got = {k.strip(): float(v) for k, v in (line.split(":") for line in f)}
@@ -470,15 +475,16 @@ def test_instance_masks_named_like_test_images_are_never_label_pngs(tmp_path, di
             new = "masks/{}.png".format(txt.stem)
             (alone / first[0]).rename(alone / new)
             txt.write_text("\n".join([" ".join([new] + first[1:])] + lines[1:]) + "\n")
-    inst = scores_of(INST_REF, str(alone), tmp_path)
+    inst = scores_of(SEM_REF, str(alone), tmp_path, "planetscapes-instance")
     res = tmp_path / "res"
     shutil.copytree(SEM_SUB, str(res))
     shutil.copytree(str(alone), str(res / "instance_out"))
-    for ref, expected, other in ((SEM_REF, sem, "instance_out/ (the instance task's"),
-                                 (INST_REF, inst, "site00_sol0100_000.png")):
-        out = tmp_path / "out-{}".format(os.path.basename(ref))
-        code, stdout, stderr = score_either(["--ref", ref, "--res", res, "--out", out],
-                                            real=False)
+    for task, expected, other in (([], sem, "instance_out/ (the instance task's"),
+                                  (["--task", "planetscapes-instance"], inst,
+                                   "site00_sol0100_000.png")):
+        out = tmp_path / "out-{}".format(len(task))
+        code, stdout, stderr = score_either(["--ref", SEM_REF, "--res", res, "--out", out] +
+                                            task, real=False)
         assert code == 0, stderr + stdout
         with open(str(out / "scores.txt")) as f:
             assert {k.strip(): float(v) for k, v in (line.split(":") for line in f)} == expected
@@ -555,11 +561,32 @@ def test_merging_tracks_with_different_phases_or_shared_keys_is_refused():
 
 
 def test_a_reference_per_track_is_required_when_tracks_score_different_tasks(tmp_path):
+    """A bare DIR is the reference of the three pixel tracks (their sample reference is the
+    base track's): only the VQA track's is missing."""
     proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", tmp_path,
                 "--reference", SEM_REF])
     assert proc.returncode == 2
-    assert "--reference TRACK=DIR for instance, panoptic, vqa" in proc.stderr
+    assert "--reference TRACK=DIR for vqa\n" in proc.stderr
     assert os.listdir(str(tmp_path)) == []
+
+
+def test_the_pixel_folder_given_once_is_the_three_tracks_reference(tmp_path):
+    """bundle.sh --reference DIR --reference vqa=DIR2: the same tracks and references as
+    every track named; the instance track given another folder (TRACK=DIR wins over the bare
+    DIR, in either order) gets that one."""
+    from organizing.bundle import command
+    parser = command.build_parser()
+    other = str(tmp_path)
+    for argv in (["--reference", SEM_REF, "--reference", "vqa=" + VQA_REF],
+                 ["--reference", "vqa=" + VQA_REF, "--reference", SEM_REF,
+                  "--reference", "instance=" + other],
+                 ["--reference", "instance=" + other, "--reference", "vqa=" + VQA_REF,
+                  "--reference", SEM_REF]):
+        args = parser.parse_args(["--competition", "planetscapes"] + argv)
+        request = command.read_request(args, parser)
+        assert request.references == {
+            "semantic": SEM_REF, "panoptic": SEM_REF, "vqa": VQA_REF,
+            "instance": other if "instance=" + other in argv else SEM_REF}
 
 
 def _with_yaml(src, dst, edit):
@@ -607,3 +634,94 @@ def test_the_merged_bundle_is_dry_run_as_codabench_only(builds, tmp_path):
     assert code == 0, out + err
     assert "RESULT: the submission would be scored on Codabench." in out
     assert out.count("--- child submission") == 4
+
+
+# --- one reference for the three pixel tasks (issue 34, section 1) ------------------------------
+
+def _member(zip_path, *names):
+    """The bytes of a member of a zip inside a zip (names: the path of zips)."""
+    data = pathlib.Path(str(zip_path)).read_bytes()
+    for name in names:
+        with zipfile.ZipFile(io.BytesIO(data)) as zf:
+            data = zf.read(name)
+    return data
+
+
+def test_one_pixel_reference_serves_the_semantic_instance_and_panoptic_tracks(tmp_path):
+    """One organizer folder (task: planetscapes-semantic) for the three pixel tracks: each
+    track's bundled reference and kit say its own task (source.json), every other setting is
+    the organizer's, and the worker's score.py on the instance bundle's reference scores as
+    score.py --task planetscapes-instance on the folder."""
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    refs = {"semantic": SEM_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": VQA_REF}
+    built = bundle_build.build_bundles(str(build), source, Schedule(), refs, "raw",
+                                       lambda line: None, sample=False).built
+    with open(os.path.join(SEM_REF, "config.yaml")) as f:
+        organizers = yaml.safe_load(f)
+    assert organizers["task"] == "planetscapes-semantic"
+    for track, task in (("semantic", "planetscapes-semantic"),
+                        ("instance", "planetscapes-instance"),
+                        ("panoptic", "planetscapes-panoptic")):
+        bundle = next(b.path for b in built if b.tracks == (track,) and
+                      b.platform == "codabench")
+        for config in (_member(bundle, "reference_data.zip", "config.yaml"),
+                       _member(bundle, "starting_kit.zip", "reference_config.yaml")):
+            assert yaml.safe_load(config) == dict(organizers, task=task), track
+        report = bundle_check.check_bundle(bundle)
+        assert not report.errors, report.lines()
+    instance = next(b.path for b in built if b.tracks == ("instance",))
+    ref = tmp_path / "worker-ref"
+    with zipfile.ZipFile(io.BytesIO(_member(instance, "reference_data.zip"))) as zf:
+        zf.extractall(str(ref))
+    worker = scores_of(str(ref), INST_SUB, tmp_path)
+    out = tmp_path / "with-task"
+    code, _, err = score_either(["--ref", SEM_REF, "--res", INST_SUB, "--out", str(out),
+                                 "--quiet", "--task", "planetscapes-instance"], False)
+    assert code == 0, err
+    assert "ap" in worker and worker == {
+        k.strip(): float(v) for k, v in (line.split(":") for line in
+                                         (out / "scores.txt").read_text().splitlines() if line)}
+
+
+def test_a_reference_the_tracks_task_cannot_read_is_refused(tmp_path):
+    """A VQA reference given to the instance track (or a pixel one to the VQA track): one
+    message naming the track, the folder and the two tasks; nothing written."""
+    out = tmp_path / "out"
+    proc = run(["bash", BUNDLE_SH, "--competition", "planetscapes", "--out", out, "--no-smoke",
+                "--reference", "semantic=" + SEM_REF, "--reference", "instance=" + VQA_REF,
+                "--reference", "panoptic=" + SEM_REF, "--reference", "vqa=" + VQA_REF])
+    assert proc.returncode == 1, proc.stdout + proc.stderr
+    assert "the instance track's reference" in proc.stderr
+    assert "task: planetscapes-vqa" in proc.stderr
+    assert "planetscapes-instance cannot read" in proc.stderr
+    assert "Traceback" not in proc.stderr
+    assert not [n for n in os.listdir(str(out)) if not n.startswith(".")]
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    with pytest.raises(bundle_build.Refused, match="the vqa track's reference .*task: "
+                       "planetscapes-semantic.*planetscapes-vqa cannot read"):
+        bundle_build.build_bundles(str(build), source, Schedule(), {
+            "semantic": SEM_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": SEM_REF},
+            "raw", lambda line: None, sample=False)
+
+
+@pytest.mark.parametrize("config, why", [
+    # no `task:` line: the scorer's default task, another kind of reference
+    ("labels: cityscapes\n", "task: agriculture-vision"),
+    # `task:` not on a line of its own: not rewritten behind the organizer's back
+    ("{task: planetscapes-semantic, labels: cityscapes}\n", "a line of its own"),
+])
+def test_a_config_yaml_the_track_cannot_retask_is_refused(tmp_path, config, why):
+    ref = tmp_path / "ref"
+    shutil.copytree(SEM_REF, str(ref))
+    (ref / "config.yaml").write_text(config)
+    source = find_sources(ROOT)["planetscapes"]
+    build = tmp_path / "build"
+    build.mkdir()
+    with pytest.raises(bundle_build.Refused, match=why):
+        bundle_build.build_bundles(str(build), source, Schedule(), {
+            "semantic": SEM_REF, "instance": str(ref), "panoptic": SEM_REF, "vqa": VQA_REF},
+            "raw", lambda line: None, sample=False)

@@ -238,3 +238,33 @@ def test_each_kit_ships_the_test_references_config(kits, track):
     with open(os.path.join(KITS[track], "config.yaml"), "rb") as a, \
             open(os.path.join(kits, track, "reference_config.yaml"), "rb") as b:
         assert a.read() == b.read()
+
+
+@pytest.mark.parametrize("track,task", [("instance", "planetscapes-instance"),
+                                        ("panoptic", "planetscapes-panoptic")])
+def test_the_pixel_tasks_one_folder_is_scored_with_the_kits_task(kits, tmp_path, track, task):
+    """The instance and panoptic kits on the pixel tasks' one reference (labels/, instances/,
+    the label table): in the dataset's layout the kit's reference_config.yaml names the
+    track's task; the organizers' folder itself (its config.yaml: the semantic task) with
+    --task. Both score as score.py --task on the folder, and the folder is left unchanged."""
+    kit = os.path.join(kits, track)
+    submission = os.path.join(kit, "sample_submission")
+    organizers = str(tmp_path / "organizers")   # a copy: the check below may not touch the repo
+    shutil.copytree(SEM_REF, organizers)
+    out = tmp_path / "direct"
+    code, _, err = score_either(["--ref", organizers, "--res", submission, "--out", out,
+                                 "--quiet", "--task", task], False)
+    assert code == 0, err
+    direct = json.loads((out / "scores.json").read_text())
+    config = pathlib.Path(organizers, "config.yaml").read_bytes()
+    assert b"\ntask: planetscapes-semantic\n" in config
+    val = dataset_layout(SEM_REF, tmp_path / "val")
+    for reference, extra, keep in ((val, [], "keep-val"),
+                                   (organizers, ["--task", task], "keep")):
+        proc, got = dry_run(kit, submission, reference, tmp_path / keep, *extra,
+                            real=bool(extra) and track == "instance")
+        assert proc.returncode == 0, proc.stdout + proc.stderr
+        assert got["codabench"] == direct, extra
+        assert got["codalab"] == pytest.approx(direct, abs=1e-9)
+    assert "scored by task {} (--task)".format(task) in proc.stdout
+    assert pathlib.Path(organizers, "config.yaml").read_bytes() == config

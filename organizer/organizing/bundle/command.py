@@ -11,6 +11,8 @@ of organizing/commands/ (the frame's commands): its log and plan print as bundle
     bash bundle.sh --competition NAME   # another competition's source (competitions/NAME/)
     bash bundle.sh --competition planetscapes --reference semantic=DIR --reference vqa=DIR2
                                         # a reference per track when the tracks are tasks
+    bash bundle.sh --competition planetscapes --reference DIR --reference vqa=DIR2
+                                        # DIR: the semantic, instance and panoptic tracks'
 
 By default the definition's own dates are kept (the 2021 challenge, as history) and an
 open-ended post-challenge phase is added after the deadline, so the bundle accepts submissions
@@ -104,7 +106,9 @@ def add_build_options(p: argparse.ArgumentParser) -> None:
                    help="the test labels to pack, raw layout (default: the source's sample); "
                         "a competition whose tracks score different tasks takes one per "
                         "track: --reference semantic=DIR --reference vqa=DIR2 (a bare DIR is "
-                        "the base track's)")
+                        "the base track's and that of every track sharing its sample "
+                        "reference: Planetscapes' semantic, instance and panoptic tracks read "
+                        "one folder, each bundled with its own task)")
     p.add_argument("--out", metavar="DIR", default=os.path.join(ROOT, "dist"),
                    help="where to write the bundles (default: dist/)")
     p.add_argument("--layout", choices=("packed", "raw"), default=None,
@@ -214,8 +218,9 @@ class Request(NamedTuple):
 
 def track_folders(values: List[str], option: str, source: Source, tracks: List[str],
                   parser: argparse.ArgumentParser) -> Dict[str, str]:
-    """[TRACK=]DIR values: a bare DIR is the base track's, and every track's scored on the
-    same sample reference (Agriculture-Vision's two tracks)."""
+    """[TRACK=]DIR values: a bare DIR is the base track's, and that of every track scored on
+    the same sample reference (Agriculture-Vision's two tracks; the Planetscapes pixel tracks,
+    each bundled with its own task); TRACK=DIR wins over it in any order."""
     folders: Dict[str, str] = {}
     for value in values:
         track, _, folder = value.rpartition("=")

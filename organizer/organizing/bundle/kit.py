@@ -22,20 +22,22 @@ DEV_MANIFEST_PREFIX = "dev_"   # dev_manifest.json beside manifest.json (--dev-r
 
 def kit_contents(data: TrackData, track: Track, reference: str,
                  reference_root: str, manifest: Optional[bytes],
-                 dev_manifest: Optional[bytes] = None
+                 dev_manifest: Optional[bytes] = None, config: Optional[bytes] = None
                  ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
     """The track's starting kit (source.json "starting_kit"): its files, a copy of the
     scoring program (so the kit's checks are the scorer's), the sample submission, the
     reference's public files it names, the task's manifest, phase.json and the reference's
     config.yaml as reference_config.yaml (task, label table, options; no labels): the dry run
-    scores validation labels in the dataset's layout, which have none, with it."""
+    scores validation labels in the dataset's layout, which have none, with it. config: that
+    config.yaml as the track bundles it (another task than the organizer's folder names), or
+    None: the folder's."""
     entries: List[Tuple[str, str]] = []
     for name, path in data.kit.files:   # a folder (the kit's final_package/) goes in whole
         entries += (collect(path, prefix=name.rstrip("/") + "/") if os.path.isdir(path)
                     else [(name, path)])
-    config = reference_config_file(reference)
-    if config:
-        entries.append((dry_run.REFERENCE_CONFIG, config))
+    config_file = reference_config_file(reference)
+    if config_file and config is None:
+        entries.append((dry_run.REFERENCE_CONFIG, config_file))
     entries += collect(data.scoring_program, prefix="scoring_program/")
     if data.sample_submission and os.path.isdir(data.sample_submission):
         entries += collect(data.sample_submission, prefix="sample_submission/")
@@ -50,6 +52,8 @@ def kit_contents(data: TrackData, track: Track, reference: str,
         raise Refused("{} track: starting kit files missing: {}".format(
             track.name, ", ".join(missing)))
     generated = {dry_run.PHASE_FILE: phase_json(track)}
+    if config is not None:
+        generated[dry_run.REFERENCE_CONFIG] = config
     if data.kit.manifest and manifest is not None:
         generated[data.kit.manifest] = manifest
     if data.kit.manifest and dev_manifest is not None:

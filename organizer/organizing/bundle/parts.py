@@ -14,8 +14,8 @@ from . import pages, placeholder, settings
 from .kit import kit_contents
 from .private_part import PrivateShare, PublicReference, make_public_reference, open_public, \
     packed_extra, with_public_columns
-from .reference import (final_rules, manifest_bytes, open_reference, reference_entries,
-                        reference_manifest, worker_program)
+from .reference import (config_for_task, final_rules, manifest_bytes, open_reference,
+                        reference_entries, reference_manifest, worker_program)
 from .refusal import Refused, human, same_folder, shown
 from .reproducible_zip import write_zip
 from .schedule import DEV_REFERENCE_ZIP
@@ -59,22 +59,23 @@ def build_track(build: str, source: Source, track: Track, reference: str, layout
     share its zip); dev_reference: the Development phase's labels (--dev-reference); private:
     --private-share (private_part.py): the bundled reference holds the public part only."""
     data = source.data(track.name)
-    setup, ref = open_reference(reference)
+    setup, ref = open_reference(reference, data.task,
+                                "the {} track's reference".format(track.name))
     task = setup.task
     max_params = final_rules(setup.ref_config).max_params
     count, noun = ref.size()   # images, or a VQA reference's questions
     public: Optional[PublicReference] = None
     if private:   # tracks that share the reference share its split (made: key -> its split)
-        public = made.get(("public", reference))
+        public = made.get(("public", reference, task.name))
         if public is None:
             public = make_public_reference(build, track.name, setup, ref, reference, private,
                                            say)
-            made[("public", reference)] = public
+            made[("public", reference, task.name)] = public
     test_set = (count, noun, data.task_name or track.name,
                 public.line if public else "")
     data = with_sample_submission(build, data, track, reference, task, ref, say)
     track = fill_in(track, page_context(track, [test_set], max_params))
-    if ("reference", reference) not in made:
+    if ("reference", reference, task.name) not in made:
         say("Reference: {} ({:,} {}, task {}), bundled in the {} layout".format(
             shown(reference), count, noun, task.name,
             "raw" if task.packing is None else layout))
@@ -88,7 +89,8 @@ def build_track(build: str, source: Source, track: Track, reference: str, layout
                                      packed_extra(public))
     dev_zip, dev_manifest = development_zip_of(build, data, track, task, dev_reference, layout,
                                                made, say)
-    entries, generated = kit_contents(data, track, reference, ref.root, manifest, dev_manifest)
+    entries, generated = kit_contents(data, track, reference, ref.root, manifest, dev_manifest,
+                                      config_for_task(reference, task.name))
     return TrackParts(track, data, program_zip, reference_zip, entries, generated, manifest,
                       test_set, dev_zip, max_params, public)
 
@@ -157,16 +159,17 @@ def program_zip_of(build: str, data: TrackData, track: Track, made: Dict[Any, st
 def reference_zip_of(build: str, track: Track, task: Any, ref: Any, reference: str,
                      layout: str, made: Dict[Any, str], say: Say,
                      extra: Optional[List[Tuple[str, str]]] = None) -> str:
-    """reference_data.zip (one zip for tracks that share the reference); extra: files the
-    packer does not carry (a public part's manifest)."""
-    reference_zip = made.get(("reference", reference))
+    """reference_data.zip (one zip for tracks that share the reference and the task: tracks of
+    different tasks on one reference each get theirs, whose config.yaml names their task);
+    extra: files the packer does not carry (a public part's manifest)."""
+    reference_zip = made.get(("reference", reference, task.name))
     if reference_zip is None:
         reference_zip = os.path.join(build, "reference_data-{}.zip".format(track.name))
-        entries = reference_entries(task, ref, layout, build, say)
+        entries, generated = reference_entries(task, ref, layout, build, say)
         entries += [e for e in extra or [] if e[0] not in dict(entries)]
-        size = write_zip(reference_zip, sorted(entries))
+        size = write_zip(reference_zip, sorted(entries), generated)
         say("  reference_data.zip    {:>9}  ({} track)".format(human(size), track.name))
-        made[("reference", reference)] = reference_zip
+        made[("reference", reference, task.name)] = reference_zip
     return reference_zip
 
 
@@ -177,21 +180,22 @@ def development_zip_of(build: str, data: TrackData, track: Track, task: Any,
     and sizes, for the kit's tools): ("", None) without --dev-reference."""
     if not dev_reference:
         return "", None
-    dev_setup, dev_ref = open_reference(dev_reference)
+    dev_setup, dev_ref = open_reference(dev_reference, data.task,
+                                        "the {} track's --dev-reference".format(track.name))
     dev_task = dev_setup.task
     if dev_task.name != task.name:
         raise Refused("--dev-reference {}: its task is {}, the test reference's {}: the "
                       "Development phase is scored like the Test phase".format(
                           shown(dev_reference), dev_task.name, task.name))
-    dev_zip = made.get(("reference", dev_reference), "")
+    dev_zip = made.get(("reference", dev_reference, task.name), "")
     if not dev_zip:
         dev_count, dev_noun = dev_ref.size()
         say("Development reference: {} ({:,} {})".format(shown(dev_reference), dev_count,
                                                         dev_noun))
         dev_zip = os.path.join(build, "dev_reference_data-{}.zip".format(track.name))
-        size = write_zip(dev_zip, reference_entries(dev_task, dev_ref, layout, build, say))
+        size = write_zip(dev_zip, *reference_entries(dev_task, dev_ref, layout, build, say))
         say("  {:<21} {:>9}  ({} track)".format(DEV_REFERENCE_ZIP, human(size), track.name))
-        made[("reference", dev_reference)] = dev_zip
+        made[("reference", dev_reference, task.name)] = dev_zip
     return dev_zip, manifest_bytes(dev_task, dev_ref) if data.kit.manifest else None
 
 

@@ -22,7 +22,8 @@ from scoring import public_part
 from scoring.config import CONFIG_FILE
 
 from ..split import choose, document, grouping
-from .reference import REFERENCE_EXCLUDE, manifest_bytes, open_reference, reference_config_file
+from .reference import (REFERENCE_EXCLUDE, config_for_task, manifest_bytes, open_reference,
+                        reference_config_file)
 from .refusal import Refused, shown
 
 Say = Callable[[str], None]
@@ -81,11 +82,15 @@ def write_public_questions(path: str, out: str, key: str, private: set) -> None:
         json.dump(doc, f)
 
 
-def config_text(ref_dir: str, split: choose.Split) -> str:
-    """The reference's config.yaml with the public_part block after it."""
+def config_text(ref_dir: str, split: choose.Split, task_name: str = "") -> str:
+    """The reference's config.yaml (naming task_name: config_for_task) with the public_part
+    block after it."""
     path = reference_config_file(ref_dir)
     text = ""
-    if path:
+    retasked = config_for_task(ref_dir, task_name)
+    if retasked is not None:
+        text = retasked.decode("utf-8")
+    elif path:
         with open(path, encoding="utf-8") as f:
             text = f.read()
     c = document.counts(split)
@@ -131,7 +136,7 @@ def make_public_reference(build: str, track: str, setup: Any, ref: Any, referenc
             continue
         shutil.copyfile(path, os.path.join(folder, name))
     with open(os.path.join(folder, CONFIG_FILE), "w", encoding="utf-8") as f:
-        f.write(config_text(reference_dir, split))
+        f.write(config_text(reference_dir, split, task.name))
     with open(os.path.join(folder, public_part.MANIFEST_FILE), "wb") as f:
         f.write(manifest_bytes(task, ref))
     line = document.summary_line(split)

@@ -4,16 +4,18 @@ labels) for the starting kit, its config.yaml, the final submission's rules it s
 """
 import json
 import os
+import re
 import sys
 import tempfile
 from typing import Any, Dict, List, Optional, Tuple
 
 from final_package import rules
-from scoring import engine, reference_setup
-from scoring.config import CONFIG_FILE
+from scoring import engine, reference_setup, safe_yaml
+from scoring.config import CONFIG_FILE, read_config
 from scoring.folders import sole_subfolder
 from scoring.formats.label_png.png import CannotOpen, NotPNG
 from scoring.problems import REF_CANNOT_OPEN, ScoringError
+from scoring.registry import DEFAULT, TASKS, reference_kind
 
 from .refusal import Refused, shown
 from .reproducible_zip import collect
@@ -23,31 +25,44 @@ from .reproducible_zip import collect
 REFERENCE_EXCLUDE = ("images",)
 
 
-def reference_entries(task, reference, layout: str, build: str, say) -> List[Tuple[str, str]]:
-    """Files of reference_data.zip: the raw layout as it is, or packed by the scoring program's
-    own packer (docs/packed-format.md, docs/vqa-packed-format.md), which checks everything on
-    the way. reference: the raw reference, as the scorer opened it."""
+def reference_entries(task, reference, layout: str, build: str, say,
+                      ) -> Tuple[List[Tuple[str, str]], Dict[str, bytes]]:
+    """Files of reference_data.zip (on disk, and generated): the raw layout as it is, or packed
+    by the scoring program's own packer (docs/packed-format.md, docs/vqa-packed-format.md),
+    which checks everything on the way; config.yaml naming `task` where the organizer's names
+    another task that reads the same reference (config_for_task). reference: the raw
+    reference, as the scorer opened it."""
     root = reference.root
     if layout == "raw" or task.packing is None:
-        return collect(root, exclude_top=REFERENCE_EXCLUDE)
-    # A folder of its own per reference: two tracks may each pack theirs (Planetscapes).
-    out = tempfile.mkdtemp(prefix="packed-reference-", dir=build)
-    total, noun = reference.size()
-    say("Packing the reference ({:,} {})...".format(total, noun))
-    try:
-        task.packing.pack(reference, out, engine.default_workers(total, task.unit_seconds),
-                          engine.Progress(total, sys.stdout, 10.0, "packed", noun))
-    except ScoringError as exc:
-        raise Refused(exc.message().strip()) from None
-    return collect(out)
+        entries = collect(root, exclude_top=REFERENCE_EXCLUDE)
+    else:
+        # A folder of its own per reference: two tracks may each pack theirs (Planetscapes).
+        out = tempfile.mkdtemp(prefix="packed-reference-", dir=build)
+        total, noun = reference.size()
+        say("Packing the reference ({:,} {})...".format(total, noun))
+        try:
+            task.packing.pack(reference, out, engine.default_workers(total, task.unit_seconds),
+                              engine.Progress(total, sys.stdout, 10.0, "packed", noun))
+        except ScoringError as exc:
+            raise Refused(exc.message().strip()) from None
+        entries = collect(out)
+    config = config_for_task(root, task.name)
+    if config is None:
+        return entries, {}
+    name = config_entry_name(entries, root)
+    return [e for e in entries if e[0] != name], {name: config}
 
 
-def open_reference(ref_dir: str):
+def open_reference(ref_dir: str, task_name: str = "", what: str = ""):
     """(the scorer's reference_setup.Setup, the reference) as the scorer opens them; Refused
     with the scorer's own message if the reference is broken: better now than on the first
-    participant's submission."""
+    participant's submission. task_name: the track's task (source.json track_data.<track>.task)
+    instead of config.yaml's, for a reference that task reads (registry.READS_REFERENCE_OF);
+    what: the option and track, for that refusal."""
     try:
-        setup = reference_setup.configure(ref_dir)
+        if task_name:
+            refuse_other_kind(ref_dir, task_name, what)
+        setup = reference_setup.configure(ref_dir, task_name or None)
         reference = setup.open()
     except ScoringError as exc:
         raise Refused(exc.message().strip()) from None
@@ -56,6 +71,62 @@ def open_reference(ref_dir: str):
         raise Refused("{} is a packed reference: give the raw layout (the dataset's own label "
                       "files)".format(ref_dir))
     return setup, reference
+
+
+def own_task(ref_dir: str) -> str:
+    """The task the reference's config.yaml names (the scorer's default without one);
+    BrokenReference for a config.yaml that cannot be read or names no known task."""
+    from scoring.config import task_name   # the one reading of `task:`
+    return task_name(read_config(ref_dir), DEFAULT, TASKS)
+
+
+def refuse_other_kind(ref_dir: str, task_name: str, what: str) -> None:
+    """Refused if the task cannot read the reference: a reference of another kind than its
+    task's (a VQA reference given to a pixel track) cannot be meant."""
+    own = own_task(ref_dir)
+    if reference_kind(own) == reference_kind(task_name):
+        return
+    raise Refused("{}{}: its config.yaml says task: {}, and the task {} cannot read that "
+                  "reference (it reads a {} reference). Give a reference of that kind.\n"
+                  .format(what + " " if what else "", shown(ref_dir), own, task_name,
+                          reference_kind(task_name)).rstrip("\n"))
+
+
+def config_for_task(ref_dir: str, task_name: str) -> Optional[bytes]:
+    """The reference's config.yaml as a track scored by task_name bundles it: its `task:` line
+    set to that task (every other line as the organizer wrote it), so the worker's score.py,
+    which reads config.yaml, scores the track with its task; None when config.yaml already
+    names it (or no task is asked)."""
+    if not task_name or own_task(ref_dir) == task_name:
+        return None
+    path = reference_config_file(ref_dir)
+    text = ""
+    if path:
+        with open(path, encoding="utf-8") as f:
+            text = f.read()
+    line = "task: {}   # bundle.sh: this track's task (source.json); the organizer's folder " \
+           "says {}".format(task_name, own_task(ref_dir))
+    top = re.compile(r"^task[ \t]*:.*$", re.M)
+    found = top.findall(text)
+    new = top.sub(line, text) if len(found) == 1 else line + "\n" + text
+    # Every other setting must be the organizer's: read both back and compare.
+    before = read_config(ref_dir)
+    try:
+        after = safe_yaml.load_text(new) or {}
+    except safe_yaml.YamlError:
+        after = None
+    if not isinstance(after, dict) or after != dict(before, task=task_name):
+        raise Refused("{}: its config.yaml's `task:` cannot be set to {} by one line (write "
+                      "`task:` as a line of its own at the top level)".format(
+                          shown(path or ref_dir), task_name))
+    return new.encode("utf-8")
+
+
+def config_entry_name(entries: List[Tuple[str, str]], ref_dir: str) -> str:
+    """The name config.yaml has among a reference's zip entries ("config.yaml", or under its
+    only sub-folder); "config.yaml" if it has none."""
+    names = [n for n, _ in entries if os.path.basename(n) == CONFIG_FILE]
+    return min(names, key=lambda n: n.count("/")) if names else CONFIG_FILE
 
 
 def final_rules(ref_config: Dict[str, Any]):

@@ -33,6 +33,9 @@ class TrackData(NamedTuple):
     columns_from_reference: bool    # add a leaderboard column per key the reference's task
                                     # writes (keys that depend on the organizer's label table)
     task_name: str                  # the Codabench task's name (a merged bundle's column group)
+    task: str = ""                  # the task that scores the track, "" = the reference's
+                                    # config.yaml's (the base track's default): tracks of tasks
+                                    # that read one reference share the organizer's folder
 
 
 class Source(NamedTuple):
@@ -90,7 +93,7 @@ def _track_data(raw: Dict[str, Any], here: str, fallback: Optional[TrackData],
                      repo_path("sample_reference", base.sample_reference),
                      repo_path("sample_submission", base.sample_submission), kit,
                      bool(raw.get("columns_from_reference", base.columns_from_reference)),
-                     str(raw.get("task_name", base.task_name)))
+                     str(raw.get("task_name", base.task_name)), str(raw.get("task", base.task)))
 
 
 def _source_from(path: str) -> Source:
@@ -115,7 +118,7 @@ def _source_from(path: str) -> Source:
         if track != base_track:
             # What a track does not say is the base track's (not its generated columns).
             per_track[track] = _track_data(entry, here, base._replace(
-                columns_from_reference=False, task_name=""), path)
+                columns_from_reference=False, task_name="", task=""), path)
     if "codabench" in raw:
         # It built the merged Codabench bundle by default; that bundle ranks a submission with
         # a failed task first, so it is built only when asked.

@@ -199,7 +199,7 @@ def test_the_sample_equals_cityscapesscripts_with_its_table(tmp_path):
 
     import yaml
     from conftest import PLANETSCAPES
-    ref = os.path.join(PLANETSCAPES, "reference_data", "instance")
+    ref = os.path.join(PLANETSCAPES, "reference_data", "semantic")  # the pixel tasks'
     sub = os.path.join(PLANETSCAPES, "starting_kit", "instance", "sample_submission")
     with open(os.path.join(ref, "config.yaml")) as f:
         rows = yaml.safe_load(f)["labels"]

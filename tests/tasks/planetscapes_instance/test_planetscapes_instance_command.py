@@ -15,14 +15,17 @@ from conftest import KIT, ORGANIZER, PLANETSCAPES, run_score
 from scoring.registry import TASKS
 from scoring import reference_setup
 
-REF = os.path.join(PLANETSCAPES, "reference_data", "instance")
+# The pixel tasks' one reference (its config.yaml: task: planetscapes-semantic): every command
+# scores it with the instance task by --task.
+REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
+TASK = ("--task", "planetscapes-instance")
 SAMPLE = os.path.join(PLANETSCAPES, "starting_kit", "instance", "sample_submission")
 
 
 @pytest.mark.compat
 def test_the_sample_scores_and_the_page_shows_the_curves(tmp_path):
     out = tmp_path / "out"
-    proc = run_score("--ref", REF, "--res", SAMPLE, "--out", out)
+    proc = run_score("--ref", REF, "--res", SAMPLE, "--out", out, *TASK)
     assert proc.returncode == 0, proc.stderr
     assert "WARNING" not in proc.stdout + proc.stderr   # the masks are no extra files
     scores = json.loads((out / "scores.json").read_text())
@@ -61,7 +64,7 @@ def test_the_kit_zips_the_txt_files_with_their_masks_and_the_zip_scores(tmp_path
     assert "masks/unused.png" not in names
     assert {n for n in names if n.startswith("masks/")} == {
         "masks/" + n for n in os.listdir(SAMPLE + "/masks")}
-    proc = run_score("--ref", REF, "--res", zipped, "--out", tmp_path / "out")
+    proc = run_score("--ref", REF, "--res", zipped, "--out", tmp_path / "out", *TASK)
     assert proc.returncode == 0, proc.stderr
 
 
@@ -84,7 +87,7 @@ def _worse(tmp_path):
 def test_compare_ranks_two_submissions(tmp_path):
     worse = _worse(tmp_path)
     proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "compare.py"), "--ref", REF,
-                           "--out", str(tmp_path / "cmp"), SAMPLE, worse, "--workers", "2"],
+                           "--out", str(tmp_path / "cmp"), SAMPLE, worse, "--workers", "2", *TASK],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     lines = (tmp_path / "cmp" / "leaderboard.csv").read_text().splitlines()
@@ -100,7 +103,7 @@ def test_a_table_without_instance_classes_is_the_references_problem(tmp_path):
     for row in config["labels"]:
         row["has_instances"] = False
     (ref / "config.yaml").write_text(yaml.safe_dump(config))
-    proc = run_score("--ref", ref, "--res", SAMPLE)
+    proc = run_score("--ref", ref, "--res", SAMPLE, *TASK)
     assert proc.returncode == 3, proc.stderr
     assert "the instance task has no class to score" in proc.stderr
 
@@ -119,7 +122,7 @@ def test_verify_rescores_a_final_package_and_compares_its_predictions(tmp_path):
                                (worse, "0 of 12 images compared are identical")):
         proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "verify.py"), "--ref", REF,
                                "--out", str(tmp_path / "v"), "--reproduced", reproduced,
-                               str(final)], capture_output=True, text=True, timeout=300)
+                               str(final), *TASK], capture_output=True, text=True, timeout=300)
         assert "Traceback" not in proc.stderr, proc.stderr
         assert "results/ passes every check of the scoring program; ap 0.6081" in proc.stdout
         assert phrase in proc.stdout, proc.stdout

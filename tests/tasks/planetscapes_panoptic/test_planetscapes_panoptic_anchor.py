@@ -173,7 +173,7 @@ def test_the_sample_equals_the_anchor(tmp_path):
     """The committed sample (competitions/planetscapes/): reference and submission."""
     from conftest import PLANETSCAPES
     import yaml
-    ref = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
+    ref = os.path.join(PLANETSCAPES, "reference_data", "semantic")  # the pixel tasks'
     res = os.path.join(PLANETSCAPES, "starting_kit", "panoptic", "sample_submission")
     with open(os.path.join(ref, "config.yaml")) as f:
         rows = yaml.safe_load(f)["labels"]

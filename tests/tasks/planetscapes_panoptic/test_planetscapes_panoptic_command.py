@@ -17,7 +17,10 @@ from html_checks import assert_balanced, assert_self_contained
 
 pytestmark = pytest.mark.compat
 
-REF = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
+# The pixel tasks' one reference (its config.yaml: task: planetscapes-semantic): every command
+# scores it with the panoptic task by --task.
+REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
+TASK = ("--task", "planetscapes-panoptic")
 RES = os.path.join(PLANETSCAPES, "starting_kit", "panoptic", "sample_submission")
 
 
@@ -66,7 +69,7 @@ def test_scores_and_interval_equal_the_oracle_through_the_command(case, tmp_path
 
 def test_the_sample_page_splits_pq_into_sq_and_rq(tmp_path):
     out = tmp_path / "out"
-    proc = run_score("--ref", REF, "--res", RES, "--out", out)
+    proc = run_score("--ref", REF, "--res", RES, "--out", out, *TASK)
     assert proc.returncode == 0, proc.stderr
     page = (out / "detailed_results.html").read_text()
     assert_balanced(page)
@@ -120,7 +123,7 @@ def _all_void(ref, config):
                                          (_all_void, "pan_ref_empty")])
 def test_reference_problems_are_the_organizers(tmp_path, change, code):
     ref = _ref_with(tmp_path, change)
-    code_, out, err = score_either(["--ref", ref, "--res", RES, "--workers", "1"],
+    code_, out, err = score_either(["--ref", ref, "--res", RES, "--workers", "1", *TASK],
                                    real=change is _evaluate_zero)
     assert code_ == 3, err
     assert "Traceback" not in out + err

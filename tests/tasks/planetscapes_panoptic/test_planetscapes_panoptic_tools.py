@@ -22,7 +22,10 @@ import make_submission  # noqa: E402
 
 pytestmark = pytest.mark.compat
 
-REF = os.path.join(PLANETSCAPES, "reference_data", "panoptic")
+# The pixel tasks' one reference (its config.yaml: task: planetscapes-semantic): every command
+# scores it with the panoptic task by --task.
+REF = os.path.join(PLANETSCAPES, "reference_data", "semantic")
+TASK = ("--task", "planetscapes-panoptic")
 RES = os.path.join(PLANETSCAPES, "starting_kit", "panoptic", "sample_submission")
 FINAL = os.path.join(os.path.dirname(PLANETSCAPES), "..", "samples", "final_submission")
 
@@ -51,8 +54,8 @@ def test_make_submission_zips_the_json_and_its_folder(manifest, tmp_path):
             "predictions/" + i + ".png" for i in ids]
     assert "in the folder named after the .json file" in out
     assert run_main(check_submission.main, [str(output), "--manifest", manifest])[0] == 0
-    scored = run_score("--ref", REF, "--res", output, "--out", tmp_path / "zip")
-    direct = run_score("--ref", REF, "--res", RES, "--out", tmp_path / "dir")
+    scored = run_score("--ref", REF, "--res", output, "--out", tmp_path / "zip", *TASK)
+    direct = run_score("--ref", REF, "--res", RES, "--out", tmp_path / "dir", *TASK)
     assert scored.returncode == 0 and direct.returncode == 0, scored.stderr
     assert (tmp_path / "zip" / "scores.txt").read_text() == \
         (tmp_path / "dir" / "scores.txt").read_text()
@@ -75,7 +78,7 @@ def _second(tmp_path):
     import subprocess
     sub = str(tmp_path / "other")
     subprocess.run([sys.executable, os.path.join(PLANETSCAPES, "make_panoptic_sample.py"),
-                    "--seed", "7", "--out", str(tmp_path / "ref7"), "--submission", sub],
+                    "--seed", "7", "--submission", sub],
                    check=True, capture_output=True)
     return sub
 
@@ -84,14 +87,14 @@ def test_compare_ranks_as_score_does(tmp_path):
     import subprocess
     other = _second(tmp_path)
     proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "compare.py"), "--ref", REF,
-                           "--out", str(tmp_path / "cmp"), RES, other, "--workers", "1"],
+                           "--out", str(tmp_path / "cmp"), RES, other, "--workers", "1", *TASK],
                           capture_output=True, text=True, timeout=300)
     assert proc.returncode == 0, proc.stderr
     with open(str(tmp_path / "cmp" / "leaderboard.csv")) as f:
         rows = {r["model"]: r for r in csv.DictReader(f)}
     for name, res in (("sample_submission", RES), ("other", other)):
         out = tmp_path / name
-        assert run_score("--ref", REF, "--res", res, "--out", out).returncode == 0
+        assert run_score("--ref", REF, "--res", res, "--out", out, *TASK).returncode == 0
         mine = json.loads((out / "scores.json").read_text())
         assert float(rows[name]["pq"]) == pytest.approx(mine["pq"], abs=1e-10)
 
@@ -106,7 +109,8 @@ def test_verify_tells_the_same_predictions_from_others(tmp_path):
     for name, scored in (("same", RES), ("other", other)):
         proc = subprocess.run([sys.executable, os.path.join(ORGANIZER, "verify.py"), "--ref", REF,
                                "--out", str(tmp_path / name), "--claimed", "0.6584917589",
-                               "--leaderboard-submission", scored, "--workers", "1", str(pkg)],
+                               "--leaderboard-submission", scored, "--workers", "1", str(pkg),
+                               *TASK],
                               capture_output=True, text=True, timeout=300)
         verdict = json.loads((tmp_path / name / "verdict.json").read_text())
         verdicts[name] = {c["name"]: c["status"] for c in verdict["checks"]}

@@ -18,7 +18,7 @@ from hypothesis import strategies as st
 
 import vqa_oracle as oracle
 from vqa_util import write_vqa_reference
-from conftest import (ORGANIZER, ROOT, PAN_REF, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_score,
+from conftest import (ORGANIZER, ROOT, SEM_REF, VQA_KIT, VQA_REF, pack_either, run_score,
                       score_either)
 from scoring.problems import BrokenReference
 from scoring.registry import TASKS
@@ -466,7 +466,8 @@ def test_bundle_ships_the_packed_vqa_reference_and_scores_like_raw(tmp_path):
     build.mkdir()
     lines = []
     built = build_bundles(str(build), source, Schedule(), {"semantic": SEM_REF, "vqa": SAMPLE_REF,
-                                                                  "panoptic": PAN_REF},
+                                                           "panoptic": SEM_REF,
+                                                           "instance": SEM_REF},
                           "packed", lines.append, sample=False).built
     assert any("Packing the reference (300 questions)" in line for line in lines), lines
     (vqa_bundle,) = [b.path for b in built if b.name.endswith("-vqa-codabench.zip")]
