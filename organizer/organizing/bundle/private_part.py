@@ -27,8 +27,10 @@ from .reference import (REFERENCE_EXCLUDE, config_for_task, manifest_bytes, open
 from .refusal import Refused, shown
 
 Say = Callable[[str], None]
-# Tasks whose units are label images named by their id: a private unit's PNGs left out.
-IMAGE_TASKS = ("agriculture-vision", "planetscapes-semantic")
+# Tasks whose units are label images named by their id: a private unit's PNGs left out (the
+# Planetscapes pixel tasks read one reference: labels/, instances/).
+IMAGE_TASKS = ("agriculture-vision", "planetscapes-semantic", "planetscapes-instance",
+               "planetscapes-panoptic")
 # Tasks scored from one results file whose split units are questions: the reference's two
 # JSON files (file -> its list) rewritten without the private questions.
 QUESTION_TASKS = ("planetscapes-vqa",)

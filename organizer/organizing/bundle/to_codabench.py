@@ -171,6 +171,10 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
     return out
 
 
+# What private_part.column_label adds to a split bundle's column titles.
+PUBLIC_MARKS = (" (public part)", " (public)")
+
+
 def _named(board: Dict[str, Any], docs: List[Dict[str, Any]], prefixes: List[str]) -> None:
     """Each task's columns titled with its name: Codabench attaches every phase to the first
     leaderboard (competitions/unpackers/base_unpacker.py, _save_competition: a second one is
@@ -180,12 +184,20 @@ def _named(board: Dict[str, Any], docs: List[Dict[str, Any]], prefixes: List[str
     the page's column filter finds a task's columns by its name. The leaderboard's title, shown
     above the table, names the tasks."""
     index = 0
+    public = False
     for doc, prefix in zip(docs, prefixes):
         for _ in doc["leaderboards"][0]["columns"]:
             column = board["columns"][index]
-            column["title"] = "{}: {}".format(prefix, column.get("title") or column["key"])
+            title = str(column.get("title") or column["key"])
+            # A split bundle's "(public part)" goes once into the leaderboard's title: with
+            # the task's name as well, a column title would pass Codabench's 36 characters.
+            for mark in PUBLIC_MARKS:
+                if title.endswith(mark):
+                    title, public = title[:-len(mark)], True
+                    break
+            column["title"] = "{}: {}".format(prefix, title)
             index += 1
-    board["title"] = ", ".join(prefixes)
+    board["title"] = ", ".join(prefixes) + (PUBLIC_MARKS[0] if public else "")
 
 
 def _same_phases(tracks: List[Track], docs: List[Dict[str, Any]]) -> None:

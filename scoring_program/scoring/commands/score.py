@@ -219,7 +219,9 @@ def _score(args: argparse.Namespace, io: frame.Io, setup: reference_setup.Setup,
     log = found.log
     log.merge(acc.submission_log)
     if part is not None and unlabelled:   # checked as the kit checks them: no label needed
-        checked = engine.evaluate(validate.CheckOnly(), part.stand_in, part.fmt, None,
+        # by the format that discovered them (a format may keep what discovery read: the
+        # panoptic task's segments_info per PNG)
+        checked = engine.evaluate(validate.CheckOnly(), part.stand_in, fmt, None,
                                   unlabelled, workers, None)
         log.merge(checked.submission_log)
     if log.fatal:
