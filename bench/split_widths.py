@@ -72,8 +72,8 @@ def main(argv=None) -> int:
 
     def on(units):
         cut = selection.restricted(reference, set(units))
-        points, ends = side_by_side.score_part(setup, cut, fmt, [selection.files_of(files, set(
-            units))], args.workers, key)
+        points, ends = side_by_side.score_part(setup, cut, fmt, [selection.files_of(files, cut)],
+                                               args.workers, key)
         return points[0], ends[0]
 
     whole, whole_ends = on(reference.ids)
