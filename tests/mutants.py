@@ -1677,9 +1677,19 @@ MUTATIONS = [
      'tests/bundle/test_planetscapes_bundle.py -k merged_kit_holds'),
     ("merged leaderboard: the columns' titles without their task's name",
      ORG + 'bundle/to_codabench.py',
-     '            column["title"] = "{}: {}".format(prefix, column.get("title") or column["key"])\n',
-     '            column["title"] = column.get("title") or column["key"]\n',
+     '            column["title"] = "{}: {}".format(prefix, title)\n',
+     '            column["title"] = title\n',
      'tests/bundle/test_planetscapes_bundle.py -k names_each'),
+    ("public part: the private files checked by a format that did not discover them",
+     SP + 'commands/score.py',
+     '        checked = engine.evaluate(validate.CheckOnly(), part.stand_in, fmt, None,\n',
+     '        checked = engine.evaluate(validate.CheckOnly(), part.stand_in, part.fmt, None,\n',
+     'tests/bundle/test_private_share.py -k "planetscapes_zip and raw"'),
+    ("split merged leaderboard: (public part) kept in each task-named column title",
+     ORG + 'bundle/to_codabench.py',
+     '                    title, public = title[:-len(mark)], True\n',
+     '                    public = True\n',
+     'tests/bundle/test_private_share.py -k merged_bundle_and_its_plan'),
 ]
 
 
