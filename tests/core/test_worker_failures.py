@@ -123,7 +123,11 @@ def test_every_exception_of_the_program_pickles():
 # Each case: what to break (in the main process, before the fork: workers inherit it), and the
 # exit status and message the run must end with.
 CASE = """
+import faulthandler
 import sys
+# A run that hangs (seen once in CI, under load, not reproduced in 120 runs) prints every
+# thread's stack and exits, so the failure says where it waited instead of a bare timeout.
+faulthandler.dump_traceback_later(100, exit=True)
 sys.path.insert(0, {program!r})
 from scoring.commands import score
 from scoring.tasks.agrivision import reference, metric
