@@ -51,10 +51,14 @@ class PublicReference(NamedTuple):
     line: str                 # "public part: N of M images (fields F of G)"
 
 
+# What a split bundle's column labels end with: the long form, else the short one.
+PUBLIC_MARKS = (" (public part)", " (public)")
+
+
 def column_label(label: str) -> str:
     """A leaderboard column's label on a split bundle (Codabench: at most 36 characters)."""
-    longer = "{} (public part)".format(label)
-    return longer if len(longer) <= 36 else "{} (public)".format(label)[:36]
+    longer = label + PUBLIC_MARKS[0]
+    return longer if len(longer) <= 36 else (label + PUBLIC_MARKS[1])[:36]
 
 
 def public_files(root: str, private: set) -> List[Tuple[str, str]]:

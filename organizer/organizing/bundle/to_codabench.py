@@ -7,6 +7,7 @@ from typing import Any, Dict, List, Optional
 from platforms import codabench_definition, codalab_definition
 from platforms.dates import ONE_SECOND, as_datetime
 
+from .private_part import PUBLIC_MARKS
 from .schedule import yaml_date
 from .tracks import GENERATED_HEADER, Track, dump
 
@@ -169,10 +170,6 @@ def merge_v2(tracks: List[Track], task_names: List[str], files: List[Dict[str, s
     if prefixes:
         _named(out["leaderboards"][0], docs, prefixes)
     return out
-
-
-# What private_part.column_label adds to a split bundle's column titles.
-PUBLIC_MARKS = (" (public part)", " (public)")
 
 
 def _named(board: Dict[str, Any], docs: List[Dict[str, Any]], prefixes: List[str]) -> None:
