@@ -41,10 +41,13 @@ def _image_over(arr: np.ndarray, mode: str) -> Optional["Image.Image"]:
         image = Image.frombuffer(mode, (width, height), arr, "raw", mode, 0, 1)
     except (ValueError, TypeError):
         return None
-    # Shared memory: a change of the array's first and last samples shows in the image.
+    # Shared memory: a change of the array's first and last samples shows in the image (a
+    # pixel of several bands, as RGBX over uint32 words, shows its bytes in memory order).
+    bands = len(image.getbands())
     for value in (1, 2):
         arr[0, 0] = arr[-1, -1] = value
-        if image.getpixel((0, 0)) != value or image.getpixel((width - 1, height - 1)) != value:
+        shown = value if bands == 1 else tuple(arr[:1, :1].tobytes())
+        if image.getpixel((0, 0)) != shown or image.getpixel((width - 1, height - 1)) != shown:
             return None
     return image
 

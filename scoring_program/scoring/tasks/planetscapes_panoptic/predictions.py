@@ -29,7 +29,7 @@ from ... import regular_file
 from ...folders import ignored
 from ...formats.label_png import png
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
-from ...formats.label_png.pillow_array import _not_loaded, _set_mode
+from ...formats.label_png.pillow_array import _image_over, _not_loaded, _set_mode
 from ...formats.label_png.kinds import NOT_PNG, NOT_REGULAR, TOO_LARGE, TRANSPOSED, WRONG_SIZE
 from ...problems import EXTRA_FILE, ProblemLog
 from ...readers import bounded_json
@@ -335,17 +335,7 @@ def _decode_rgbx(img: "Image.Image") -> np.ndarray:
     step is verified; any doubt takes Pillow's own path (load, then tobytes: two more copies)."""
     width, height = img.size
     arr = np.empty((height, width), dtype="<u4")
-    target = None
-    if _not_loaded(img):
-        try:
-            target = Image.frombuffer("RGBX", (width, height), arr, "raw", "RGBX", 0, 1)
-        except (ValueError, TypeError):
-            target = None
-    if target is not None:
-        arr[0, 0], arr[-1, -1] = 0x01020304, 0x05060708   # shared memory shows in the image
-        if target.getpixel((0, 0)) != (4, 3, 2, 1) or \
-                target.getpixel((width - 1, height - 1)) != (8, 7, 6, 5):
-            target = None
+    target = _image_over(arr, "RGBX") if _not_loaded(img) else None
     if target is not None:
         _set_mode(img, "RGBX")
         img.im = target.im
