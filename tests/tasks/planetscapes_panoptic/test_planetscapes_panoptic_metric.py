@@ -30,6 +30,17 @@ def test_random_sets_equal_the_oracle(seed):
     equal(score_arrays(pu.ROWS, images)[1], oracle(pu.ROWS, images))
 
 
+@pytest.mark.parametrize("seed", range(4))
+def test_pairs_counted_by_sorting_equal_the_oracle(seed, monkeypatch):
+    """An image whose reference values times predicted segments exceed the dense count's bins
+    has its pairs counted by sorting its pieces: the same scores."""
+    from scoring.tasks.planetscapes_panoptic import metric
+    monkeypatch.setattr(metric, "DENSE_PAIRS", 0)
+    rng = np.random.RandomState(100 + seed)
+    images = [pu.scene(rng, pu.ROWS, 9 + seed, 13) for _ in range(4)]
+    equal(score_arrays(pu.ROWS, images)[1], oracle(pu.ROWS, images))
+
+
 @settings(max_examples=40)
 @given(st.integers(0, 2 ** 31 - 1), st.integers(1, 4), st.integers(2, 12), st.integers(2, 12))
 def test_any_scene_equals_the_oracle(seed, n, h, w):

@@ -14,21 +14,16 @@ from fractions import Fraction
 from typing import Dict, List, NamedTuple, Optional, Tuple
 
 import numpy as np
-from PIL import Image
 
 from ...task_api import CAT, SUM, MetricState
 from ..planetscapes_semantic.labels import LabelTable, key_name
 from ...task_api import ReferenceProblem
 from ..planetscapes_semantic.problems import REF_UNKNOWN_ID
-from .predictions import Prediction
+from .predictions import Prediction, run_lengths, run_starts
 from .reference import MAX_VALUE, SegmentSpec, Segments, Truth, segments_of
 
 FIXED_BITS = 64            # the state's IoU sums: units of 2^-64
 ROW_BITS = 24              # the interval's per-image rows: units of 2^-24 (int64 sums)
-# The (reference value, predicted segment) pairs an image holds: a few hundred at most in
-# Cityscapes; Pillow's getcolors is asked for this many first, and for every pixel's own only
-# when there are more.
-FEW_PAIRS = 1 << 16
 MEANS = ["pq", "sq", "rq", "pq_things", "sq_things", "rq_things", "pq_stuff", "sq_stuff",
          "rq_stuff"]
 
@@ -49,44 +44,64 @@ class ImageCounts(NamedTuple):
     iou: List[int]
 
 
+# Above this many (reference value, predicted segment) combinations an image's pairs are
+# counted by sorting its pieces instead of one bincount over every combination.
+DENSE_PAIRS = 1 << 22
+
+
 def joint_counts(truth: Truth, pred: Prediction) -> Tuple[np.ndarray, np.ndarray,
                                                           np.ndarray]:
-    """(reference value, predicted slot, pixels) of every pair present: the key value << bits
-    | slot of each pixel, counted by Pillow's getcolors of the keys as a 32-bit image (one C
-    pass over a hash of the keys present, whatever their range: numpy's bincount would need
-    2^(16 + bits) bins)."""
-    inst = truth.instances
-    if inst.dtype != np.uint16:
-        if inst.size and (int(inst.min()) < 0 or int(inst.max()) > MAX_VALUE):
+    """(reference value, predicted segment position, pixels) of every pair present: the
+    flattened image cut wherever the reference value or the predicted segment changes (one
+    comparison pass over the reference, the prediction's cuts added), each piece's value pair
+    counted with its length: exact integer counts, linear in the pixels."""
+    flat = truth.instances.reshape(-1)
+    if truth.instances.dtype != np.uint16:
+        if flat.size and (int(flat.min()) < 0 or int(flat.max()) > MAX_VALUE):
             raise ReferenceProblem(REF_UNKNOWN_ID, truth.name, "values outside 0-65535")
-    bits = pred.slots.bits
-    if 16 + bits > 31:  # beyond a signed 32-bit key (an image of thousands of segments): sort
-        wide = inst.astype(np.int64) << bits
-        wide |= pred.index
-        keys, counts = np.unique(wide, return_counts=True)
-        return keys >> bits, keys & ((1 << bits) - 1), counts.astype(np.int64)
-    key = inst.astype(np.uint32)
-    key <<= np.uint32(bits)
-    key |= pred.index
-    height, width = key.shape
-    img = Image.frombuffer("I", (width, height), key.view(np.int32), "raw", "I", 0, 1)
-    found = img.getcolors(FEW_PAIRS) or img.getcolors(max(key.size, 1))
-    keys = np.array([k for _, k in found], dtype=np.int64)
-    counts = np.array([n for n, _ in found], dtype=np.int64)
-    return keys >> bits, keys & ((1 << bits) - 1), counts
+    cut = np.zeros(flat.size, dtype=bool)
+    cut[pred.starts] = True
+    starts = run_starts(flat, cut)
+    lengths = run_lengths(starts, flat.size)
+    values = flat[starts].astype(np.intp)
+    # Each piece lies in one predicted run: the count of the prediction's cuts up to it.
+    segment = pred.segments[np.cumsum(cut[starts]) - 1]
+    # The reference values present, numbered (a value is below 2^16).
+    present = np.flatnonzero(np.bincount(values, minlength=MAX_VALUE + 1))
+    number = np.zeros(MAX_VALUE + 1, dtype=np.intp)
+    number[present] = np.arange(present.size)
+    width = pred.ids.size
+    key = number[values] * width + segment
+    if present.size * width <= DENSE_PAIRS:
+        # Exact: float64 holds every pixel count of a bounded image.
+        counts = np.bincount(key, weights=lengths, minlength=present.size * width)
+        keys = np.flatnonzero(counts)
+        counts = counts[keys].astype(np.int64)
+    else:
+        keys, counts = sum_runs(key, lengths)
+    return present[keys // width], keys % width, counts
+
+
+def sum_runs(keys: np.ndarray, lengths: np.ndarray) -> Tuple[np.ndarray, np.ndarray]:
+    """(distinct keys sorted, pixels of each): the runs' lengths summed by key, in integers."""
+    if not keys.size:
+        return keys, lengths
+    order = np.argsort(keys, kind="stable")
+    ordered = keys[order]
+    first = np.flatnonzero(np.concatenate(([True], ordered[1:] != ordered[:-1])))
+    return ordered[first], np.add.reduceat(lengths[order], first)
 
 
 def pairs(truth: Truth, pred: Prediction, spec: SegmentSpec) -> Tuple[
         Segments, np.ndarray, np.ndarray, np.ndarray]:
     """The reference's segments, and (reference segment, predicted segment, intersection) of
     every pair that meets (the void position may come several times, once per void value)."""
-    value, slot, inter = joint_counts(truth, pred)
+    value, p, inter = joint_counts(truth, pred)
     values, which = np.unique(value, return_inverse=True)
     areas = np.zeros(values.size, dtype=np.int64)
     np.add.at(areas, which, inter)
     segments = segments_of(values, areas, spec, truth.name)
     g = segments.position[which]
-    p = pred.slots.positions[slot.astype(np.intp)]
     return segments, g, p, inter
 
 
@@ -95,8 +110,8 @@ def image_counts(truth: Truth, pred: Prediction, spec: SegmentSpec,
     """The anchor's pq_compute_single_core for one image, over its segment pairs."""
     ref, g, p, inter = pairs(truth, pred, spec)
     k = len(pred.ids)
-    if g.size and (int(g.min()) < 0 or int(p.min()) < 0):  # a slot no value takes: a bug
-        raise AssertionError("a pixel's slot names no segment")
+    if g.size and int(g.min()) < 0:  # a value segments_of did not place: a bug
+        raise AssertionError("a reference value has no segment")
     gcls, pcls = ref.classes[g], pred.classes[p]
     on_void = g == 0
     void = np.zeros(k, dtype=np.int64)

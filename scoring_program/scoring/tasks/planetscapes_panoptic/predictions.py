@@ -35,7 +35,6 @@ from ...problems import EXTRA_FILE, ProblemLog
 from ...readers import bounded_json
 from ...submission import discovery
 from ...task_api import PredictionProblem, Submission, SubmissionFormat
-from .slots import Slots, of_pixels, of_values
 from .problems import (BAD_JSON, CATEGORY, FILE_NAME, NO_ANNOTATION, NO_FOLDER, NO_JSON, NOT_JSON,
                        NOT_RGB, SEGMENT_ID, SEGMENT_TWICE, TOO_MANY, TWICE, TWO_JSON,
                        UNKNOWN_IMAGE, UNLISTED, UNUSED)
@@ -61,15 +60,21 @@ class Segments(NamedTuple):
 
 
 class Prediction(NamedTuple):
-    """One image's checked prediction: per pixel the slot of its segment (slots.py), the slots'
-    hash, and per segment (void, 0, first) its id, its class (position among the evaluated
-    labels; -1: void) and its area in pixels."""
+    """One image's checked prediction: its pixels as runs (the flattened image cut wherever the
+    segment id changes: each run's first pixel and its segment's position), and per segment
+    (void, 0, first) its id, its class (position among the evaluated labels; -1: void) and its
+    area in pixels. A few tens of thousands of runs stand for two million pixels: every count
+    the metric needs is a sum over runs (metric.joint_counts)."""
 
-    index: np.ndarray       # uint32 slots, (height, width)
-    slots: Slots
+    starts: np.ndarray      # intp, ascending, starts[0] == 0
+    segments: np.ndarray    # intp, per run the position of its segment in ids
+    shape: Tuple[int, int]
     ids: np.ndarray
     classes: np.ndarray
     areas: np.ndarray
+
+    def lengths(self) -> np.ndarray:
+        return run_lengths(self.starts, self.shape[0] * self.shape[1])
 
 
 def _jsons(res_dir: str) -> List[str]:
@@ -252,8 +257,9 @@ class PanopticPredictions(SubmissionFormat):
     def comparable(self, prediction: Prediction) -> np.ndarray:
         """Per pixel its segment id and the segment's class (2^24 x (class + 1) + id): two
         PNGs predict the same when these agree everywhere."""
-        pos = prediction.slots.positions[prediction.index]
-        return prediction.ids[pos] + ((prediction.classes[pos] + 1) << 24)
+        pos = prediction.segments
+        runs = prediction.ids[pos] + ((prediction.classes[pos] + 1) << 24)
+        return np.repeat(runs, prediction.lengths()).reshape(prediction.shape)
 
     def zip_entries(self, found: Submission) -> List[Tuple[str, str]]:
         """The JSON at the zip's root and the PNGs in the folder named after it."""
@@ -268,13 +274,11 @@ class PanopticPredictions(SubmissionFormat):
         segments = self.segments.get(path)
         if segments is None:  # discover() did not list it: a bug of ours, never the participant's
             raise KeyError(path)
-        rgbx, colours = read_rgb(path, expectation)
-        return match_segments(rgbx, colours, segments)
+        return match_segments(read_rgb(path, expectation), segments)
 
 
-def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> Tuple[np.ndarray, Any]:
-    """(the (height, width) uint32 RGBX words of an 8-bit RGB PNG, its colours as Pillow's
-    getcolors gives them: [(count, (r, g, b))], or None for more than MAX_SEGMENTS + 1), all
+def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> np.ndarray:
+    """The (height, width) uint32 RGBX words of an 8-bit RGB PNG (R the lowest byte), all
     checks first (a link, a FIFO, a file too large for its size, the wrong size or mode are
     refused before decoding)."""
     try:
@@ -319,13 +323,10 @@ def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> Tuple[np.ndarray
                                             header.width, header.height, img.size[0],
                                             img.size[1], img.mode))
             arr = _decode_rgbx(img)
-            with pillow_call():
-                # One C pass gives every colour and its count (None beyond the limit).
-                colours = img.getcolors(MAX_SEGMENTS + 1)
     except Undecodable as exc:
         raise PredictionProblem(NOT_PNG, "the PNG data is truncated or corrupt ({})".format(
             exc)) from None
-    return arr, colours
+    return arr
 
 
 def _decode_rgbx(img: "Image.Image") -> np.ndarray:
@@ -354,24 +355,46 @@ def _ids_shown(values) -> str:
     return ", ".join(str(v) for v in values[:8]) + (", ..." if len(values) > 8 else "")
 
 
-def match_segments(rgbx: np.ndarray, colours: Any, segments: Segments) -> Prediction:
-    """Every colour of the PNG must be listed (or void) and every listed id must occur; each
-    pixel's segment slot."""
+def run_starts(flat: np.ndarray, also: Optional[np.ndarray] = None) -> np.ndarray:
+    """The first pixel of each run of equal values of a flattened image (one comparison pass),
+    cut also wherever the boolean array `also` is set."""
+    change = np.empty(flat.size, dtype=bool)
+    change[:1] = True
+    np.not_equal(flat[1:], flat[:-1], out=change[1:])
+    if also is not None:
+        change |= also
+    return np.flatnonzero(change)
+
+
+def run_lengths(starts: np.ndarray, size: int) -> np.ndarray:
+    return np.diff(np.append(starts, size))
+
+
+# The unlisted ids a message shows are found among this many runs holding them.
+SHOWN_RUNS = 4096
+
+
+def match_segments(words: np.ndarray, segments: Segments) -> Prediction:
+    """Every colour of the PNG (uint32 words, R + 256 G + 256^2 B in the low 24 bits) must be
+    listed (or void) and every listed id must occur; the pixels as runs. Linear in the pixels
+    whatever the PNG holds: each run's id is looked up among the listed ones (at most
+    MAX_SEGMENTS + 1), the areas are sums of run lengths."""
     listed = segments.ids
-    if colours is None:
-        raise PredictionProblem(UNLISTED, "it holds more than {:,} colours, more than the "
-                                "segments an image may have".format(MAX_SEGMENTS + 1))
-    present = {c[0] + 256 * c[1] + 65536 * c[2]: n for n, c in colours}
-    known = set(listed.tolist())
-    unlisted = [v for v in present if v not in known]
-    if unlisted:
+    flat = words.reshape(-1)
+    starts = run_starts(flat)
+    run_ids = (flat[starts] & np.uint32(0xFFFFFF)).astype(np.int64)
+    lengths = run_lengths(starts, flat.size)
+    pos = np.minimum(np.searchsorted(listed, run_ids), listed.size - 1)
+    bad = listed[pos] != run_ids
+    if bad.any():
+        unlisted = np.unique(run_ids[bad][:SHOWN_RUNS]).tolist()
         raise PredictionProblem(UNLISTED, "{:,} pixels hold segment ids {} (as R + 256 G + "
-                                "256^2 B)".format(sum(present[v] for v in unlisted),
+                                "256^2 B)".format(int(lengths[bad].sum()),
                                                   _ids_shown(unlisted)))
+    # Exact: float64 holds every pixel count of a bounded image.
+    areas = np.bincount(pos, weights=lengths, minlength=listed.size).astype(np.int64)
+    present = {v: n for v, n in zip(listed.tolist(), areas.tolist()) if n}
     unused = [v for v in listed[1:].tolist() if v not in present]
     if unused:
         raise PredictionProblem(UNUSED, "ids {}".format(_ids_shown(unused)))
-    areas = np.array([present.get(v, 0) for v in listed.tolist()], dtype=np.int64)
-    slots = of_values(listed.tolist())
-    rgbx &= np.uint32(0xFFFFFF)   # the segment ids, in place (the array is this read's own)
-    return Prediction(of_pixels(rgbx, slots, fresh=True), slots, listed, segments.classes, areas)
+    return Prediction(starts, pos, words.shape, listed, segments.classes, areas)
