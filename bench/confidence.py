@@ -188,7 +188,7 @@ def _gradient_and_widen(scores, reference):
     if scores is pops.vqa_accuracy:
         return vqa_intervals.ratio_gradient, None
     if scores is pops.pan_scores:
-        return pan_intervals.pq_gradient, None
+        return pan_intervals.pq_gradient, pan_intervals.widen
     averages = {c: pops.PS_AVERAGE_SIZE for c in pops.PS_INSTANCE}
     return (lambda sums: ps_intervals.gradient_of_sums(pops.Layout, averages, sums),
             lambda key, ends, total: unseen.open_mean(

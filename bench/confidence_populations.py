@@ -85,8 +85,9 @@ class Population:
         tables = [self._draw(rng, 0, (content, s)) for s in shifts]
         # whether a class has no reference pixel in this test set (its IoU is 0 or undefined
         # whatever the truth): the diagnosis of the coverage table
-        self.last_absent = bool((content["areas"].sum(0) == 0).any()) if "areas" in content \
-            else False
+        # (panoptic: no reference segment of some class)
+        seen = content.get("areas", content.get("segments"))
+        self.last_absent = bool((seen.sum(0) == 0).any()) if seen is not None else False
         # the reference's pixels per class (Agriculture-Vision: background first), which the
         # task reads from its counts and the bench's rows do not hold
         self.last_reference = None

@@ -67,6 +67,35 @@ def test_scores_and_interval_equal_the_oracle_through_the_command(case, tmp_path
     assert set(got) == set(want) | {"pq_ci_low", "pq_ci_high"}
 
 
+def test_a_class_the_test_set_does_not_show_is_set_free_in_the_interval(case, tmp_path):
+    """A label table's evaluated class that no image holds (in the reference or predicted) is
+    out of pq's mean whatever the method; the population may have it at any PQ, so the interval
+    takes it anywhere in [0, 1] (docs/confidence.md): the studentized interval opened for it."""
+    ref, res, ids, scenes = case
+    rows = pu.ROWS + [{"name": "crater", "id": 40, "category": "flat", "has_instances": False,
+                       "ignore_in_eval": False}]
+    ref2 = str(tmp_path / "ref")
+    pu.write_reference(ref2, rows, [(i, s[0]) for i, s in zip(ids, scenes)])
+    out = tmp_path / "out"
+    proc = run_score("--ref", ref2, "--res", res, "--out", out, "--workers", "2")
+    assert proc.returncode == 0, proc.stderr
+    got = json.loads((out / "scores.json").read_text())
+    assert got["pq"] == pytest.approx(oracle.oracle(pu.ROWS, scenes)["pq"], abs=1e-10)
+    assert "pq_crater" not in got
+    totals = {}
+    for s in scenes:
+        for c, v in oracle.image_counts(pu.ROWS, s).items():
+            totals[c] = [a + b for a, b in zip(totals.get(c, [0, 0, 0]), v[:3])]
+    counts = [totals.get(r["id"], [0, 0, 0]) for r in rows
+              if r["id"] >= 0 and not r["ignore_in_eval"]]
+    low, high = bootstrap_oracle.opened(pq_interval(ids, scenes), [tp + fn for tp, _, fn in counts],
+                                        [tp + fp + fn for tp, fp, fn in counts])
+    closed = pq_interval(ids, scenes)
+    assert low <= closed[0] and high > closed[1]
+    assert got["pq_ci_low"] == pytest.approx(low, abs=1e-7)
+    assert got["pq_ci_high"] == pytest.approx(high, abs=1e-7)
+
+
 def test_the_sample_page_splits_pq_into_sq_and_rq(tmp_path):
     out = tmp_path / "out"
     proc = run_score("--ref", REF, "--res", RES, "--out", out, *TASK)
@@ -129,4 +158,5 @@ def test_reference_problems_are_the_organizers(tmp_path, change, code):
     assert "Traceback" not in out + err
     assert "reference" in err.lower()
     from scoring.problems import kind_by_code
+    import scoring.tasks.planetscapes_panoptic.problems  # noqa: F401  (registers its kinds)
     assert kind_by_code(code).headline[:30].lower() in err.lower()

@@ -1,12 +1,15 @@
 """The panoptic task's confidence interval of pq (docs/confidence.md): images resampled, each
 with its row of per-class TP, FP, FN and matched-IoU sum (units of 2^-24: integers, so a
 resample's column sums are exact); PQ is a function of those sums, so this is the seam's sum
-form (Resampling), studentized with the gradient below."""
+form (Resampling), studentized with the gradient below, and widened for the classes the test
+set does not show (metrics/unseen.py): a class with predicted segments but no reference segment
+scores PQ 0 whatever the predictions, and one with neither drops out of the mean."""
 from typing import Any, List, Optional, Sequence
 
 import numpy as np
 
 from ... import resample_units
+from ...metrics import unseen
 from ...task_api import Intervals, Resampling, Summary
 from .metric import ROW_BITS, PanopticState
 
@@ -51,6 +54,19 @@ def pq_gradient(sums: Sequence[int]) -> List[Optional[List[float]]]:
     return [grad]
 
 
+def blind_terms(sums: Sequence[int]):
+    """(terms, unseen, missing) of pq's mean (metrics/unseen.py) from the column sums: a class's
+    reference segments are its TP + FN, its denominator TP + FP + FN."""
+    n = len(sums) // 4
+    return unseen.blind_terms([sums[4 * k] + sums[4 * k + 2] for k in range(n)],
+                              [sums[4 * k] + sums[4 * k + 1] + sums[4 * k + 2] for k in range(n)])
+
+
+def widen(_key: int, ends, sums: Sequence[int]):
+    """pq's interval with the classes the test set does not show set free."""
+    return unseen.open_mean(ends, *blind_terms(sums))
+
+
 class PanopticIntervals(Intervals[PanopticState, Any, Any]):
     """The task's Intervals role: pq's interval, by image (default) or `prefix N`."""
 
@@ -63,4 +79,4 @@ class PanopticIntervals(Intervals[PanopticState, Any, Any]):
             return None
         return Resampling("images", state.units, lambda: unit_table(state), pq_of_sums,
                           group=resample_units.key_of(by, "image"), group_noun="groups",
-                          gradient=pq_gradient)
+                          gradient=pq_gradient, widen=widen)
