@@ -43,14 +43,24 @@ def _pr_svg(curves: Sequence[Tuple[str, Any]]) -> str:
             coords.append("{:.1f},{:.1f}".format(x, y))
         body.append('<polyline fill="none" stroke="{}" stroke-width="2" points="{}"/>'.format(
             colours[i % 2], " ".join(coords)))
+        # The legend goes under the plot: inside it, it hides the curves' high-precision start.
+        y = _H + 8 + 18 * i
+        body.append('<line x1="{:.0f}" y1="{:.0f}" x2="{:.0f}" y2="{:.0f}" stroke="{}" '
+                    'stroke-width="3"/>'.format(_PAD, y - 4, _PAD + 18, y - 4, colours[i % 2]))
         body.append('<text x="{:.0f}" y="{:.0f}" font-size="12" fill="{}">{}</text>'.format(
-            _PAD + 8, 28 + 16 * i, colours[i % 2], html._esc(label)))
+            _PAD + 24, y, colours[i % 2], html._esc(label)))
+    for x, y, anchor, tick in ((_PAD, _H - _PAD + 14, "middle", "0"),
+                               (_W - 10, _H - _PAD + 14, "middle", "1"),
+                               (_PAD - 5, _H - _PAD + 4, "end", "0"),
+                               (_PAD - 5, 14, "end", "1")):
+        body.append('<text x="{:.0f}" y="{:.0f}" font-size="12" text-anchor="{}">{}</text>'
+                    .format(x, y, anchor, tick))
     body.append('<text x="{:.0f}" y="{:.0f}" font-size="12" text-anchor="middle">recall</text>'
                 .format(_W / 2, _H - 8))
     body.append('<text x="12" y="{:.0f}" font-size="12" transform="rotate(-90 12 {:.0f})" '
                 'text-anchor="middle">precision</text>'.format(_H / 2, _H / 2))
     return html.figure("Precision-recall at overlap 0.5: best and worst class", "pr-curve",
-                       _W, _H, body)
+                       _W, _H + 18 * len(curves), body)
 
 
 def render(title: str, result: Result, warnings: List[str], run: RunFacts,
