@@ -499,6 +499,19 @@ def test_the_worker_scores_the_public_questions_alone(ps_builds, layout, tmp_pat
 
 
 @pytest.mark.compat
+@pytest.mark.parametrize("track", ["instance", "panoptic"])
+def test_the_instance_and_panoptic_pages_say_they_score_the_public_part(ps_builds, track,
+                                                                        tmp_path):
+    out, _ = ps_builds["raw"]
+    sub = os.path.join(ROOT, "competitions", "planetscapes", "starting_kit", track,
+                       "sample_submission")
+    run = _worker_run(out / "planetscapes2027-{}-codabench.zip".format(track), sub, tmp_path)
+    assert run.returncode == 0, run.stderr
+    page = html.unescape((tmp_path / "output" / "detailed_results.html").read_text())
+    assert "of the test set's public part (of its" in page
+    assert "all test images" not in page
+
+
 def test_a_results_file_without_a_private_question_is_the_usual_named_mistake(ps_builds,
                                                                            tmp_path):
     out, _ = ps_builds["raw"]

@@ -7,10 +7,11 @@ from ...report import html, interval_text, run_info
 from ...task_api import Report, RunFacts, Summary
 from .metric import ClassResult, InstanceState, Result
 
+FIRST_NOTE = ("Scores are computed as cityscapesScripts' evalInstanceLevelSemanticLabeling "
+              "computes them with its defaults, over the predictions of {} at once: overlaps "
+              "0.5, 0.55, ..., 0.95, minimum region size 100 pixels, no distance.")
 NOTES = [
-    "Scores are computed as cityscapesScripts' evalInstanceLevelSemanticLabeling computes them "
-    "with its defaults: overlaps 0.5, 0.55, ..., 0.95, minimum region size 100 pixels, no "
-    "distance.",
+    FIRST_NOTE.format("all test images"),
     "Per class and overlap, every prediction of the test set is ranked by confidence; precision "
     "and recall are taken at each distinct confidence. A ground-truth instance matched by "
     "several predictions (IoU above the overlap, strictly) counts the most confident one as a "
@@ -87,7 +88,8 @@ def render(title: str, result: Result, warnings: List[str], run: RunFacts,
                            worst.curve))
         sections.append(("Precision and recall", _pr_svg(chosen)))
     sections.append(("Warnings", html.warnings_list(warnings)))
-    sections.append(("How the scores are computed", html.notes_list(NOTES)))
+    sections.append(("How the scores are computed", html.notes_list(
+        [FIRST_NOTE.format(run.over("images"))] + NOTES[1:])))
     sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 

@@ -10,9 +10,11 @@ from ...report import html, interval_text, run_info
 from ...task_api import Report, RunFacts, Summary
 from .metric import PanopticState, Result
 
+FIRST_NOTE = ("Scores are computed as cityscapesScripts' evalPanopticSemanticLabeling computes "
+              "them, over the segments of {} at once, with the reference segments derived from "
+              "the instance images as its createPanopticImgs does.")
 NOTES = [
-    "Scores are computed as cityscapesScripts' evalPanopticSemanticLabeling computes them, with "
-    "the reference segments derived from the instance images as its createPanopticImgs does.",
+    FIRST_NOTE.format("all test images"),
     "Per class, a predicted and a reference segment match when their IoU is above 0.5 "
     "(strictly); PQ = (sum of matched IoUs) / (TP + FP/2 + FN/2) = SQ x RQ, with SQ = (sum of "
     "matched IoUs) / TP and RQ = TP / (TP + FP/2 + FN/2).",
@@ -61,7 +63,8 @@ def render(title: str, result: Result, warnings: List[str], run: RunFacts, setti
         html.bar_chart([r.name for r in result.classes], [r.rq for r in result.classes],
                        "RQ per class: the share of segments matched", show_values=False)))
     sections.append(("Warnings", html.warnings_list(warnings)))
-    sections.append(("How the scores are computed", html.notes_list(NOTES)))
+    sections.append(("How the scores are computed", html.notes_list(
+        [FIRST_NOTE.format(run.over("images"))] + NOTES[1:])))
     sections.append(run_info.section(run, settings_facts))
     return html.page(title, sections, run_info.footer(run, "image"))
 
