@@ -706,6 +706,12 @@ def test_a_reference_the_tracks_task_cannot_read_is_refused(tmp_path):
         bundle_build.build_bundles(str(build), source, Schedule(), {
             "semantic": SEM_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": SEM_REF},
             "raw", lambda line: None, sample=False)
+    # The base track's task is pinned too (source.json "task"), not read from the folder given.
+    with pytest.raises(bundle_build.Refused, match="the semantic track's reference .*task: "
+                       "planetscapes-vqa.*planetscapes-semantic cannot read"):
+        bundle_build.build_bundles(str(build), source, Schedule(), {
+            "semantic": VQA_REF, "instance": SEM_REF, "panoptic": SEM_REF, "vqa": VQA_REF},
+            "raw", lambda line: None, sample=False)
 
 
 @pytest.mark.parametrize("config, why", [
