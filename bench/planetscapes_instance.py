@@ -108,9 +108,10 @@ def predictions(rng, inst, tail=40, classes=None):
 
 def prepare(data, n, seed, h, w, tail, scene="uniform"):
     stamp = os.path.join(data, "stamp.json")
-    want = {"images": n, "seed": seed, "size": [w, h], "tail": tail, "scene": scene, "generator": common.sources_sha1(
-        ROOT, ["bench/planetscapes.py", "bench/planetscapes_instance.py",
-               "competitions/planetscapes/make_semantic_sample.py"])}
+    want = {"images": n, "seed": seed, "size": [w, h], "tail": tail, "scene": scene,
+            "generator": common.sources_sha1(
+                ROOT, ["bench/planetscapes.py", "bench/planetscapes_instance.py",
+                       "competitions/planetscapes/make_semantic_sample.py"])}
     ids = [ps_bench.image_id(k) for k in range(n)]
     if common._read_json(stamp) == want:
         return ids
