@@ -1835,6 +1835,13 @@ def run_all(mutations, jobs):
     return missed
 
 
+def missing_dev_tools():
+    """The test tools (requirements-dev.txt) the mutants' tests import that this Python lacks."""
+    import importlib.util
+    return [m for m in ("pytest", "hypothesis", "numpy", "PIL", "yaml")
+            if importlib.util.find_spec(m) is None]
+
+
 def main(argv=None) -> int:
     p = argparse.ArgumentParser(description="Break the code in named ways; a test must catch each.")
     p.add_argument("names", nargs="*", help="run only the mutants whose name holds one of these")
@@ -1843,6 +1850,12 @@ def main(argv=None) -> int:
     p.add_argument("--jobs", type=int, default=1, help="mutants run at once, each job in its own "
                    "copy of the repository (default 1: in place)")
     args = p.parse_args(argv)
+    missing = missing_dev_tools()
+    if missing:
+        # Without them every mutant's tests fail to import, which would count as caught.
+        print("mutants: this Python ({}) lacks {}: run it with the dev venv's, "
+              "`.venv/bin/python tests/mutants.py`".format(sys.executable, ", ".join(missing)))
+        return 2
     problems = problems_of_the_list(ROOT)
     if problems:
         print("\n".join(["mutants that no longer apply ({}):".format(len(problems))] + problems))

@@ -51,3 +51,17 @@ def test_a_run_restores_the_file_and_a_caught_mutant_is_caught(tmp_path):
                                                "tests/test_x.py"))
     assert caught and "test_f" in detail
     assert (tmp_path / "m.py").read_text() == "def f():\n    return 1\n"
+
+
+def test_a_python_without_the_test_tools_is_refused_before_any_mutant(monkeypatch, capsys):
+    """Without hypothesis (or pytest) every mutant's tests fail to import, which would count
+    each mutant as caught: the run stops first and names the Python to use."""
+    real = importlib.util.find_spec
+    monkeypatch.setattr(importlib.util, "find_spec",
+                        lambda name, *a: None if name == "hypothesis" else real(name, *a))
+    ran = []
+    monkeypatch.setattr(mutants, "run_all", lambda *a: ran.append(a) or [])
+    assert mutants.main(["PQ"]) == 2
+    assert not ran
+    out = capsys.readouterr().out
+    assert "lacks hypothesis" in out and ".venv/bin/python tests/mutants.py" in out
