@@ -22,6 +22,7 @@ from conftest import (AGRIVISION, AV_REF, ROOT, SEM_REF, VQA_KIT, VQA_REF, bundl
                       run_score)
 
 import dry_run  # noqa: E402  (the kit's)
+from reference_part import units_alone  # noqa: E402
 from scoring.tasks.agrivision import packed as av_packed  # noqa: E402
 from scoring.tasks.agrivision.reference import open_raw  # noqa: E402
 
@@ -194,16 +195,7 @@ def _worker_run(bundle, submission, folder):
 
 def _public_only_reference(split, folder):
     """The oracle's reference: the raw sample with the public units' files only, no split."""
-    public = set(split["public"])
-    for top, _, files in os.walk(AV_REF):
-        for name in files:
-            stem, ext = os.path.splitext(name)
-            if ext == ".png" and stem not in public:
-                continue
-            rel = os.path.relpath(os.path.join(top, name), AV_REF)
-            os.makedirs(os.path.dirname(str(folder / rel)), exist_ok=True)
-            shutil.copyfile(os.path.join(top, name), str(folder / rel))
-    return folder
+    return units_alone(AV_REF, split["public"], folder)
 
 
 @pytest.mark.compat   # the worker's program on the oldest versions too

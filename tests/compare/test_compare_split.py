@@ -16,6 +16,7 @@ from PIL import Image
 from conftest import AV_KIT, AV_REF, ORGANIZER, VQA_KIT, VQA_REF  # noqa: E402
 
 from organizing.split import choose, document, grouping  # noqa: E402
+from reference_part import units_alone  # noqa: E402
 from scoring import reference_setup  # noqa: E402
 
 COMPARE = os.path.join(ORGANIZER, "compare.py")
@@ -51,16 +52,7 @@ def setting(tmp_path_factory):
     os.remove(str(incomplete / (split.public[0] + ".png")))
     alone = {}
     for part, units in (("public", set(split.public)), ("private", set(split.private))):
-        ref = root / ("ref-" + part)
-        for top, _, files in os.walk(AV_REF):
-            for name in files:
-                stem, ext = os.path.splitext(name)
-                if ext == ".png" and stem not in units:
-                    continue
-                rel = os.path.relpath(os.path.join(top, name), AV_REF)
-                os.makedirs(os.path.dirname(str(ref / rel)), exist_ok=True)
-                shutil.copyfile(os.path.join(top, name), str(ref / rel))
-        alone[part] = ref
+        alone[part] = units_alone(AV_REF, units, root / ("ref-" + part))
     return root, split, subs, alone
 
 

@@ -3,28 +3,16 @@ the match compares results/ on the public part; the private part's score (the fi
 is reported beside it, equal to scoring a reference of the private units alone."""
 import json
 import os
-import shutil
 
 from agrivision_data import write_small_reference
 from conftest import run_main
 from final_packages import package
+from reference_part import units_alone
 
 from organizing.commands import verify as cli
 from organizing.split import choose, document, grouping
 from scoring import reference_setup
 from scoring.commands import score as score_cli
-
-
-def alone(ref, units, folder):
-    for top, _, files in os.walk(ref):
-        for name in files:
-            stem, ext = os.path.splitext(name)
-            if ext == ".png" and stem not in units:
-                continue
-            rel = os.path.relpath(os.path.join(top, name), ref)
-            os.makedirs(os.path.dirname(os.path.join(folder, rel)), exist_ok=True)
-            shutil.copyfile(os.path.join(top, name), os.path.join(folder, rel))
-    return folder
 
 
 def miou(ref, res, out):
@@ -42,8 +30,9 @@ def test_the_match_is_on_the_public_part_and_the_private_score_is_reported(tmp_p
     (tmp_path / "split.json").write_text(document.to_json(split, "agriculture-vision"))
     pkg = package(tmp_path)
     results = tmp_path / "final" / "submission" / "results"
-    public = miou(alone(ref, set(split.public), str(tmp_path / "pub")), results, tmp_path / "a")
-    private = miou(alone(ref, set(split.private), str(tmp_path / "priv")), results,
+    public = miou(units_alone(ref, split.public, str(tmp_path / "pub")), results,
+                  tmp_path / "a")
+    private = miou(units_alone(ref, split.private, str(tmp_path / "priv")), results,
                    tmp_path / "b")
     whole = miou(ref, results, tmp_path / "c")
     assert len({round(public, 4), round(private, 4), round(whole, 4)}) == 3
