@@ -29,7 +29,7 @@ from ... import regular_file
 from ...folders import ignored
 from ...formats.label_png import png
 from ...formats.label_png.decode_errors import Undecodable, pillow_call
-from ...formats.label_png.pillow_array import _image_over, _not_loaded, _set_mode
+from ...formats.label_png.pillow_array import _direct, _not_loaded
 from ...formats.label_png.kinds import NOT_PNG, NOT_REGULAR, TOO_LARGE, TRANSPOSED, WRONG_SIZE
 from ...problems import EXTRA_FILE, ProblemLog
 from ...readers import bounded_json
@@ -331,18 +331,13 @@ def read_rgb(path: str, expected: Optional[Tuple[int, int]]) -> np.ndarray:
 
 def _decode_rgbx(img: "Image.Image") -> np.ndarray:
     """The RGB PNG decoded straight into a (height, width) uint32 array of RGBX words (R the
-    lowest byte, X = 255), as formats/label_png/pillow_array.py does for label maps: an image of
-    mode RGBX over the array, which the PNG decoder fills (Pillow unpacks RGB into RGBX). Each
-    step is verified; any doubt takes Pillow's own path (load, then tobytes: two more copies)."""
+    lowest byte, X = 255) by formats/label_png/pillow_array.py's direct decode: an image of mode
+    RGBX over the array, which the PNG decoder fills (Pillow unpacks RGB into RGBX). Where Pillow
+    does not share the array's memory, its own path (load, then tobytes: two more copies)."""
     width, height = img.size
-    arr = np.empty((height, width), dtype="<u4")
-    target = _image_over(arr, "RGBX") if _not_loaded(img) else None
-    if target is not None:
-        _set_mode(img, "RGBX")
-        img.im = target.im
-        with pillow_call():
-            img.load()
-        if img.im is target.im:
+    if width and height and _not_loaded(img):
+        arr = _direct(img, "RGBX", np.dtype("<u4"))
+        if arr is not None and arr.ndim == 2:
             return arr
     with pillow_call():
         img.load()
