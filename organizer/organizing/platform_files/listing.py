@@ -16,6 +16,7 @@ from scoring import regular_file
 from scoring.problems import shown
 from scoring.quoting import brief
 from . import downloads
+from .file_text import csv_dicts
 from .problems import PlatformFileProblem
 
 MAX_BYTES = 256 << 20
@@ -78,15 +79,7 @@ def _entries(items: list, path: str) -> List[Submitted]:
 
 
 def read_csv(path: str) -> List[Submitted]:
-    import csv
-    import io
-    try:
-        text = regular_file.read_bytes(path, MAX_BYTES, follow_links=True).decode(
-            "utf-8-sig", "replace")
-        rows = list(csv.DictReader(io.StringIO(text)))
-    except (csv.Error, regular_file.Refused) as exc:
-        raise PlatformFileProblem("the submissions listing {} is not a CSV file: {}".format(
-            shown(path), getattr(exc, "reason", exc))) from None
+    rows = csv_dicts(path, MAX_BYTES, "the submissions listing")
     items = [{"id": r.get("id"), "owner": r.get("owner"), "created_when": r.get("created_when"),
               "status": r.get("status"), "parent": r.get("parent") or None} for r in rows]
     if len(items) > MAX_SUBMISSIONS or any(None in (i["id"], i["owner"], i["created_when"])

@@ -2,26 +2,19 @@
 (CompetitionParticipantSerializer: `username`, `email`, `status`...), or the participants tab's
 "Download all participants" CSV (participant_manager.tag: `ID,Username,Email,Is Bot,Status`):
 maps a roster's emails to the accounts' usernames. Bounds: MAX_BYTES."""
-import csv
-import io
 import json
 from typing import Dict
 
 from scoring import regular_file
 from scoring.problems import shown
+from .file_text import csv_dicts
 from .problems import PlatformFileProblem
 
 MAX_BYTES = 64 << 20
 
 
 def _from_csv(path: str) -> Dict[str, str]:
-    try:
-        text = regular_file.read_bytes(path, MAX_BYTES, follow_links=True).decode(
-            "utf-8-sig", "replace")
-        rows = list(csv.DictReader(io.StringIO(text)))
-    except (csv.Error, regular_file.Refused) as exc:
-        raise PlatformFileProblem("the participants list {} cannot be read: {}".format(
-            shown(path), getattr(exc, "reason", exc))) from None
+    rows = csv_dicts(path, MAX_BYTES, "the participants list")
     if rows and not {"Username", "Email"} <= set(rows[0]):
         raise PlatformFileProblem("the participants list {} has no columns Username and Email "
                                   "(Codabench's \"Download all participants\")".format(

@@ -16,10 +16,10 @@ import math
 import re
 from typing import List, NamedTuple, Optional
 
-from scoring import regular_file
 from scoring.problems import shown
 from scoring.quoting import brief
 from ..generalist import exports
+from .file_text import read_text
 from .problems import PlatformFileProblem
 
 MAX_BYTES = 64 << 20
@@ -85,14 +85,9 @@ def _pick(columns: List[str], wanted: Optional[str], candidates: List[int], path
 
 def read(path: str, score_column: Optional[str] = None, table: Optional[int] = None) -> Export:
     """The export's rows; PlatformFileProblem naming the file and the fix otherwise."""
+    content = read_text(path, MAX_BYTES, "the leaderboard export")
     try:
-        raw = regular_file.read_bytes(path, MAX_BYTES, follow_links=True)
-    except regular_file.Refused as exc:
-        raise PlatformFileProblem("the leaderboard export {} cannot be read: {}".format(
-            shown(path), exc.reason)) from None
-    text = raw.decode("utf-8-sig", "replace")
-    try:
-        rows = [(n + 1, cells) for n, cells in enumerate(csv.reader(io.StringIO(text)))]
+        rows = [(n + 1, cells) for n, cells in enumerate(csv.reader(io.StringIO(content)))]
     except csv.Error as exc:
         raise PlatformFileProblem("the leaderboard export {} is not a CSV file: {}".format(
             shown(path), exc)) from None
