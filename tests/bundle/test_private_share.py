@@ -74,6 +74,27 @@ def array_hash(array):
     return hashlib.sha256(str((a.dtype.str, a.shape)).encode() + a.tobytes()).hexdigest()
 
 
+def assert_no_private_unit(out, private, blobs, arrays):
+    """Every file of every zip the build wrote in out, nested zips opened: no bundled reference
+    file is named after a private unit, no file holds one of its label files' bytes (blobs),
+    and no PNG decodes to one of its label arrays (array_hash)."""
+    looked = 0
+    for name in sorted(p for p in os.listdir(str(out)) if p.endswith(".zip")):
+        with open(str(out / name), "rb") as f:
+            for path, body in members(f.read(), name):
+                looked += 1
+                if "/reference_data.zip/" in path:
+                    assert os.path.splitext(os.path.basename(path))[0] not in private, path
+                assert not [b for b in blobs if b in body], path
+                if path.lower().endswith(".png"):
+                    try:
+                        pixels = np.asarray(Image.open(io.BytesIO(body)))
+                    except OSError:
+                        continue
+                    assert array_hash(pixels) not in arrays, path
+    assert looked > 100
+
+
 def label_signatures(ids):
     """Every form a unit's labels take: each raw layer file's bytes, each layer's pixels, the
     packed PNG's bytes and its pixels (what the packer writes)."""
@@ -103,26 +124,8 @@ def test_no_private_label_is_in_any_zip_the_build_writes(builds, layout):
     priv_blobs, priv_arrays = label_signatures(split["private"])
     blobs, arrays = priv_blobs - pub_blobs, priv_arrays - pub_arrays
     assert len(blobs) > 3 * len(split["private"]) and arrays
-    zips = sorted(p for p in os.listdir(str(out)) if p.endswith(".zip"))
-    assert len(zips) == 4
-    private = set(split["private"])
-    looked = 0
-    for name in zips:
-        with open(str(out / name), "rb") as f:
-            for path, body in members(f.read(), name):
-                looked += 1
-                stem = os.path.splitext(os.path.basename(path))[0]
-                if "/reference_data.zip/" in path:
-                    assert stem not in private, path
-                for blob in blobs:
-                    assert blob not in body, path
-                if path.lower().endswith(".png"):
-                    try:
-                        pixels = np.asarray(Image.open(io.BytesIO(body)))
-                    except OSError:
-                        continue
-                    assert array_hash(pixels) not in arrays, path
-    assert looked > 100
+    assert len([p for p in os.listdir(str(out)) if p.endswith(".zip")]) == 4
+    assert_no_private_unit(out, set(split["private"]), blobs, arrays)
 
 
 def test_the_bundled_reference_holds_the_public_part_and_the_whole_manifest(builds):
@@ -448,21 +451,7 @@ def test_no_private_pixel_label_is_in_any_planetscapes_zip(ps_builds, layout):
                 body = f.read()
             blobs.add(body)
             arrays.add(array_hash(np.asarray(Image.open(io.BytesIO(body)))))
-    looked = 0
-    for name in sorted(p for p in os.listdir(str(out)) if p.endswith(".zip")):
-        with open(str(out / name), "rb") as f:
-            for path, body in members(f.read(), name):
-                looked += 1
-                if "/reference_data.zip/" in path:
-                    assert os.path.splitext(os.path.basename(path))[0] not in private, path
-                assert not [b for b in blobs if b in body], path
-                if path.lower().endswith(".png"):
-                    try:
-                        pixels = np.asarray(Image.open(io.BytesIO(body)))
-                    except OSError:
-                        continue
-                    assert array_hash(pixels) not in arrays, path
-    assert looked > 100
+    assert_no_private_unit(out, private, blobs, arrays)
 
 
 @pytest.mark.compat
